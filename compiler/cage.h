@@ -1,0 +1,92 @@
+/*
+ * cage.h - the public interface of libcage, for agent hosts that embed the
+ * policy compiler instead of shelling out to cagec.
+ *
+ * Loading never exits or prints: every problem becomes a diagnostic you can
+ * read back. A policy with errors can still be inspected (diagnostics) but
+ * not queried or emitted. All strings returned point into the policy and live
+ * until cage_policy_free().
+ */
+#ifndef CAGE_H
+#define CAGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CAGE_VERSION_STRING "0.1.0"
+
+typedef struct cage_options cage_options;
+typedef struct cage_policy cage_policy;
+
+const char *cage_version(void);
+
+/* ---- options ---- */
+cage_options *cage_options_new(void); /* NULL only on OOM */
+void cage_options_free(cage_options *o);
+/* -D name=value. Returns false when `def` has no '='. */
+bool cage_options_define(cage_options *o, const char *def);
+/* -I DIR: searched before the standard library. */
+void cage_options_include(cage_options *o, const char *dir);
+/* Where `import "std/..."` is found; default: the in-tree or installed one. */
+void cage_options_stdlib(cage_options *o, const char *dir);
+/* What `~` means; default: $HOME. */
+void cage_options_home(cage_options *o, const char *dir);
+/* Profile to select; default: the last profile of the main file. */
+void cage_options_profile(cage_options *o, const char *name);
+
+/* ---- loading ---- */
+cage_policy *cage_load_file(const char *path, const cage_options *o);
+cage_policy *cage_load_string(const char *name, const char *text, size_t len,
+			      const cage_options *o);
+void cage_policy_free(cage_policy *p);
+
+/* ---- diagnostics ---- */
+enum cage_severity { CAGE_NOTE, CAGE_WARNING, CAGE_ERROR };
+
+struct cage_diagnostic {
+	enum cage_severity severity;
+	const char *file; /* NULL when not about a file */
+	unsigned line, column;
+	const char *id;      /* stable check id */
+	const char *message;
+};
+
+size_t cage_error_count(const cage_policy *p);
+size_t cage_diagnostic_count(const cage_policy *p);
+bool cage_diagnostic_get(const cage_policy *p, size_t i, struct cage_diagnostic *out);
+/* gcc-style text with source line and caret. color: use ANSI colours. */
+void cage_print_diagnostics(const cage_policy *p, FILE *out, bool color);
+
+/* ---- queries (only when cage_error_count() == 0) ---- */
+struct cage_verdict {
+	bool allowed;
+	bool by_default;   /* no rule matched: default deny */
+	const char *rule;  /* the deciding rule as text, e.g. "allow read ~/src/**" */
+	const char *file;  /* its location */
+	unsigned line, column;
+};
+
+/* access: "read", "read-metadata", "write", "create", "delete", "exec",
+ * "unix" (connect to a socket path) or "mach" (service name as `path`).
+ * Returns false (with *err set to a static message) on bad arguments. */
+bool cage_query_path(cage_policy *p, const char *access, const char *path,
+		     struct cage_verdict *v, const char **err);
+bool cage_query_host(cage_policy *p, const char *host, unsigned port,
+		     struct cage_verdict *v, const char **err);
+
+/* ---- backends ---- */
+/* backend: "ir" (text), and "sbpl" / "table" once those backends exist;
+ * cage_backends() lists the names this build has, space separated.
+ * Returns false with a message in *err (static or owned by p). */
+const char *cage_backends(void);
+bool cage_emit(cage_policy *p, const char *backend, FILE *out, const char **err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,183 @@
+/*
+ * ir.h - the resolved policy: one flat, ordered rule list per profile.
+ *
+ * Everything downstream (evaluator, checks, SBPL emitter, proxy table, the
+ * runtime) reads this and nothing else. Imports, params, lists and `extends`
+ * are gone by now; each rule names exactly one target and remembers where it
+ * came from (file, line, column, and through loc.file->importer the import
+ * chain). Paths are absolute and normalised; `~` has been expanded with the
+ * policy's home directory but `home_len` remembers it so printers can show
+ * `~/...` again.
+ */
+#ifndef CAGE_IR_H
+#define CAGE_IR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../lang/arena.h"
+#include "../lang/diag.h"
+
+enum ir_effect { IR_ALLOW, IR_DENY, IR_PROTECT };
+
+/* Access bits. Keywords map to sets: `read` = READ|READ_META,
+ * `write` = WRITE|CREATE|DELETE (see docs/language.md). */
+enum {
+	IR_A_READ = 1u << 0,      /* file contents, directory listing */
+	IR_A_READ_META = 1u << 1, /* stat, readlink, access(2) */
+	IR_A_WRITE = 1u << 2,     /* modify an existing file */
+	IR_A_CREATE = 1u << 3,    /* create files, directories, links */
+	IR_A_DELETE = 1u << 4,    /* unlink, rmdir, rename away */
+	IR_A_EXEC = 1u << 5,      /* execve */
+	IR_A_CONNECT = 1u << 6,   /* outbound network, host targets */
+	IR_A_UNIX = 1u << 7,      /* connect to a unix socket, path targets */
+	IR_A_MACH = 1u << 8,      /* mach-lookup of a service (macOS) */
+};
+#define IR_A_FILE (IR_A_READ | IR_A_READ_META | IR_A_WRITE | IR_A_CREATE | \
+		   IR_A_DELETE | IR_A_EXEC)
+#define IR_A_KW_READ (IR_A_READ | IR_A_READ_META)
+#define IR_A_KW_WRITE (IR_A_WRITE | IR_A_CREATE | IR_A_DELETE)
+
+enum ir_target_kind { IR_T_PATH, IR_T_HOST, IR_T_UNIX, IR_T_MACH };
+
+enum ir_pat_kind {
+	IR_PAT_EXACT,   /* no glob characters */
+	IR_PAT_SUBTREE, /* "DIR/**" with a literal DIR: DIR itself and below */
+	IR_PAT_GLOB,    /* anything else with *, ** or ? */
+};
+
+/* A path pattern. `text` is absolute and normalised (no "//", ".", "..",
+ * trailing "/"). Glob syntax: `*` any run of characters but '/', `?` one
+ * character but '/', `**` any run including '/'; "/**" at the end also
+ * matches the directory itself and "/**\/" in the middle also matches "/". */
+struct ir_path {
+	const char *text;
+	uint32_t len;
+	uint32_t home_len;   /* >0: text[0..home_len) is the expanded `~` */
+	uint32_t lit_prefix; /* bytes before the first glob character */
+	enum ir_pat_kind kind;
+};
+
+enum ir_host_kind {
+	IR_H_NAME,   /* exact name (includes "localhost") */
+	IR_H_SUFFIX, /* "*.example.com": any name with one or more labels
+			before "example.com", never the apex itself */
+	IR_H_ANY,    /* "*": any name, but never an IP literal */
+	IR_H_IPV4,
+	IR_H_IPV6,
+};
+
+struct ir_port_range {
+	uint16_t lo, hi;
+};
+
+struct ir_host {
+	enum ir_host_kind kind;
+	const char *name; /* NAME: lowercased name, no trailing dot;
+			     SUFFIX: the part after "*."; IP: canonical text */
+	uint8_t addr[16]; /* IPV4: first 4 bytes; IPV6: all 16 */
+	size_t nports;    /* 0 = every port */
+	const struct ir_port_range *ports;
+};
+
+struct ir_mach {
+	const char *name;
+	bool prefix; /* written as "com.example.*": matches by prefix */
+};
+
+struct ir_rule {
+	uint32_t index; /* position in the profile's list, 0-based */
+	enum ir_effect effect;
+	uint32_t access; /* IR_A_* bits */
+	enum ir_target_kind tkind;
+	union {
+		struct ir_path path; /* IR_T_PATH and IR_T_UNIX */
+		struct ir_host host;
+		struct ir_mach mach;
+	} t;
+	const char *written; /* the target as written, for messages */
+	struct loc loc;      /* span of the target */
+	struct loc rule_loc; /* span of the effect keyword */
+	const char *layer;   /* profile name, or NULL for module-level rules */
+};
+
+enum ir_mode { IR_MODE_OFF, IR_MODE_MONITOR, IR_MODE_ENFORCE_FS, IR_MODE_ENFORCE };
+
+enum ir_env_kind { IR_ENV_KEEP, IR_ENV_SET, IR_ENV_UNSET };
+
+struct ir_env_op {
+	enum ir_env_kind kind;
+	const char *name;
+	const char *value; /* IR_ENV_SET only */
+	struct loc loc;
+};
+
+struct ir_profile {
+	const char *name;
+	struct loc loc;
+	const struct ir_profile *parent;
+	enum ir_mode mode;
+	struct loc mode_loc; /* file == NULL: the default (enforce) */
+	bool private_tmp, private_home;
+	struct ir_rule *rules;
+	size_t nrules;
+	struct ir_env_op *env;
+	size_t nenv;
+};
+
+enum ir_param_type { IR_P_PATH, IR_P_HOST, IR_P_STRING, IR_P_PORT };
+
+struct ir_param {
+	const char *name;
+	enum ir_param_type type;
+	const char *value; /* normalised text; NULL when missing (an error) */
+	bool from_define;  /* value came from -D */
+	bool used;
+	struct loc loc;
+};
+
+struct ir_policy {
+	const struct src_file **files; /* load order; files[0] is the main file */
+	size_t nfiles;
+	const char *home; /* what `~` expanded to */
+	uint64_t fingerprint; /* XXH3-64 over the resolved sources in load order */
+	struct ir_param *params;
+	size_t nparams;
+	struct ir_profile **profiles; /* every profile, in definition order */
+	size_t nprofiles;
+	struct ir_profile *selected; /* what backends emit; NULL on errors */
+};
+
+/* ---- evaluation (eval.c) ---- */
+
+struct ir_verdict {
+	bool allowed;
+	const struct ir_rule *rule; /* the deciding rule; NULL = default deny */
+};
+
+/* `access` is one IR_A_* bit; `path` absolute and normalised. */
+void ir_eval_path(const struct ir_profile *p, uint32_t access,
+		  const char *path, struct ir_verdict *v);
+/* `host` lowercased, no trailing dot (or an IP literal in canonical form). */
+void ir_eval_host(const struct ir_profile *p, const char *host, unsigned port,
+		  struct ir_verdict *v);
+void ir_eval_mach(const struct ir_profile *p, const char *service,
+		  struct ir_verdict *v);
+
+bool ir_rule_matches_path(const struct ir_rule *r, uint32_t access, const char *path);
+bool ir_path_match(const struct ir_path *pat, const char *path);
+bool ir_host_match(const struct ir_host *h, const char *host, unsigned port);
+
+/* ---- text form (ir_print.c) ---- */
+
+const char *ir_effect_name(enum ir_effect e);
+const char *ir_mode_name(enum ir_mode m);
+/* Writes "read write" style keyword list for an access mask into buf. */
+void ir_access_names(uint32_t access, char *buf, size_t size);
+/* Path as the user would write it: "~/..." when home-relative. */
+void ir_path_display(const struct ir_path *p, char *buf, size_t size);
+void ir_host_display(const struct ir_host *h, char *buf, size_t size);
+void ir_print_profile(FILE *out, const struct ir_policy *pol, const struct ir_profile *p);
+
+#endif

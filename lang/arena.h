@@ -1,0 +1,27 @@
+/*
+ * arena.h - bump allocator for everything that lives as long as one policy
+ * (source text, AST, IR). One owner frees the whole arena at once, so no
+ * node ever needs its own free() and no error path can leak a half-built tree.
+ */
+#ifndef CAGE_ARENA_H
+#define CAGE_ARENA_H
+
+#include <stddef.h>
+
+struct arena_block;
+
+struct arena {
+	struct arena_block *head;
+	size_t total; /* bytes handed out, for benchmarks and limits */
+};
+
+void arena_init(struct arena *a);
+void arena_free(struct arena *a);
+/* Returns zeroed memory aligned for any object; aborts only on OOM. */
+void *arena_alloc(struct arena *a, size_t size);
+char *arena_strndup(struct arena *a, const char *s, size_t n);
+char *arena_strdup(struct arena *a, const char *s);
+char *arena_printf(struct arena *a, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#endif
