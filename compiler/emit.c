@@ -1,0 +1,25 @@
+/*
+ * emit.c - the table of backends (see emit.h). A backend joins by adding
+ * one line here; nothing else in the compiler needs to know it exists.
+ */
+#include "emit.h"
+
+#include <string.h>
+
+static const struct emit_backend backends[] = {
+	{ "ir", "the resolved rule list as stable text", false, emit_ir },
+};
+
+const struct emit_backend *emit_backends(size_t *n)
+{
+	*n = sizeof(backends) / sizeof(backends[0]);
+	return backends;
+}
+
+const struct emit_backend *emit_find(const char *name)
+{
+	for (size_t i = 0; i < sizeof(backends) / sizeof(backends[0]); i++)
+		if (strcmp(backends[i].name, name) == 0)
+			return &backends[i];
+	return NULL;
+}
