@@ -12,6 +12,7 @@
 
 #include "cage.h"
 #include "emit.h"
+#include "fmt.h"
 #include "outfile.h"
 
 enum { EXIT_POLICY = 1, EXIT_USAGE = 2 };
@@ -70,6 +71,8 @@ static const char *default_backend(const char *out)
 
 int main(int argc, char **argv)
 {
+	if (argc > 1 && strcmp(argv[1], "fmt") == 0)
+		return fmt_command(argc - 1, argv + 1, stdout, stderr);
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "define", required_argument, NULL, 'D' },

@@ -1,0 +1,354 @@
+/*
+ * fmt_cli.c - `cagec fmt`: files in, canonical text out (see fmt.h).
+ *
+ * Three ways to use it: print one file formatted, --check (list the files
+ * that would change with a diff, exit 1: for CI and pre-commit) and -w
+ * (rewrite changed files in place). A rewrite goes through outfile.h, so a
+ * policy file is either the old text or the complete new one, never a
+ * truncated mix; files that are already canonical are not touched at all.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fmt.h"
+#include "load.h"
+#include "outfile.h"
+
+enum { FMT_EXIT_CHANGED = 1, FMT_EXIT_USAGE = 2 };
+
+/* How many changed lines of one file --check shows before it stops. */
+enum { FMT_DIFF_MAX_LINES = 40, FMT_DIFF_CONTEXT = 3 };
+
+static const char fmt_usage_text[] =
+	"usage: cagec fmt [--check] [-w] [--color=WHEN] FILE...\n"
+	"\n"
+	"Formats .cage policy files canonically (see docs/language.md, \"Formatting\").\n"
+	"Without options, prints the one FILE formatted to standard output\n"
+	"('-' reads standard input).\n"
+	"\n"
+	"      --check          print a diff for every FILE that is not formatted and\n"
+	"                       exit 1 if there is one\n"
+	"  -w, --write          rewrite every FILE that is not formatted, atomically\n"
+	"      --color=WHEN     colour diagnostics: auto (default), always, never\n"
+	"  -h, --help           print this help and exit\n"
+	"\n"
+	"Files with syntax errors are reported and left alone.\n"
+	"Exit status: 0 success, 1 syntax errors or (--check) unformatted files,\n"
+	"2 usage or I/O error.\n";
+
+struct fmt_opts {
+	bool check, write, color;
+};
+
+/* Lines with their '\n' (the last may lack it). */
+struct fmt_lines {
+	const char **p;
+	size_t *len;
+	size_t n;
+};
+
+static bool fmt_split(const char *t, size_t len, struct fmt_lines *l)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < len; i++)
+		if (t[i] == '\n')
+			n++;
+	n++;
+	l->p = malloc(n * sizeof(*l->p));
+	l->len = malloc(n * sizeof(*l->len));
+	if (!l->p || !l->len) {
+		free(l->p);
+		free(l->len);
+		return false;
+	}
+	l->n = 0;
+	size_t start = 0;
+	for (size_t i = 0; i < len; i++) {
+		if (t[i] == '\n') {
+			l->p[l->n] = t + start;
+			l->len[l->n++] = i + 1 - start;
+			start = i + 1;
+		}
+	}
+	if (start < len) {
+		l->p[l->n] = t + start;
+		l->len[l->n++] = len - start;
+	}
+	return true;
+}
+
+static bool fmt_line_eq(const struct fmt_lines *a, size_t i, const struct fmt_lines *b, size_t j)
+{
+	return a->len[i] == b->len[j] && memcmp(a->p[i], b->p[j], a->len[i]) == 0;
+}
+
+static void fmt_diff_line(FILE *out, char mark, const char *s, size_t n)
+{
+	fputc(mark, out);
+	fwrite(s, 1, n, out);
+	if (n == 0 || s[n - 1] != '\n')
+		fputs("\n\\ No newline at end of file\n", out);
+}
+
+/* A unified diff with one hunk: from the first to the last changed line,
+ * with context. Not minimal, but exact and applicable, and it shows the
+ * reader where the file departs from the canonical form. */
+static void fmt_diff(FILE *out, const char *name, const char *a, size_t alen, const char *b,
+		     size_t blen)
+{
+	struct fmt_lines x, y;
+	if (!fmt_split(a, alen, &x))
+		return;
+	if (!fmt_split(b, blen, &y)) {
+		free(x.p);
+		free(x.len);
+		return;
+	}
+	size_t pre = 0, suf = 0;
+	while (pre < x.n && pre < y.n && fmt_line_eq(&x, pre, &y, pre))
+		pre++;
+	while (suf < x.n - pre && suf < y.n - pre &&
+	       fmt_line_eq(&x, x.n - 1 - suf, &y, y.n - 1 - suf))
+		suf++;
+	size_t c0 = pre < FMT_DIFF_CONTEXT ? pre : FMT_DIFF_CONTEXT;
+	size_t c1 = suf < FMT_DIFF_CONTEXT ? suf : FMT_DIFF_CONTEXT;
+	size_t xs = pre - c0, xn = x.n - pre - suf + c0 + c1;
+	size_t ys = pre - c0, yn = y.n - pre - suf + c0 + c1;
+	fprintf(out, "--- %s\n+++ %s (formatted)\n", name, name);
+	fprintf(out, "@@ -%zu,%zu +%zu,%zu @@\n", xn ? xs + 1 : xs, xn, yn ? ys + 1 : ys, yn);
+	for (size_t i = xs; i < pre; i++)
+		fmt_diff_line(out, ' ', x.p[i], x.len[i]);
+	size_t shown = 0, hidden = 0;
+	for (size_t i = pre; i < x.n - suf; i++) {
+		if (shown++ < FMT_DIFF_MAX_LINES)
+			fmt_diff_line(out, '-', x.p[i], x.len[i]);
+		else
+			hidden++;
+	}
+	for (size_t i = pre; i < y.n - suf; i++) {
+		if (shown++ < FMT_DIFF_MAX_LINES)
+			fmt_diff_line(out, '+', y.p[i], y.len[i]);
+		else
+			hidden++;
+	}
+	if (hidden)
+		fprintf(out, "... %zu more changed lines not shown\n", hidden);
+	for (size_t i = x.n - suf; i < x.n - suf + c1; i++)
+		fmt_diff_line(out, ' ', x.p[i], x.len[i]);
+	free(x.p);
+	free(x.len);
+	free(y.p);
+	free(y.len);
+}
+
+static bool fmt_read_stdin(struct arena *a, char **text, size_t *len, const char **err)
+{
+	size_t cap = 4096, n = 0;
+	char *buf = malloc(cap);
+	if (!buf) {
+		*err = "out of memory";
+		return false;
+	}
+	for (;;) {
+		if (n == cap) {
+			if (cap >= LOAD_MAX_BYTES) {
+				*err = arena_printf(a, "standard input is over %d MiB; policy files are "
+						    "limited to that", LOAD_MAX_BYTES / (1024 * 1024));
+				free(buf);
+				return false;
+			}
+			cap *= 2;
+			char *nb = realloc(buf, cap);
+			if (!nb) {
+				*err = "out of memory";
+				free(buf);
+				return false;
+			}
+			buf = nb;
+		}
+		ssize_t r = read(STDIN_FILENO, buf + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			*err = arena_printf(a, "cannot read standard input: %s", strerror(errno));
+			free(buf);
+			return false;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	*text = arena_strndup(a, buf, n);
+	*len = n;
+	free(buf);
+	return true;
+}
+
+/* Replaces `path` (the file a symlink points to, if it is one) with
+ * `text`, keeping its permission bits and owner. */
+static bool fmt_rewrite(const char *path, const char *text, size_t len, FILE *err)
+{
+	char *real = realpath(path, NULL);
+	if (!real) {
+		fprintf(err, "cagec fmt: cannot resolve '%s': %s\n", path, strerror(errno));
+		return false;
+	}
+	struct stat st;
+	if (stat(real, &st) != 0) {
+		fprintf(err, "cagec fmt: cannot stat '%s': %s\n", real, strerror(errno));
+		free(real);
+		return false;
+	}
+	struct outfile of;
+	char msg[512];
+	bool ok = false;
+	if (!outfile_open(&of, real, msg, sizeof(msg))) {
+		fprintf(err, "cagec fmt: %s\n", msg);
+	} else if (fchmod(fileno(of.fp), st.st_mode & 07777) != 0) {
+		fprintf(err, "cagec fmt: cannot set the mode of '%s': %s\n", of.tmp, strerror(errno));
+		outfile_abort(&of);
+	} else if ((st.st_uid != geteuid() || st.st_gid != getegid()) &&
+		   fchown(fileno(of.fp), st.st_uid, st.st_gid) != 0) {
+		/* Rewriting would hand the file to us; leave it as it is. */
+		fprintf(err, "cagec fmt: cannot keep the owner of '%s' (%s); not rewritten\n", path,
+			strerror(errno));
+		outfile_abort(&of);
+	} else if (fwrite(text, 1, len, of.fp) != len) {
+		fprintf(err, "cagec fmt: cannot write '%s': %s\n", of.tmp, strerror(errno));
+		outfile_abort(&of);
+	} else if (!outfile_commit(&of, msg, sizeof(msg))) {
+		fprintf(err, "cagec fmt: %s\n", msg);
+	} else {
+		ok = true;
+	}
+	free(real);
+	return ok;
+}
+
+/* Formats one file; returns its exit status contribution. */
+static int fmt_one(const char *path, const struct fmt_opts *o, FILE *out, FILE *err)
+{
+	struct arena a;
+	arena_init(&a);
+	struct diag_list dl;
+	diag_list_init(&dl, &a);
+	char *text = NULL, *res = NULL;
+	size_t len = 0, rlen = 0;
+	const char *msg = NULL;
+	bool is_stdin = strcmp(path, "-") == 0;
+	int status = 0;
+	if (!(is_stdin ? fmt_read_stdin(&a, &text, &len, &msg)
+		       : load_read(&a, path, &text, &len, &msg))) {
+		fprintf(err, "cagec fmt: %s\n", msg);
+		status = FMT_EXIT_USAGE;
+		goto done;
+	}
+	struct src_file f = {
+		.name = is_stdin ? "<stdin>" : path, .text = text, .len = len,
+	};
+	if (!fmt_source(&f, &a, &dl, &res, &rlen)) {
+		diag_sort(&dl);
+		diag_render(err, &dl, o->color);
+		status = FMT_EXIT_CHANGED;
+		goto done;
+	}
+	bool changed = rlen != len || memcmp(res, text, len) != 0;
+	if (!o->check && !o->write) {
+		if (fwrite(res, 1, rlen, out) != rlen) {
+			fprintf(err, "cagec fmt: cannot write the output: %s\n", strerror(errno));
+			status = FMT_EXIT_USAGE;
+		}
+		goto done;
+	}
+	if (changed && o->check) {
+		fmt_diff(out, f.name, text, len, res, rlen);
+		fprintf(err, "cagec fmt: %s is not formatted%s\n", f.name,
+			o->write && !is_stdin ? "; rewritten" : "");
+		status = FMT_EXIT_CHANGED;
+	}
+	if (changed && o->write) {
+		if (is_stdin)
+			fwrite(res, 1, rlen, out);
+		else if (!fmt_rewrite(path, res, rlen, err))
+			status = FMT_EXIT_USAGE;
+	}
+done:
+	free(res);
+	diag_list_free(&dl);
+	arena_free(&a);
+	return status;
+}
+
+static bool fmt_want_color(const char *when, FILE *err)
+{
+	if (strcmp(when, "always") == 0)
+		return true;
+	if (strcmp(when, "never") == 0)
+		return false;
+	const char *term = getenv("TERM");
+	return isatty(fileno(err)) && !getenv("NO_COLOR") && term && strcmp(term, "dumb") != 0;
+}
+
+int fmt_command(int argc, char **argv, FILE *out, FILE *err)
+{
+	struct fmt_opts o = { 0 };
+	const char *color = "auto";
+	int first = argc, nfiles = 0;
+	bool opts_done = false;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (opts_done || a[0] != '-' || strcmp(a, "-") == 0) {
+			if (first == argc)
+				first = i;
+			nfiles++;
+			continue;
+		}
+		if (first != argc) {
+			fprintf(err, "cagec fmt: options go before the files ('%s')\n", a);
+			return FMT_EXIT_USAGE;
+		}
+		if (strcmp(a, "--") == 0) {
+			opts_done = true;
+		} else if (strcmp(a, "--check") == 0) {
+			o.check = true;
+		} else if (strcmp(a, "-w") == 0 || strcmp(a, "--write") == 0) {
+			o.write = true;
+		} else if (strncmp(a, "--color=", 8) == 0 || strncmp(a, "--colour=", 9) == 0) {
+			color = strchr(a, '=') + 1;
+			if (strcmp(color, "auto") && strcmp(color, "always") && strcmp(color, "never")) {
+				fprintf(err, "cagec fmt: --color wants auto, always or never\n");
+				return FMT_EXIT_USAGE;
+			}
+		} else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+			fputs(fmt_usage_text, out);
+			return 0;
+		} else {
+			fprintf(err, "cagec fmt: unknown option '%s' (see cagec fmt --help)\n", a);
+			return FMT_EXIT_USAGE;
+		}
+	}
+	if (nfiles == 0) {
+		fputs("cagec fmt: no policy file given (see cagec fmt --help)\n", err);
+		return FMT_EXIT_USAGE;
+	}
+	if (nfiles > 1 && !o.check && !o.write) {
+		fputs("cagec fmt: printing formats one file; use --check or -w for several\n", err);
+		return FMT_EXIT_USAGE;
+	}
+	o.color = fmt_want_color(color, err);
+	int status = 0;
+	for (int i = first; i < argc; i++) {
+		int s = fmt_one(argv[i], &o, out, err);
+		if (s > status)
+			status = s;
+	}
+	if (fflush(out) != 0 || ferror(out)) {
+		fprintf(err, "cagec fmt: cannot write the output: %s\n", strerror(errno));
+		return FMT_EXIT_USAGE;
+	}
+	return status;
+}
