@@ -77,6 +77,7 @@ static void buf_reserve(struct fmt_buf *b, size_t more)
 		fmt_oom();
 	b->p = np;
 	b->cap = cap;
+	b->p[b->len] = '\0';
 }
 
 static void buf_put(struct fmt_buf *b, const char *s, size_t n)
