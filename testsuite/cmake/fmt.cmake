@@ -1,0 +1,13 @@
+# cagec fmt: the command line, and every shipped policy (examples/, stdlib/)
+# already in canonical form. The list is a glob, so files added later are
+# checked too (CONFIGURE_DEPENDS re-globs on every build).
+add_test(NAME fmt/cli COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/fmt/cli_test.sh $<TARGET_FILE:cagec>)
+set_tests_properties(fmt/cli PROPERTIES TIMEOUT 120)
+
+file(GLOB_RECURSE CAGE_FMT_SHIPPED CONFIGURE_DEPENDS
+  ${CMAKE_SOURCE_DIR}/examples/*.cage ${CMAKE_SOURCE_DIR}/stdlib/*.cage)
+if(CAGE_FMT_SHIPPED)
+  add_test(NAME fmt/shipped-files-formatted
+    COMMAND $<TARGET_FILE:cagec> fmt --check ${CAGE_FMT_SHIPPED})
+  set_tests_properties(fmt/shipped-files-formatted PROPERTIES TIMEOUT 120)
+endif()
