@@ -264,17 +264,18 @@ static int fmt_one(const char *path, const struct fmt_opts *o, FILE *out, FILE *
 		}
 		goto done;
 	}
-	if (changed && o->check) {
-		fmt_diff(out, f.name, text, len, res, rlen);
-		fprintf(err, "cagec fmt: %s is not formatted%s\n", f.name,
-			o->write && !is_stdin ? "; rewritten" : "");
-		status = FMT_EXIT_CHANGED;
-	}
+	bool rewritten = false;
 	if (changed && o->write) {
 		if (is_stdin)
 			fwrite(res, 1, rlen, out);
-		else if (!fmt_rewrite(path, res, rlen, err))
+		else if (!(rewritten = fmt_rewrite(path, res, rlen, err)))
 			status = FMT_EXIT_USAGE;
+	}
+	if (changed && o->check) {
+		fmt_diff(out, f.name, text, len, res, rlen);
+		fprintf(err, "cagec fmt: %s is not formatted%s\n", f.name, rewritten ? "; rewritten" : "");
+		if (status < FMT_EXIT_CHANGED)
+			status = FMT_EXIT_CHANGED;
 	}
 done:
 	free(res);

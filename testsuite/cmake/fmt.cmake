@@ -1,7 +1,8 @@
 # cagec fmt: the command line, and every shipped policy (examples/, stdlib/)
 # already in canonical form. The list is a glob, so files added later are
 # checked too (CONFIGURE_DEPENDS re-globs on every build).
-add_test(NAME fmt/cli COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/fmt/cli_test.sh $<TARGET_FILE:cagec>)
+add_test(NAME fmt/cli COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/fmt/cli_test.sh $<TARGET_FILE:cagec>
+  ${CMAKE_SOURCE_DIR})
 set_tests_properties(fmt/cli PROPERTIES TIMEOUT 120)
 
 file(GLOB_RECURSE CAGE_FMT_SHIPPED CONFIGURE_DEPENDS

@@ -2,9 +2,12 @@
 # cli_test.sh - `cagec fmt` from the outside: exit statuses, --check's diff,
 # -w rewriting atomically (mode, symlinks, untouched when already formatted,
 # untouched on syntax errors), standard input, usage errors.
-# usage: cli_test.sh CAGEC
+# Also: the example in docs/language.md "Formatting" is itself formatted, and
+# every option of `cagec fmt --help` is documented in docs/cagec.md.
+# usage: cli_test.sh CAGEC SOURCE_DIR
 set -u
 CAGEC=$1
+SRC=$2
 T=$(mktemp -d) || exit 2
 trap 'rm -rf "$T"' EXIT INT TERM
 fails=0
@@ -95,6 +98,17 @@ grep -q "cannot open" "$T/err" || fail "no message for a missing file"
 status 2 "$CAGEC" fmt "$T"
 status 0 "$CAGEC" fmt --help
 grep -q -- "--check" "$T/out" || fail "--help does not mention --check"
+
+# The documentation shows the canonical form and names every option.
+awk '/^## Formatting/ { f = 1 } f && /^```$/ { n++; next } f && n == 1 { print }' \
+	"$SRC/docs/language.md" >"$T/doc.cage"
+[ -s "$T/doc.cage" ] || fail "no example found in docs/language.md, Formatting"
+status 0 "$CAGEC" fmt --check "$T/doc.cage"
+cat "$T/out"
+"$CAGEC" fmt --help | grep -o -- '--[a-z][a-z-]*' | sort -u >"$T/help-opts"
+sed -n '/^## cagec fmt/,/^## /p' "$SRC/docs/cagec.md" | grep -o -- '--[a-z][a-z-]*' | sort -u >"$T/doc-opts"
+missing=$(comm -23 "$T/help-opts" "$T/doc-opts")
+[ -z "$missing" ] || fail "options of cagec fmt --help not in docs/cagec.md: $missing"
 
 [ "$fails" -eq 0 ] && echo "all cagec fmt CLI checks passed"
 [ "$fails" -eq 0 ]
