@@ -188,9 +188,18 @@ static bool fmt_read_stdin(struct arena *a, char **text, size_t *len, const char
 	return true;
 }
 
+static bool fmt_same_file_state(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
+	       a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+}
+
 /* Replaces `path` (the file a symlink points to, if it is one) with
- * `text`, keeping its permission bits and owner. */
-static bool fmt_rewrite(const char *path, const char *text, size_t len, FILE *err)
+ * `text`, keeping its permission bits and owner. `before` is the file as
+ * it was before it was read: if it changed since, someone else is editing
+ * it, and their text wins. */
+static bool fmt_rewrite(const char *path, const struct stat *before, const char *text, size_t len,
+			FILE *err)
 {
 	char *real = realpath(path, NULL);
 	if (!real) {
@@ -220,6 +229,10 @@ static bool fmt_rewrite(const char *path, const char *text, size_t len, FILE *er
 	} else if (fwrite(text, 1, len, of.fp) != len) {
 		fprintf(err, "cagec fmt: cannot write '%s': %s\n", of.tmp, strerror(errno));
 		outfile_abort(&of);
+	} else if (stat(real, &st) != 0 || !fmt_same_file_state(before, &st)) {
+		fprintf(err, "cagec fmt: '%s' changed while it was being formatted; not rewritten\n",
+			path);
+		outfile_abort(&of);
 	} else if (!outfile_commit(&of, msg, sizeof(msg))) {
 		fprintf(err, "cagec fmt: %s\n", msg);
 	} else {
@@ -241,6 +254,12 @@ static int fmt_one(const char *path, const struct fmt_opts *o, FILE *out, FILE *
 	const char *msg = NULL;
 	bool is_stdin = strcmp(path, "-") == 0;
 	int status = 0;
+	struct stat before;
+	if (!is_stdin && o->write && stat(path, &before) != 0) {
+		fprintf(err, "cagec fmt: cannot open '%s': %s\n", path, strerror(errno));
+		status = FMT_EXIT_USAGE;
+		goto done;
+	}
 	if (!(is_stdin ? fmt_read_stdin(&a, &text, &len, &msg)
 		       : load_read(&a, path, &text, &len, &msg))) {
 		fprintf(err, "cagec fmt: %s\n", msg);
@@ -268,7 +287,7 @@ static int fmt_one(const char *path, const struct fmt_opts *o, FILE *out, FILE *
 	if (changed && o->write) {
 		if (is_stdin)
 			fwrite(res, 1, rlen, out);
-		else if (!(rewritten = fmt_rewrite(path, res, rlen, err)))
+		else if (!(rewritten = fmt_rewrite(path, &before, res, rlen, err)))
 			status = FMT_EXIT_USAGE;
 	}
 	if (changed && o->check) {
