@@ -23,13 +23,25 @@ void lex_init(struct lexer *lx, const struct src_file *f, struct arena *a,
 	lx->diags = diags;
 }
 
-static struct loc lex_loc(const struct lexer *lx, const char *start, size_t len)
+static uint32_t lex_col(struct lexer *lx, size_t off)
+{
+	if (lx->col_line_start != lx->line_start || off < lx->col_off) {
+		lx->col_line_start = lx->line_start;
+		lx->col_off = lx->line_start;
+		lx->col = 0;
+	}
+	lx->col = diag_display_advance(lx->file->text, lx->col_off, lx->col, off);
+	lx->col_off = off;
+	return lx->col + 1;
+}
+
+static struct loc lex_loc(struct lexer *lx, const char *start, size_t len)
 {
 	size_t off = (size_t)(start - lx->file->text);
 	struct loc l = {
 		.file = lx->file,
 		.line = lx->line,
-		.col = diag_display_col(lx->file->text, lx->line_start, off),
+		.col = lex_col(lx, off),
 		.off = (uint32_t)off,
 		.len = (uint32_t)len,
 	};
