@@ -12,8 +12,8 @@
 
 #include "cage.h"
 #include "emit.h"
-#include "fmt.h"
 #include "outfile.h"
+#include "fmt.h"
 
 enum { EXIT_POLICY = 1, EXIT_USAGE = 2 };
 
@@ -71,8 +71,6 @@ static const char *default_backend(const char *out)
 
 int main(int argc, char **argv)
 {
-	if (argc > 1 && strcmp(argv[1], "fmt") == 0)
-		return fmt_command(argc - 1, argv + 1, stdout, stderr);
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "define", required_argument, NULL, 'D' },
@@ -87,6 +85,8 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
+	if (argc > 1 && strcmp(argv[1], "fmt") == 0) /* its own options: fmt_cli.c */
+		return fmt_command(argc - 1, argv + 1, stdout, stderr);
 	cage_options *opts = cage_options_new();
 	if (!opts) {
 		fputs("cagec: out of memory\n", stderr);
