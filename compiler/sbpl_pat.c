@@ -164,6 +164,7 @@ enum tok_kind {
 	T_LIT,  /* one literal byte */
 	T_Q,    /* ?    one byte but '/' */
 	T_STAR, /* *    any run without '/' */
+	T_STAR1, /* *   as a whole component: one or more bytes but '/' */
 	T_DCOMP, /* "/" + a whole `**` component: zero or more components */
 };
 
@@ -186,7 +187,9 @@ static size_t tokenize(const char *s, size_t len, struct tok *toks)
 			i += 3;
 			continue;
 		}
-		if (s[i] == '*')
+		if (s[i] == '*' && i > 0 && s[i - 1] == '/' && (i + 1 == len || s[i + 1] == '/'))
+			toks[n++] = (struct tok){ T_STAR1, 0 }; /* components are never empty */
+		else if (s[i] == '*')
 			toks[n++] = (struct tok){ T_STAR, 0 };
 		else if (s[i] == '?')
 			toks[n++] = (struct tok){ T_Q, 0 };
@@ -204,6 +207,7 @@ static void put_toks(struct sbpl_buf *b, const struct tok *t, size_t from, size_
 		case T_LIT: sbpl_regex_putc(b, t[i].c); break;
 		case T_Q: sbpl_buf_puts(b, "[^/]"); break;
 		case T_STAR: sbpl_buf_puts(b, "[^/]*"); break;
+		case T_STAR1: sbpl_buf_puts(b, "[^/]+"); break;
 		case T_DCOMP: sbpl_buf_puts(b, "(/.*)?"); break;
 		}
 	}
@@ -224,7 +228,8 @@ void sbpl_glob_regex(struct sbpl_buf *b, const char *text, size_t len)
 }
 
 /* An NFA state: token index and, for T_DCOMP, whether its '/' has been
- * read (sub 1: inside the ".*"). Index n is the accepting state. */
+ * read (sub 1: inside the ".*"), for T_STAR1 whether a byte has been read.
+ * Index n is the accepting state. */
 struct st {
 	uint32_t i, sub;
 };
@@ -255,7 +260,8 @@ static void closure(struct stset *s, const struct tok *t, size_t n)
 		struct st x = s->v[k];
 		if (x.i >= n)
 			continue;
-		if ((t[x.i].k == T_STAR && x.sub == 0) || t[x.i].k == T_DCOMP)
+		if ((t[x.i].k == T_STAR && x.sub == 0) || t[x.i].k == T_DCOMP ||
+		    (t[x.i].k == T_STAR1 && x.sub == 1))
 			set_add(s, (struct st){ x.i + 1, 0 });
 	}
 }
@@ -282,6 +288,10 @@ static void step(const struct stset *from, struct stset *to, const struct tok *t
 			if (c != '/')
 				set_add(to, x);
 			break;
+		case T_STAR1:
+			if (c != '/')
+				set_add(to, (struct st){ x.i, 1 });
+			break;
 		case T_DCOMP:
 			if (x.sub == 1 || c == '/')
 				set_add(to, (struct st){ x.i, 1 });
@@ -297,6 +307,9 @@ static void put_remainder(struct sbpl_buf *b, const struct tok *t, size_t n, str
 		return;
 	if (t[x.i].k == T_DCOMP && x.sub == 1) {
 		sbpl_buf_puts(b, ".*");
+		put_toks(b, t, x.i + 1, n);
+	} else if (t[x.i].k == T_STAR1 && x.sub == 1) {
+		sbpl_buf_puts(b, "[^/]*");
 		put_toks(b, t, x.i + 1, n);
 	} else {
 		put_toks(b, t, x.i, n);
