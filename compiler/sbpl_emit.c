@@ -9,8 +9,8 @@
  *   base rules, then metadata on the ancestors of granted paths
  *   the policy's rules in IR order, protect excepted
  *   the per-run private TMPDIR / HOME (params)
- *   the proxy port (param)
- *   the protect rules, last, so that no allow can re-open them
+ *   the protect rules, so that no allow can re-open them
+ *   the proxy port (param), which no policy rule can close
  * The whole profile is built in memory and written with one fwrite, so a
  * failure never leaves half a profile behind.
  */
@@ -296,13 +296,27 @@ static void emit_rule(struct em *e, const struct ir_rule *r)
 
 /* ---- analysis ---- */
 
+/* The proxy port is opened when some host allow may survive: a `protect
+ * connect "*"` (every name, every port) shadows every allow of a name, so
+ * an offline profile does not even reach the proxy. */
 static bool needs_proxy(const struct ir_profile *p)
 {
 	if (p->mode == IR_MODE_ENFORCE_FS)
 		return false;
+	bool names_closed = false;
 	for (size_t i = 0; i < p->nrules; i++) {
 		const struct ir_rule *r = &p->rules[i];
-		if (r->tkind == IR_T_HOST && r->effect == IR_ALLOW && !is_loopback(&r->t.host))
+		if (r->tkind == IR_T_HOST && r->effect == IR_PROTECT && r->t.host.kind == IR_H_ANY &&
+		    r->t.host.nports == 0)
+			names_closed = true;
+	}
+	for (size_t i = 0; i < p->nrules; i++) {
+		const struct ir_rule *r = &p->rules[i];
+		if (r->tkind != IR_T_HOST || r->effect != IR_ALLOW || is_loopback(&r->t.host))
+			continue;
+		bool is_name = r->t.host.kind == IR_H_NAME || r->t.host.kind == IR_H_SUFFIX ||
+			       r->t.host.kind == IR_H_ANY;
+		if (!(is_name && names_closed))
 			return true;
 	}
 	return false;
@@ -530,13 +544,6 @@ bool sbpl_emit(const struct ir_policy *pol, const struct ir_profile *prof, FILE 
 
 	emit_tail_dirs(&e);
 
-	if (proxy) {
-		/* After the policy's rules so no loopback deny can cut the proxy off. */
-		sbpl_buf_puts(&e.b, ";; ---- egress: only cagerun's proxy, which filters host names ----\n"
-				    "(allow network-outbound (remote tcp (string-append \"localhost:\" "
-				    "(param \"" SBPL_PARAM_PROXY_PORT "\"))))\n\n");
-	}
-
 	bool any_protect = false;
 	for (size_t i = 0; i < prof->nrules && e.ok; i++) {
 		if (prof->rules[i].effect != IR_PROTECT)
@@ -549,6 +556,13 @@ bool sbpl_emit(const struct ir_policy *pol, const struct ir_profile *prof, FILE 
 	close_group(&e);
 	if (any_protect)
 		sbpl_buf_puts(&e.b, "\n");
+	if (proxy) {
+		/* Last of all: the proxy is cagerun's, not a policy service, so no
+		 * loopback deny or protect may cut it off. */
+		sbpl_buf_puts(&e.b, ";; ---- egress: only cagerun's proxy, which filters host names ----\n"
+				    "(allow network-outbound (remote tcp (string-append \"localhost:\" "
+				    "(param \"" SBPL_PARAM_PROXY_PORT "\"))))\n\n");
+	}
 	sbpl_buf_puts(&e.b, ";; end of profile\n");
 
 	bool ok = e.ok;
