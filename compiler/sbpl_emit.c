@@ -357,6 +357,23 @@ static void add_ancestors(struct arena *a, const char ***v, size_t *nv, size_t *
 	}
 }
 
+/* The literal part of a pattern whose ancestors matter: text[0..*n), and
+ * whether that prefix itself is one of them (*self: for a glob, the
+ * directory it starts in; an exact path or a subtree root is the target). */
+static void literal_dir(const struct ir_path *p, size_t *n, bool *self)
+{
+	switch (p->kind) {
+	case IR_PAT_EXACT: *n = p->len; *self = false; return;
+	case IR_PAT_SUBTREE: *n = p->len >= 3 ? p->len - 3 : 0; *self = false; return;
+	case IR_PAT_GLOB: break;
+	}
+	size_t k = p->lit_prefix;
+	while (k > 0 && p->text[k - 1] != '/')
+		k--;
+	*n = k > 0 ? k - 1 : 0; /* without the '/' */
+	*self = true;
+}
+
 /* realpath(3), getcwd and many runtimes stat every directory on the way to
  * a file; without metadata on the ancestors of a granted tree they fail
  * even though the tree itself is granted. Only metadata, only the
@@ -373,19 +390,7 @@ static void emit_ancestors(struct em *e)
 		struct sbpl_buf res = { 0 };
 		size_t n;
 		bool self;
-		switch (p->kind) {
-		case IR_PAT_EXACT: n = p->len; self = false; break;
-		case IR_PAT_SUBTREE: n = p->len >= 3 ? p->len - 3 : 0; self = false; break;
-		default:
-			/* the literal directory the glob starts in */
-			n = p->lit_prefix;
-			while (n > 0 && p->text[n - 1] != '/')
-				n--;
-			if (n > 0)
-				n--; /* drop the '/' */
-			self = true;
-			break;
-		}
+		literal_dir(p, &n, &self);
 		sbpl_resolved_path(&res, p->text, n);
 		if (res.oom)
 			e->b.oom = true;
@@ -404,6 +409,49 @@ static void emit_ancestors(struct em *e)
 		sbpl_buf_puts(&e->b, "  (literal ");
 		if (!sbpl_put_string(&e->b, v[i], strlen(v[i])))
 			fail(e, NULL, "a granted path has a control character or is too long");
+		sbpl_buf_puts(&e->b, ")\n");
+	}
+	sbpl_buf_puts(&e->b, ")\n\n");
+}
+
+/* A protected path can be carried out of its protection by renaming a
+ * directory above it (mv ~/.config/gh ~/x, then read ~/x/hosts.yml) when
+ * that directory is writable. Renaming needs file-write-unlink on the
+ * source, so it is denied on every directory above a protected path (only
+ * those directories, not their contents). This is stricter than the IR,
+ * which leaves the question to `cagec lint` (writable-ancestor). */
+static void emit_move_blocks(struct em *e)
+{
+	const char **v = NULL;
+	size_t nv = 0, cap = 0;
+	for (size_t i = 0; i < e->prof->nrules; i++) {
+		const struct ir_rule *r = &e->prof->rules[i];
+		if (r->effect != IR_PROTECT || r->tkind != IR_T_PATH)
+			continue;
+		const struct ir_path *p = &r->t.path;
+		size_t n;
+		bool self;
+		literal_dir(p, &n, &self);
+		struct sbpl_buf res = { 0 };
+		sbpl_resolved_path(&res, p->text, n);
+		if (res.oom)
+			e->b.oom = true;
+		else if (res.len > 0)
+			add_ancestors(e->a, &v, &nv, &cap, res.p, res.len, self);
+		sbpl_buf_free(&res);
+	}
+	if (nv == 0)
+		return;
+	qsort(v, nv, sizeof(*v), cmp_str);
+	sbpl_buf_printf(&e->b, ";; ---- directories above protected paths: no renaming them away ----\n"
+			       "(%s file-write-unlink%s\n",
+			e->monitor ? "allow" : "deny", e->monitor ? " (with report)" : "");
+	for (size_t i = 0; i < nv && e->ok; i++) {
+		if (i > 0 && strcmp(v[i], v[i - 1]) == 0)
+			continue;
+		sbpl_buf_puts(&e->b, "  (literal ");
+		if (!sbpl_put_string(&e->b, v[i], strlen(v[i])))
+			fail(e, NULL, "a protected path has a control character or is too long");
 		sbpl_buf_puts(&e->b, ")\n");
 	}
 	sbpl_buf_puts(&e->b, ")\n\n");
@@ -543,6 +591,8 @@ bool sbpl_emit(const struct ir_policy *pol, const struct ir_profile *prof, FILE 
 	sbpl_buf_puts(&e.b, "\n");
 
 	emit_tail_dirs(&e);
+
+	emit_move_blocks(&e);
 
 	bool any_protect = false;
 	for (size_t i = 0; i < prof->nrules && e.ok; i++) {

@@ -460,3 +460,46 @@ Test(sbpl_ops, access_bits_have_disjoint_operations)
 	cr_assert_null(sbpl_file_ops(IR_A_CONNECT, &n));
 	cr_assert_eq(n, 0);
 }
+
+Test(sbpl_profile, directories_above_protected_paths_cannot_be_renamed)
+{
+	char *t = emit_ok("cage 1\nprotect \"~/.config/gh/hosts.yml\"\nprofile p {\n"
+			  " allow read write \"~/.config/**\"\n}\n");
+	size_t blk = at(t, "(deny file-write-unlink\n");
+	size_t gh = at(t, "  (literal \"/Users/alice/.config/gh\")\n");
+	cr_assert_lt(blk, gh);
+	cr_assert(strstr(t, "  (literal \"/Users/alice/.config\")\n"));
+	cr_assert_lt(at(t, "(subpath \"/Users/alice/.config\")"), blk, "after the allows");
+	free(t);
+}
+
+Test(sbpl_profile, other_terminals_need_the_pty_extension)
+{
+	char *t = emit_ok("cage 1\nprofile p {\n allow read \"/x/**\"\n}\n");
+	cr_assert(strstr(t, "(require-all (regex \"^/dev/ttys[0-9]+$\") "
+			    "(extension \"com.apple.sandbox.pty\"))"));
+	cr_assert(strstr(t, "(allow file-ioctl (regex \"^/dev/ttys[0-9]+$\"))"));
+	free(t);
+}
+
+Test(sbpl_profile, offline_preset_does_not_reach_the_proxy)
+{
+	char *t = emit_ok("cage 1\nprotect connect \"*\"\nprofile p {\n"
+			  " allow connect \"github.com:443\"\n}\n");
+	cr_assert_null(strstr(t, "PROXY_PORT"));
+	free(t);
+	t = emit_ok("cage 1\nprotect connect \"*\"\nprofile p {\n"
+		    " allow connect \"192.0.2.1:443\"\n}\n");
+	cr_assert(strstr(t, "PROXY_PORT"), "an IP literal is not a name: the proxy decides");
+	free(t);
+}
+
+Test(sbpl_profile, proxy_port_survives_loopback_protect)
+{
+	char *t = emit_ok("cage 1\nprotect connect \"localhost\"\nprofile p {\n"
+			  " allow connect \"github.com:443\"\n}\n");
+	size_t deny = at(t, "(deny network-outbound\n  (remote tcp \"localhost:*\")");
+	size_t proxy = at(t, "(allow network-outbound (remote tcp (string-append");
+	cr_assert_lt(deny, proxy, "cagerun's proxy is opened after every policy rule");
+	free(t);
+}
