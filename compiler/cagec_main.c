@@ -69,13 +69,14 @@ static const char *default_backend(const char *out)
 }
 
 /* A Seatbelt profile can only send traffic to the proxy; the host rules
- * live in the proxy table, written next to it (OUT.sb -> OUT.cpt). */
+ * live in the proxy table, written next to it (OUT.sb -> OUT.cpt). Only
+ * for outputs named *.sb, so the name of the second file is predictable. */
 static int write_table_beside(cage_policy *pol, const char *sb_path, const char *src)
 {
-	if (!cage_has_host_rules(pol))
-		return 0;
 	size_t n = strlen(sb_path);
-	size_t stem = n > 3 && strcmp(sb_path + n - 3, ".sb") == 0 ? n - 3 : n;
+	if (n <= 3 || strcmp(sb_path + n - 3, ".sb") != 0 || !cage_has_host_rules(pol))
+		return 0;
+	size_t stem = n - 3;
 	char *path = malloc(stem + 5);
 	if (!path) {
 		fputs("cagec: out of memory\n", stderr);
