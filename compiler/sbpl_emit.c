@@ -116,7 +116,6 @@ static void put_action(struct em *e, struct sbpl_buf *h, bool deny)
 		sbpl_buf_puts(h, "(deny");
 	else
 		sbpl_buf_puts(h, "(allow");
-	(void)e;
 }
 
 static void put_report(struct em *e, struct sbpl_buf *h, bool deny)
@@ -125,15 +124,19 @@ static void put_report(struct em *e, struct sbpl_buf *h, bool deny)
 		sbpl_buf_puts(h, " (with report)");
 }
 
-/* " ; file:line:col" naming the rule's source, for readers of the profile. */
-static void rule_suffix(struct em *e, const struct ir_rule *r, struct sbpl_buf *s)
+/* A buffer's text; "" when it never got memory (oom is reported at the end). */
+static const char *cstr(const struct sbpl_buf *b)
 {
-	(void)e;
+	return b->p ? b->p : "";
+}
+
+/* " ; file:line:col" naming the rule's source, for readers of the profile. */
+static void rule_suffix(const struct ir_rule *r, struct sbpl_buf *s)
+{
 	s->len = 0;
-	if (!r->loc.file) {
-		sbpl_buf_puts(s, "");
+	sbpl_buf_puts(s, ""); /* never NULL, even without a location */
+	if (!r->loc.file)
 		return;
-	}
 	sbpl_buf_puts(s, " ; ");
 	sbpl_put_comment_text(s, r->loc.file->name);
 	sbpl_buf_printf(s, ":%u:%u", r->loc.line, r->loc.col);
@@ -158,8 +161,8 @@ static void emit_path_rule(struct em *e, const struct ir_rule *r, bool deny)
 	put_report(e, &h, deny);
 	if (nops_total) {
 		open_group(e, &h);
-		rule_suffix(e, r, &suf);
-		struct sbpl_filter_opts o = { .deny = deny, .indent = "  ", .suffix = suf.p };
+		rule_suffix(r, &suf);
+		struct sbpl_filter_opts o = { .deny = deny, .indent = "  ", .suffix = cstr(&suf) };
 		const char *why = NULL;
 		if (!sbpl_put_path_filters(&e->b, &r->t.path, &o, &why))
 			fail(e, r, why);
@@ -175,9 +178,9 @@ static void emit_unix_rule(struct em *e, const struct ir_rule *r, bool deny)
 	sbpl_buf_puts(&h, " network-outbound");
 	put_report(e, &h, deny);
 	open_group(e, &h);
-	rule_suffix(e, r, &suf);
+	rule_suffix(r, &suf);
 	struct sbpl_filter_opts o = { .deny = deny, .unix_socket = true, .indent = "  ",
-				      .suffix = suf.p };
+				      .suffix = cstr(&suf) };
 	const char *why = NULL;
 	if (!sbpl_put_path_filters(&e->b, &r->t.path, &o, &why))
 		fail(e, r, why);
@@ -192,7 +195,7 @@ static void emit_mach_rule(struct em *e, const struct ir_rule *r, bool deny)
 	sbpl_buf_puts(&h, " mach-lookup");
 	put_report(e, &h, deny);
 	open_group(e, &h);
-	rule_suffix(e, r, &suf);
+	rule_suffix(r, &suf);
 	const char *name = r->t.mach.name;
 	size_t n = strlen(name);
 	if (r->t.mach.prefix && n && name[n - 1] == '*')
@@ -201,7 +204,7 @@ static void emit_mach_rule(struct em *e, const struct ir_rule *r, bool deny)
 	if (!sbpl_put_string(&e->b, name, n))
 		fail(e, r, "the service name has a control character or is too long");
 	sbpl_buf_puts(&e->b, ")");
-	sbpl_buf_puts(&e->b, suf.p ? suf.p : "");
+	sbpl_buf_puts(&e->b, cstr(&suf));
 	sbpl_buf_puts(&e->b, "\n");
 	sbpl_buf_free(&h);
 	sbpl_buf_free(&suf);
@@ -243,7 +246,7 @@ static void emit_host_rule(struct em *e, const struct ir_rule *r, bool deny)
 {
 	const struct ir_host *h = &r->t.host;
 	struct sbpl_buf suf = { 0 };
-	rule_suffix(e, r, &suf);
+	rule_suffix(r, &suf);
 	if (e->prof->mode == IR_MODE_ENFORCE_FS || !is_loopback(h)) {
 		/* Not a Seatbelt rule: a comment, outside any form. */
 		close_group(e);
@@ -252,7 +255,7 @@ static void emit_host_rule(struct em *e, const struct ir_rule *r, bool deny)
 		sbpl_buf_puts(&e->b, e->prof->mode == IR_MODE_ENFORCE_FS
 					     ? " -- network is open in mode enforce-fs"
 					     : " -- decided by the proxy");
-		sbpl_buf_puts(&e->b, suf.p ? suf.p : "");
+		sbpl_buf_puts(&e->b, cstr(&suf));
 		sbpl_buf_puts(&e->b, "\n");
 		sbpl_buf_free(&suf);
 		return;
@@ -272,12 +275,12 @@ static void emit_host_rule(struct em *e, const struct ir_rule *r, bool deny)
 	put_report(e, &hd, deny);
 	open_group(e, &hd);
 	if (h->nports == 0) {
-		sbpl_buf_printf(&e->b, "  (remote tcp \"localhost:*\")%s\n", suf.p ? suf.p : "");
+		sbpl_buf_printf(&e->b, "  (remote tcp \"localhost:*\")%s\n", cstr(&suf));
 	} else {
 		for (size_t i = 0; i < h->nports; i++)
 			for (unsigned p = h->ports[i].lo; p <= h->ports[i].hi; p++)
 				sbpl_buf_printf(&e->b, "  (remote tcp \"localhost:%u\")%s\n", p,
-						suf.p ? suf.p : "");
+						cstr(&suf));
 	}
 	sbpl_buf_free(&hd);
 	sbpl_buf_free(&suf);
