@@ -4,9 +4,12 @@
 # `git diff testsuite/golden`).
 # Every example is compiled with the same home (--home /Users/alice) and
 # workspace, so the goldens do not depend on who runs the tests.
-set(CAGE_GOLDEN_EXAMPLES claude-code codex go-offline layered monitor-first)
+# Every file in examples/ is covered: a new example without a golden fails
+# (run with CAGE_UPDATE_GOLDEN=1 once to create it).
+file(GLOB CAGE_GOLDEN_EXAMPLE_FILES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/examples/*.cage)
 file(MAKE_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/golden)
-foreach(name ${CAGE_GOLDEN_EXAMPLES})
+foreach(example ${CAGE_GOLDEN_EXAMPLE_FILES})
+  get_filename_component(name ${example} NAME_WE)
   add_test(NAME golden/${name}
     COMMAND ${CMAKE_COMMAND}
       -DCAGEC=$<TARGET_FILE:cagec>
