@@ -90,21 +90,17 @@ void diag_add_import_chain(struct diag_list *dl, struct diag *d, const struct sr
 	}
 }
 
-uint32_t diag_display_advance(const char *text, size_t from, uint32_t col, size_t off)
+uint32_t diag_display_col(const char *text, size_t line_start, size_t off)
 {
-	for (size_t i = from; i < off; i++) {
+	uint32_t col = 0;
+	for (size_t i = line_start; i < off; i++) {
 		unsigned char c = (unsigned char)text[i];
 		if (c == '\t')
 			col = (col / 8 + 1) * 8;
 		else if ((c & 0xC0) != 0x80) /* continuation bytes add nothing */
 			col++;
 	}
-	return col;
-}
-
-uint32_t diag_display_col(const char *text, size_t line_start, size_t off)
-{
-	return diag_display_advance(text, line_start, 0, off) + 1;
+	return col + 1;
 }
 
 const char *diag_sev_name(enum diag_sev sev)

@@ -75,9 +75,6 @@ void diag_note(struct diag_list *dl, struct diag *d, struct loc loc,
  * start of its line: tabs advance to the next multiple of 8, a UTF-8 sequence
  * counts as one column (as gcc's -fdiagnostics-column-unit=display). */
 uint32_t diag_display_col(const char *text, size_t line_start, size_t off);
-/* The 0-based display column reached at `off`, counting on from column
- * `col` at byte `from` (a character boundary on the same line). */
-uint32_t diag_display_advance(const char *text, size_t from, uint32_t col, size_t off);
 
 /* The import chain of `file` as notes, innermost first. */
 void diag_add_import_chain(struct diag_list *dl, struct diag *d,

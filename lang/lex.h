@@ -31,10 +31,9 @@ struct lexer {
 	const unsigned char *marker; /* re2c backtracking point */
 	uint32_t line;
 	size_t line_start;
-	/* The display column at byte col_off of the line at col_line_start:
-	 * columns are counted on from the previous token, not from the start
-	 * of the line, so one very long line does not make lexing quadratic. */
-	size_t col_line_start, col_off;
+	/* Display column known at byte offset col_off (on the current line):
+	 * columns are computed incrementally, so a long line costs linear time. */
+	size_t col_off;
 	uint32_t col;
 	bool keep_comments;
 	struct arena *arena;

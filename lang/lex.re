@@ -19,29 +19,33 @@ void lex_init(struct lexer *lx, const struct src_file *f, struct arena *a,
 	lx->cur = f->text;
 	lx->lim = f->text + f->len;
 	lx->line = 1;
+	lx->col = 1;
 	lx->arena = a;
 	lx->diags = diags;
-}
-
-static uint32_t lex_col(struct lexer *lx, size_t off)
-{
-	if (lx->col_line_start != lx->line_start || off < lx->col_off) {
-		lx->col_line_start = lx->line_start;
-		lx->col_off = lx->line_start;
-		lx->col = 0;
-	}
-	lx->col = diag_display_advance(lx->file->text, lx->col_off, lx->col, off);
-	lx->col_off = off;
-	return lx->col + 1;
 }
 
 static struct loc lex_loc(struct lexer *lx, const char *start, size_t len)
 {
 	size_t off = (size_t)(start - lx->file->text);
+	if (lx->col_off < lx->line_start || off < lx->col_off) {
+		lx->col_off = lx->line_start;
+		lx->col = 1;
+	}
+	/* continue from the last known column: same rules as diag_display_col */
+	uint32_t col = lx->col - 1;
+	for (size_t i = lx->col_off; i < off; i++) {
+		unsigned char c = (unsigned char)lx->file->text[i];
+		if (c == '\t')
+			col = (col / 8 + 1) * 8;
+		else if ((c & 0xC0) != 0x80)
+			col++;
+	}
+	lx->col_off = off;
+	lx->col = col + 1;
 	struct loc l = {
 		.file = lx->file,
 		.line = lx->line,
-		.col = lex_col(lx, off),
+		.col = col + 1,
 		.off = (uint32_t)off,
 		.len = (uint32_t)len,
 	};
