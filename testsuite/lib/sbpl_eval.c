@@ -61,7 +61,7 @@ struct rule {
 	size_t nfilters;
 };
 
-struct sbpl_profile {
+struct sbpl_eval_profile {
 	struct arena a;
 	struct re_owned *regexes;
 	struct rule **rules;
@@ -71,8 +71,8 @@ struct sbpl_profile {
 };
 
 struct ctx {
-	struct sbpl_profile *p;
-	const struct sbpl_param *params;
+	struct sbpl_eval_profile *p;
+	const struct sbpl_eval_param *params;
 	size_t nparams;
 	char *err;
 	size_t errlen;
@@ -171,9 +171,9 @@ static bool eval_string(struct ctx *c, const struct sx *x, const char **out)
 		return false;
 	if (memchr(b.s, '\0', b.n))
 		return fail(c, x, "NUL byte in string");
-	if (b.n > SBPL_MAX_STRING)
+	if (b.n > SBPL_EVAL_MAX_STRING)
 		return fail(c, x, "string of %zu bytes: Seatbelt rejects strings longer than about %d",
-			    b.n, SBPL_MAX_STRING);
+			    b.n, SBPL_EVAL_MAX_STRING);
 	*out = b.s;
 	return true;
 }
@@ -240,8 +240,8 @@ static bool compile_regex(struct ctx *c, const struct sx *at, const char *pat, r
 static bool regex_arg(struct ctx *c, const struct sx *x, const char **out)
 {
 	if (x->kind == SX_RSTR) {
-		if (x->len > SBPL_MAX_STRING)
-			return fail(c, x, "regex longer than %d bytes", SBPL_MAX_STRING);
+		if (x->len > SBPL_EVAL_MAX_STRING)
+			return fail(c, x, "regex longer than %d bytes", SBPL_EVAL_MAX_STRING);
 		*out = x->text;
 		return true;
 	}
@@ -406,7 +406,7 @@ static bool valid_op_name(const char *s)
 	return true;
 }
 
-static void note_unknown(struct sbpl_profile *p, const char *op)
+static void note_unknown(struct sbpl_eval_profile *p, const char *op)
 {
 	for (size_t i = 0; i < p->nunknown; i++)
 		if (strcmp(p->unknown[i], op) == 0)
@@ -451,7 +451,7 @@ static bool parse_modifier(struct ctx *c, const struct sx *x, struct rule *r, bo
 
 static bool parse_rule(struct ctx *c, const struct sx *x)
 {
-	struct sbpl_profile *p = c->p;
+	struct sbpl_eval_profile *p = c->p;
 	struct rule *r = arena_alloc(&p->a, sizeof(*r));
 	r->allow = strcmp(head(x), "allow") == 0;
 	r->line = x->line;
@@ -465,8 +465,8 @@ static bool parse_rule(struct ctx *c, const struct sx *x)
 				return fail(c, k, "operation '%s' after a filter or modifier", k->text);
 			if (!valid_op_name(k->text))
 				return fail(c, k, "'%s' is not an operation name", k->text);
-			const char *op = sbpl_op_canonical(k->text);
-			if (!sbpl_op_find(op))
+			const char *op = sbpl_eval_op_canonical(k->text);
+			if (!sbpl_eval_op_find(op))
 				note_unknown(p, arena_strdup(&p->a, op));
 			r->ops[r->nops++] = arena_strdup(&p->a, op);
 		} else if (k->kind == SX_LIST && k->n > 0 && is_sym(k->kids[0], "with")) {
@@ -534,11 +534,11 @@ static bool parse_forms(struct ctx *c, struct sx **forms, size_t n)
 	return fail(c, &at, "no filterless rule on `default` such as (deny default)");
 }
 
-struct sbpl_profile *sbpl_parse(const char *text, size_t len,
-				const struct sbpl_param *params, size_t nparams,
-				char *err, size_t errlen)
+struct sbpl_eval_profile *sbpl_eval_parse(const char *text, size_t len,
+					  const struct sbpl_eval_param *params, size_t nparams,
+					  char *err, size_t errlen)
 {
-	struct sbpl_profile *p = calloc(1, sizeof(*p));
+	struct sbpl_eval_profile *p = calloc(1, sizeof(*p));
 	if (!p) {
 		snprintf(err, errlen, "0:0: out of memory");
 		return NULL;
@@ -548,15 +548,15 @@ struct sbpl_profile *sbpl_parse(const char *text, size_t len,
 			 .err = err, .errlen = errlen };
 	struct sx **forms;
 	size_t n;
-	if (!sx_read_all(&p->a, text, len, &forms, &n, err, errlen) ||
+	if (!sbpl_eval_read(&p->a, text, len, &forms, &n, err, errlen) ||
 	    !parse_forms(&c, forms, n)) {
-		sbpl_free(p);
+		sbpl_eval_free(p);
 		return NULL;
 	}
 	return p;
 }
 
-void sbpl_free(struct sbpl_profile *p)
+void sbpl_eval_free(struct sbpl_eval_profile *p)
 {
 	if (!p)
 		return;
@@ -566,12 +566,12 @@ void sbpl_free(struct sbpl_profile *p)
 	free(p);
 }
 
-size_t sbpl_rule_count(const struct sbpl_profile *p)
+size_t sbpl_eval_rule_count(const struct sbpl_eval_profile *p)
 {
 	return p->nrules;
 }
 
-size_t sbpl_unknown_ops(const struct sbpl_profile *p, const char **first)
+size_t sbpl_eval_unknown_ops(const struct sbpl_eval_profile *p, const char **first)
 {
 	if (first)
 		*first = p->nunknown ? p->unknown[0] : NULL;
@@ -589,13 +589,13 @@ static bool is_localhost(const char *h)
 }
 
 /* 1 match, 0 no match, -1 undecidable (message in err). */
-static int match(const struct filter *f, const struct sbpl_query *q, char *err, size_t errlen)
+static int match(const struct filter *f, const struct sbpl_eval_query *q, char *err, size_t errlen)
 {
 	switch (f->kind) {
 	case F_LITERAL:
-		return q->kind == SBPL_Q_PATH && strcmp(q->path, f->s) == 0;
+		return q->kind == SBPL_EVAL_Q_PATH && strcmp(q->path, f->s) == 0;
 	case F_SUBPATH: {
-		if (q->kind != SBPL_Q_PATH)
+		if (q->kind != SBPL_EVAL_Q_PATH)
 			return 0;
 		size_t n = strlen(f->s);
 		if (n == 1)
@@ -604,25 +604,25 @@ static int match(const struct filter *f, const struct sbpl_query *q, char *err, 
 		       (q->path[n] == '\0' || q->path[n] == '/');
 	}
 	case F_PREFIX:
-		return q->kind == SBPL_Q_PATH && strncmp(q->path, f->s, strlen(f->s)) == 0;
+		return q->kind == SBPL_EVAL_Q_PATH && strncmp(q->path, f->s, strlen(f->s)) == 0;
 	case F_REGEX:
-		return q->kind == SBPL_Q_PATH && regexec(f->re, q->path, 0, NULL, 0) == 0;
+		return q->kind == SBPL_EVAL_Q_PATH && regexec(f->re, q->path, 0, NULL, 0) == 0;
 	case F_NAME:
-		return q->kind == SBPL_Q_NAME && strcmp(q->name, f->s) == 0;
+		return q->kind == SBPL_EVAL_Q_NAME && strcmp(q->name, f->s) == 0;
 	case F_NAME_REGEX:
-		return q->kind == SBPL_Q_NAME && regexec(f->re, q->name, 0, NULL, 0) == 0;
+		return q->kind == SBPL_EVAL_Q_NAME && regexec(f->re, q->name, 0, NULL, 0) == 0;
 	case F_REMOTE:
-		if (q->kind != SBPL_Q_NET)
+		if (q->kind != SBPL_EVAL_Q_NET)
 			return 0;
-		if (f->proto == NP_TCP && q->proto != SBPL_TCP)
+		if (f->proto == NP_TCP && q->proto != SBPL_EVAL_TCP)
 			return 0;
-		if (f->proto == NP_UDP && q->proto != SBPL_UDP)
+		if (f->proto == NP_UDP && q->proto != SBPL_EVAL_UDP)
 			return 0;
 		if (!f->host_any && !is_localhost(q->host))
 			return 0;
 		return f->port_any || f->port == q->port;
 	case F_LOCAL:
-		if (q->kind != SBPL_Q_NET)
+		if (q->kind != SBPL_EVAL_Q_NET)
 			return 0;
 		if (f->host_any && f->port_any)
 			return 1; /* every socket has some local endpoint */
@@ -630,7 +630,7 @@ static int match(const struct filter *f, const struct sbpl_query *q, char *err, 
 			 f->s);
 		return -1;
 	case F_UNIX:
-		if (q->kind != SBPL_Q_PATH)
+		if (q->kind != SBPL_EVAL_Q_PATH)
 			return 0;
 		return f->nkids ? match(f->kids[0], q, err, errlen) : 1;
 	case F_ANY:
@@ -663,7 +663,7 @@ static bool rule_on(const struct rule *r, const char *op)
 	return false;
 }
 
-static void decided(struct sbpl_result *out, const struct rule *r, const char *op)
+static void decided(struct sbpl_eval_result *out, const struct rule *r, const char *op)
 {
 	out->allowed = r->allow;
 	out->report = r->report;
@@ -672,17 +672,17 @@ static void decided(struct sbpl_result *out, const struct rule *r, const char *o
 	out->by_default = strcmp(op, "default") == 0;
 }
 
-bool sbpl_decide(const struct sbpl_profile *p, const char *operation,
-		 const struct sbpl_query *q, struct sbpl_result *out,
-		 char *err, size_t errlen)
+bool sbpl_eval_decide(const struct sbpl_eval_profile *p, const char *operation,
+		      const struct sbpl_eval_query *q, struct sbpl_eval_result *out,
+		      char *err, size_t errlen)
 {
 	memset(out, 0, sizeof(*out));
-	if ((q->kind == SBPL_Q_PATH && !q->path) || (q->kind == SBPL_Q_NET && !q->host) ||
-	    (q->kind == SBPL_Q_NAME && !q->name)) {
+	if ((q->kind == SBPL_EVAL_Q_PATH && !q->path) || (q->kind == SBPL_EVAL_Q_NET && !q->host) ||
+	    (q->kind == SBPL_EVAL_Q_NAME && !q->name)) {
 		snprintf(err, errlen, "query without its argument");
 		return false;
 	}
-	const char *op = sbpl_op_canonical(operation);
+	const char *op = sbpl_eval_op_canonical(operation);
 	/* The table is a tree rooted at `default`; the bound only guards
 	 * against a broken table. */
 	for (unsigned hop = 0; hop < 16; hop++) {
@@ -709,31 +709,31 @@ bool sbpl_decide(const struct sbpl_profile *p, const char *operation,
 		}
 		if (strcmp(op, "default") == 0)
 			break;
-		const struct sbpl_op_info *info = sbpl_op_find(op);
+		const struct sbpl_eval_op *info = sbpl_eval_op_find(op);
 		op = info ? info->parent : "default";
 	}
 	snprintf(err, errlen, "no rule decides %s (the profile has no rule on default)", operation);
 	return false;
 }
 
-bool sbpl_decide_path(const struct sbpl_profile *p, const char *operation,
-		      const char *path, struct sbpl_result *out, char *err, size_t errlen)
+bool sbpl_eval_decide_path(const struct sbpl_eval_profile *p, const char *operation,
+			   const char *path, struct sbpl_eval_result *out, char *err, size_t errlen)
 {
-	struct sbpl_query q = { .kind = SBPL_Q_PATH, .path = path };
-	return sbpl_decide(p, operation, &q, out, err, errlen);
+	struct sbpl_eval_query q = { .kind = SBPL_EVAL_Q_PATH, .path = path };
+	return sbpl_eval_decide(p, operation, &q, out, err, errlen);
 }
 
-bool sbpl_decide_net(const struct sbpl_profile *p, const char *operation,
-		     enum sbpl_proto proto, const char *host, unsigned port,
-		     struct sbpl_result *out, char *err, size_t errlen)
+bool sbpl_eval_decide_net(const struct sbpl_eval_profile *p, const char *operation,
+			  enum sbpl_eval_proto proto, const char *host, unsigned port,
+			  struct sbpl_eval_result *out, char *err, size_t errlen)
 {
-	struct sbpl_query q = { .kind = SBPL_Q_NET, .proto = proto, .host = host, .port = port };
-	return sbpl_decide(p, operation, &q, out, err, errlen);
+	struct sbpl_eval_query q = { .kind = SBPL_EVAL_Q_NET, .proto = proto, .host = host, .port = port };
+	return sbpl_eval_decide(p, operation, &q, out, err, errlen);
 }
 
-bool sbpl_decide_name(const struct sbpl_profile *p, const char *operation,
-		      const char *name, struct sbpl_result *out, char *err, size_t errlen)
+bool sbpl_eval_decide_name(const struct sbpl_eval_profile *p, const char *operation,
+			   const char *name, struct sbpl_eval_result *out, char *err, size_t errlen)
 {
-	struct sbpl_query q = { .kind = SBPL_Q_NAME, .name = name };
-	return sbpl_decide(p, operation, &q, out, err, errlen);
+	struct sbpl_eval_query q = { .kind = SBPL_EVAL_Q_NAME, .name = name };
+	return sbpl_eval_decide(p, operation, &q, out, err, errlen);
 }

@@ -18,7 +18,7 @@
 
 #include <string.h>
 
-static const struct sbpl_op_info ops[] = {
+static const struct sbpl_eval_op ops[] = {
 	{ "default", "default" },
 	{ "appleevent-send", "default" },
 	{ "authorization-right-obtain", "default" },
@@ -180,13 +180,13 @@ static const struct {
 	{ "file-write-unmount", "file-unmount" },
 };
 
-const struct sbpl_op_info *sbpl_op_table(size_t *n)
+const struct sbpl_eval_op *sbpl_eval_op_table(size_t *n)
 {
 	*n = sizeof(ops) / sizeof(ops[0]);
 	return ops;
 }
 
-const char *sbpl_op_canonical(const char *name)
+const char *sbpl_eval_op_canonical(const char *name)
 {
 	for (size_t i = 0; i < sizeof(aliases) / sizeof(aliases[0]); i++)
 		if (strcmp(aliases[i].alias, name) == 0)
@@ -194,9 +194,9 @@ const char *sbpl_op_canonical(const char *name)
 	return name;
 }
 
-const struct sbpl_op_info *sbpl_op_find(const char *name)
+const struct sbpl_eval_op *sbpl_eval_op_find(const char *name)
 {
-	name = sbpl_op_canonical(name);
+	name = sbpl_eval_op_canonical(name);
 	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
 		if (strcmp(ops[i].name, name) == 0)
 			return &ops[i];

@@ -132,9 +132,9 @@ static bool read_string(struct reader *r, struct sx *x, bool raw)
 		}
 		memcpy(buf + n, out, k);
 		n += k;
-		if (n > 4 * SBPL_MAX_STRING)
+		if (n > 4 * SBPL_EVAL_MAX_STRING)
 			return fail(r, line, col, "string literal longer than %d bytes",
-				    4 * SBPL_MAX_STRING);
+				    4 * SBPL_EVAL_MAX_STRING);
 	}
 	buf[n] = '\0';
 	x->text = buf;
@@ -237,8 +237,8 @@ static bool read_datum(struct reader *r, struct sx **out, unsigned depth)
 	return true;
 }
 
-bool sx_read_all(struct arena *a, const char *text, size_t len,
-		 struct sx ***out, size_t *nout, char *err, size_t errlen)
+bool sbpl_eval_read(struct arena *a, const char *text, size_t len,
+		    struct sx ***out, size_t *nout, char *err, size_t errlen)
 {
 	struct reader r = { .a = a, .s = text, .len = len, .line = 1, .col = 1,
 			    .err = err, .errlen = errlen };

@@ -28,7 +28,7 @@ struct sx {
 
 /* Reads every top-level datum of `text` into *out (arena-owned). Returns
  * false with "LINE:COL: message" in err. */
-bool sx_read_all(struct arena *a, const char *text, size_t len,
-		 struct sx ***out, size_t *nout, char *err, size_t errlen);
+bool sbpl_eval_read(struct arena *a, const char *text, size_t len,
+		    struct sx ***out, size_t *nout, char *err, size_t errlen);
 
 #endif
