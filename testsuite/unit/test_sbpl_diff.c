@@ -1,0 +1,667 @@
+/*
+ * test_sbpl_diff.c - differential tests of the SBPL backend: the IR
+ * evaluator (cage_query_*) and the independent SBPL evaluator
+ * (testsuite/lib/sbpl_eval.h) must agree on what the emitted profile allows.
+ *
+ * Policies are generated from a fixed seed with bounded sizes, compiled
+ * through the public API (cage_load_string + cage_emit "sbpl"), and queried
+ * on both sides. The IR sees paths as written (/tmp/x); the SBPL side sees
+ * what macOS would check after resolving the /tmp, /var and /etc links
+ * (/private/tmp/x). Hostnames cannot appear in a profile, so for host queries
+ * the checks are: direct egress to a non-loopback address is never allowed
+ * in enforce mode, an allowed host makes the proxy port (param PROXY_PORT)
+ * reachable, and loopback ports are open exactly when the policy allows them.
+ *
+ * Queries stay out of the areas the emitter's base rules open for every
+ * process (system roots, /dev, the vetted Mach services), where the two
+ * sides differ on purpose.
+ */
+#include <criterion/criterion.h>
+#include <criterion/logging.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cage.h"
+#include "sbpl_eval.h"
+
+#define HOME "/Users/alice"
+#define PROXY_PORT 47113u
+#define PROXY_PORT_S "47113"
+
+/* ---- deterministic randomness (splitmix64); state is per test ---- */
+
+struct rng {
+	uint64_t s;
+};
+
+static uint64_t rnd(struct rng *r)
+{
+	uint64_t z = (r->s += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static unsigned pick(struct rng *r, unsigned n)
+{
+	return (unsigned)(rnd(r) % n);
+}
+
+/* ---- growable text ---- */
+
+struct text {
+	char *p;
+	size_t len, cap;
+};
+
+static void put(struct text *t, const char *s, size_t n)
+{
+	if (t->len + n + 1 > t->cap) {
+		size_t cap = t->cap ? t->cap : 256;
+		while (cap < t->len + n + 1)
+			cap *= 2;
+		char *np = realloc(t->p, cap);
+		cr_assert(np, "out of memory");
+		t->p = np;
+		t->cap = cap;
+	}
+	memcpy(t->p + t->len, s, n);
+	t->len += n;
+	t->p[t->len] = '\0';
+}
+
+static void puts_t(struct text *t, const char *s)
+{
+	put(t, s, strlen(s));
+}
+
+/* A cage string literal: `"` and `\` escaped (lang/lex.re). */
+static void put_cage_string(struct text *t, const char *s)
+{
+	put(t, "\"", 1);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			put(t, "\\", 1);
+		put(t, s, 1);
+	}
+	put(t, "\"", 1);
+}
+
+/* ---- the vocabulary ---- */
+
+/* Roots outside what the base rules open. /tmp, /var and /etc exercise the
+ * /private forms; "~" is HOME. */
+static const char *const roots[] = {
+	"~", "~/proj", "/work/w", "/tmp/t", "/var/db/v", "/etc/app",
+};
+
+/* Component names, half of them full of regex metacharacters, quotes and
+ * backslashes that the emitter must escape in literals and regexes. */
+static const char *const names[] = {
+	"a", "b", "src", "x.txt", "a.b", "c+d", "(p)", "[q]", "^t", "u$", "v|w",
+	"sp ace", "q\"t", "b\\s", "x.", "..x", ".git", "a-b", "star+", "w.(x)",
+};
+
+/* Glob pieces that replace one component. */
+static const char *const globs[] = { "*", "*.txt", "a*", "?", "x?t", "*.(p)", "[q]*" };
+
+static const char *const file_kw[] = { "read", "read-metadata", "write", "create",
+				       "delete", "exec" };
+
+struct gen_rule {
+	char pat[512];  /* the pattern as written (with ~) */
+	bool path_like; /* a file or unix target */
+};
+
+/* Builds a path pattern (as written in the policy) into out. */
+static void gen_pattern(struct rng *r, char *out, size_t cap)
+{
+	size_t n = (size_t)snprintf(out, cap, "%s", roots[pick(r, 6)]);
+	unsigned depth = pick(r, 3);
+	for (unsigned i = 0; i < depth && n < cap; i++)
+		n += (size_t)snprintf(out + n, cap - n, "/%s", names[pick(r, 20)]);
+	switch (pick(r, 6)) {
+	case 0:
+	case 1: /* exact */
+		if (depth == 0 && n < cap)
+			n += (size_t)snprintf(out + n, cap - n, "/%s", names[pick(r, 20)]);
+		break;
+	case 2:
+	case 3: /* subtree */
+		if (n < cap)
+			snprintf(out + n, cap - n, "/**");
+		break;
+	case 4: /* glob component at the end */
+		if (n < cap)
+			snprintf(out + n, cap - n, "/%s", globs[pick(r, 7)]);
+		break;
+	default: /* ** in the middle */
+		if (n < cap)
+			snprintf(out + n, cap - n, "/**/%s", names[pick(r, 20)]);
+		break;
+	}
+}
+
+/* Turns a pattern into a concrete path that it (probably) matches, with
+ * `~` expanded, component by component; then perhaps a child, a sibling
+ * sharing the prefix, or the parent, to probe the pattern's edges. */
+static void instantiate(struct rng *r, const char *pat, char *out, size_t cap)
+{
+	static const char *const fill[] = { "", "z", "a", "x.txt", "b.c" };
+	size_t n = 0;
+	out[0] = '\0';
+	if (pat[0] == '~') {
+		n = (size_t)snprintf(out, cap, "%s", HOME);
+		pat++;
+	}
+	while (*pat == '/' && n + 300 < cap) {
+		pat++;
+		size_t cl = strcspn(pat, "/");
+		if (cl == 2 && pat[0] == '*' && pat[1] == '*') {
+			unsigned k = pick(r, 3);
+			for (unsigned i = 0; i < k; i++)
+				n += (size_t)snprintf(out + n, cap - n, "/%s", names[pick(r, 20)]);
+		} else {
+			out[n++] = '/';
+			for (size_t i = 0; i < cl; i++) {
+				if (pat[i] == '*')
+					n += (size_t)snprintf(out + n, cap - n, "%s", fill[pick(r, 5)]);
+				else if (pat[i] == '?')
+					out[n++] = "aZ.("[pick(r, 4)];
+				else
+					out[n++] = pat[i];
+			}
+			out[n] = '\0';
+			if (out[n - 1] == '/') /* "*" became "" */
+				n += (size_t)snprintf(out + n, cap - n, "e");
+		}
+		pat += cl;
+	}
+	out[n] = '\0';
+	if (n == 0)
+		snprintf(out, cap, "/");
+	switch (pick(r, 6)) {
+	case 0: { /* a child */
+		size_t l = strlen(out);
+		snprintf(out + l, cap - l, "/%s", names[pick(r, 20)]);
+		break;
+	}
+	case 1: { /* a sibling sharing the prefix */
+		size_t l = strlen(out);
+		snprintf(out + l, cap - l, "%s", "x");
+		break;
+	}
+	case 2: { /* the parent */
+		char *s = strrchr(out, '/');
+		if (s && s != out)
+			*s = '\0';
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+/* What macOS checks for an IR path: the /tmp, /var and /etc links resolved. */
+static void resolved(const char *path, char *out, size_t cap)
+{
+	static const char *const links[] = { "/tmp", "/var", "/etc" };
+	for (size_t i = 0; i < 3; i++) {
+		size_t l = strlen(links[i]);
+		if (strncmp(path, links[i], l) == 0 && (path[l] == '/' || path[l] == '\0')) {
+			snprintf(out, cap, "/private%s", path);
+			return;
+		}
+	}
+	snprintf(out, cap, "%s", path);
+}
+
+static const char *sbpl_op_for(const char *access)
+{
+	static const struct {
+		const char *access, *op;
+	} map[] = {
+		{ "read", "file-read-data" },     { "read-metadata", "file-read-metadata" },
+		{ "write", "file-write-data" },   { "create", "file-write-create" },
+		{ "delete", "file-write-unlink" }, { "exec", "process-exec*" },
+		{ "unix", "network-outbound" },   { "mach", "mach-lookup" },
+	};
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (strcmp(map[i].access, access) == 0)
+			return map[i].op;
+	return NULL;
+}
+
+/* ---- one compiled policy on both sides ---- */
+
+struct pair {
+	const char *src;
+	cage_policy *pol;
+	char *sbpl;
+	size_t sbpl_len;
+	struct sbpl_eval_profile *prof;
+	const char *mode;
+	size_t mismatches, checks;
+};
+
+static size_t total_mismatches;
+enum { MAX_REPORTS = 12 };
+
+static const char *line_of(const char *text, unsigned line, char *buf, size_t cap)
+{
+	const char *p = text;
+	for (unsigned i = 1; i < line && p; i++) {
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	if (!p)
+		return "?";
+	size_t n = strcspn(p, "\n");
+	snprintf(buf, cap, "%.*s", (int)(n < cap - 1 ? n : cap - 1), p);
+	return buf;
+}
+
+static void report(struct pair *pr, const char *what, const char *query,
+		   const struct cage_verdict *iv, const struct sbpl_eval_result *sv)
+{
+	pr->mismatches++;
+	if (total_mismatches++ >= MAX_REPORTS)
+		return;
+	char sl[512];
+	cr_log_error("SBPL/IR disagreement (%s): %s\n"
+		     "  IR:   %s by %s (line %u)\n"
+		     "  SBPL: %s%s by line %u: %s\n"
+		     "--- policy ---\n%s--- end ---",
+		     what, query, iv->allowed ? "allowed" : "denied",
+		     iv->rule ? iv->rule : "default", iv->line,
+		     sv->allowed ? "allowed" : "denied", sv->report ? " (report)" : "",
+		     sv->line, line_of(pr->sbpl, sv->line, sl, sizeof(sl)), pr->src);
+}
+
+static bool compile(struct pair *pr, const char *src, const char **defs, size_t ndefs)
+{
+	memset(pr, 0, sizeof(*pr));
+	pr->src = src;
+	cage_options *o = cage_options_new();
+	cr_assert(o);
+	cage_options_home(o, HOME);
+	for (size_t i = 0; i < ndefs; i++)
+		cr_assert(cage_options_define(o, defs[i]));
+	pr->pol = cage_load_string("gen.cage", src, strlen(src), o);
+	cage_options_free(o);
+	cr_assert(pr->pol);
+	if (cage_error_count(pr->pol) != 0) {
+		cage_print_diagnostics(pr->pol, stderr, false);
+		cr_assert_fail("generated policy does not compile:\n%s", src);
+	}
+	FILE *f = open_memstream(&pr->sbpl, &pr->sbpl_len);
+	cr_assert(f);
+	const char *err = NULL;
+	bool ok = cage_emit(pr->pol, "sbpl", f, &err);
+	cr_assert_eq(fclose(f), 0);
+	cr_assert(ok, "cage_emit sbpl failed: %s\n%s", err ? err : "?", src);
+	struct sbpl_eval_param params[] = {
+		{ "PROXY_PORT", PROXY_PORT_S },
+		{ "PRIVATE_TMP", "/private/var/folders/cg/T/cage-tmp" },
+		{ "PRIVATE_HOME", "/private/var/folders/cg/T/cage-home" },
+	};
+	char perr[512];
+	pr->prof = sbpl_eval_parse(pr->sbpl, pr->sbpl_len, params, 3, perr, sizeof(perr));
+	cr_assert(pr->prof, "emitted SBPL does not load: %s\n--- policy ---\n%s--- sbpl ---\n%s",
+		  perr, src, pr->sbpl);
+	const char *unknown;
+	cr_assert_eq(sbpl_eval_unknown_ops(pr->prof, &unknown), 0,
+		     "emitted SBPL names an operation not in the table: %s", unknown);
+	return true;
+}
+
+static void release(struct pair *pr)
+{
+	sbpl_eval_free(pr->prof);
+	free(pr->sbpl);
+	cage_policy_free(pr->pol);
+}
+
+/* Compares one file, unix or mach query. */
+static void check_path(struct pair *pr, const char *access, const char *path)
+{
+	struct cage_verdict iv;
+	const char *qerr = NULL;
+	cr_assert(cage_query_path(pr->pol, access, path, &iv, &qerr), "%s", qerr ? qerr : "?");
+	struct sbpl_eval_result sv;
+	char err[256], rpath[1200];
+	bool ok;
+	if (strcmp(access, "mach") == 0) {
+		ok = sbpl_eval_decide_name(pr->prof, "mach-lookup", path, &sv, err, sizeof(err));
+	} else {
+		resolved(path, rpath, sizeof(rpath));
+		ok = sbpl_eval_decide_path(pr->prof, sbpl_op_for(access), rpath, &sv, err,
+					   sizeof(err));
+	}
+	cr_assert(ok, "SBPL evaluator: %s", err);
+	pr->checks++;
+	char q[1400];
+	snprintf(q, sizeof(q), "%s %s (SBPL %s)", access, path, sbpl_op_for(access));
+	if (strcmp(pr->mode, "monitor") == 0) {
+		/* Nothing is blocked; exactly the would-block accesses are logged. */
+		if (!sv.allowed || sv.report != !iv.allowed)
+			report(pr, "monitor", q, &iv, &sv);
+	} else if (sv.allowed != iv.allowed) {
+		report(pr, pr->mode, q, &iv, &sv);
+	}
+}
+
+static bool is_loopback(const char *h)
+{
+	return strcmp(h, "localhost") == 0 || strcmp(h, "127.0.0.1") == 0 || strcmp(h, "::1") == 0;
+}
+
+static bool sbpl_net(struct pair *pr, const char *host, unsigned port, struct sbpl_eval_result *sv)
+{
+	char err[256];
+	cr_assert(sbpl_eval_decide_net(pr->prof, "network-outbound", SBPL_EVAL_TCP, host, port, sv,
+				       err, sizeof(err)),
+		  "SBPL evaluator: %s", err);
+	return sv->allowed;
+}
+
+/* Compares one connect query; see the file comment for what is checked. */
+static void check_host(struct pair *pr, const char *host, unsigned port)
+{
+	struct cage_verdict iv;
+	const char *qerr = NULL;
+	cr_assert(cage_query_host(pr->pol, host, port, &iv, &qerr), "%s", qerr ? qerr : "?");
+	struct sbpl_eval_result sv;
+	char q[300];
+	pr->checks++;
+	if (strcmp(pr->mode, "enforce") != 0) {
+		/* enforce-fs and monitor leave the network open. */
+		snprintf(q, sizeof(q), "connect %s:%u (open network)", host, port);
+		if (!sbpl_net(pr, is_loopback(host) ? host : "93.184.216.34", port, &sv))
+			report(pr, pr->mode, q, &iv, &sv);
+		return;
+	}
+	if (is_loopback(host)) {
+		snprintf(q, sizeof(q), "connect %s:%u (direct loopback)", host, port);
+		bool s = sbpl_net(pr, host, port, &sv);
+		if (iv.allowed && !s)
+			report(pr, "loopback allowed by policy but blocked", q, &iv, &sv);
+		if (s && !iv.allowed) {
+			/* localhost in SBPL covers every loopback spelling. */
+			struct cage_verdict a, b, c;
+			cr_assert(cage_query_host(pr->pol, "localhost", port, &a, &qerr));
+			cr_assert(cage_query_host(pr->pol, "127.0.0.1", port, &b, &qerr));
+			cr_assert(cage_query_host(pr->pol, "::1", port, &c, &qerr));
+			if (!a.allowed && !b.allowed && !c.allowed)
+				report(pr, "loopback port open but policy denies it", q, &iv, &sv);
+		}
+		return;
+	}
+	snprintf(q, sizeof(q), "connect %s:%u (direct egress)", host, port);
+	if (sbpl_net(pr, "93.184.216.34", port, &sv))
+		report(pr, "direct egress open in enforce mode", q, &iv, &sv);
+	if (iv.allowed) {
+		snprintf(q, sizeof(q), "connect %s:%u (via proxy localhost:%u)", host, port,
+			 PROXY_PORT);
+		if (!sbpl_net(pr, "localhost", PROXY_PORT, &sv))
+			report(pr, "allowed host but proxy port closed", q, &iv, &sv);
+	}
+}
+
+/* ---- the generator ---- */
+
+static const char *const host_pats[] = {
+	"example.com:443", "*.example.org", "api.test:80,443", "x.test:8000-8100",
+	"localhost:3000", "127.0.0.1:5432", "[::1]:8080", "localhost:3000-3003", "10.1.2.3:22",
+};
+static const char *const host_queries[] = { "example.com", "a.example.org", "example.org",
+					    "api.test", "x.test", "localhost", "127.0.0.1",
+					    "::1", "10.1.2.3", "other.test" };
+static const unsigned ports[] = { 443, 80, 8050, 3000, 3002, 3004, 5432, 8080, 22, 9999 };
+
+static const char *const mach_pats[] = { "com.example.svc", "org.test.*", "com.example.other" };
+static const char *const mach_queries[] = { "com.example.svc", "org.test.a", "org.test",
+					    "com.example.other", "com.example.svcx" };
+
+enum { MAX_RULES = 14 };
+
+/* Generates one policy into t and remembers its path patterns. */
+static const char *gen_policy(struct rng *r, struct text *t, struct gen_rule *rules,
+			      size_t *nrules)
+{
+	static const char *const modes[] = { "enforce", "enforce", "enforce", "enforce",
+					     "enforce-fs", "monitor" };
+	const char *mode = modes[pick(r, 6)];
+	t->len = 0;
+	puts_t(t, "cage 1\n");
+	*nrules = 0;
+	unsigned nprot = pick(r, 3) == 0 ? 1 + pick(r, 2) : 0;
+	for (unsigned i = 0; i < nprot; i++) {
+		struct gen_rule *g = &rules[(*nrules)++];
+		gen_pattern(r, g->pat, sizeof(g->pat));
+		g->path_like = true;
+		puts_t(t, "protect ");
+		put_cage_string(t, g->pat);
+		puts_t(t, "\n");
+	}
+	puts_t(t, "profile p {\n    mode ");
+	puts_t(t, mode);
+	puts_t(t, "\n");
+	unsigned n = 1 + pick(r, MAX_RULES - 3);
+	for (unsigned i = 0; i < n; i++) {
+		unsigned kind = pick(r, 10);
+		bool deny = pick(r, 3) == 0;
+		if (kind < 7) {
+			struct gen_rule *g = &rules[(*nrules)++];
+			gen_pattern(r, g->pat, sizeof(g->pat));
+			g->path_like = true;
+			puts_t(t, deny ? "    deny" : "    allow");
+			unsigned mask = 1 + pick(r, 63);
+			for (unsigned k = 0; k < 6; k++)
+				if (mask & (1u << k)) {
+					puts_t(t, " ");
+					puts_t(t, file_kw[k]);
+				}
+			puts_t(t, " ");
+			put_cage_string(t, g->pat);
+			puts_t(t, "\n");
+		} else if (kind == 7) {
+			struct gen_rule *g = &rules[(*nrules)++];
+			gen_pattern(r, g->pat, sizeof(g->pat));
+			g->path_like = true;
+			puts_t(t, deny ? "    deny unix " : "    allow unix ");
+			put_cage_string(t, g->pat);
+			puts_t(t, "\n");
+		} else if (kind == 8) {
+			puts_t(t, deny ? "    deny connect " : "    allow connect ");
+			put_cage_string(t, host_pats[pick(r, 9)]);
+			puts_t(t, "\n");
+		} else {
+			puts_t(t, deny ? "    deny mach " : "    allow mach ");
+			put_cage_string(t, mach_pats[pick(r, 3)]);
+			puts_t(t, "\n");
+		}
+	}
+	puts_t(t, "}\n");
+	return mode;
+}
+
+static void run_queries(struct rng *r, struct pair *pr, const struct gen_rule *rules,
+			size_t nrules, unsigned nq)
+{
+	char path[1024];
+	for (unsigned i = 0; i < nq; i++) {
+		unsigned k = pick(r, 10);
+		if (k < 6) {
+			if (nrules && pick(r, 4) != 0)
+				instantiate(r, rules[pick(r, (unsigned)nrules)].pat, path, sizeof(path));
+			else {
+				char pat[512];
+				gen_pattern(r, pat, sizeof(pat));
+				instantiate(r, pat, path, sizeof(path));
+			}
+			check_path(pr, file_kw[pick(r, 6)], path);
+		} else if (k == 6) {
+			if (nrules)
+				instantiate(r, rules[pick(r, (unsigned)nrules)].pat, path, sizeof(path));
+			else
+				snprintf(path, sizeof(path), "/tmp/t/a");
+			check_path(pr, "unix", path);
+		} else if (k == 7) {
+			check_path(pr, "mach", mach_queries[pick(r, 5)]);
+		} else {
+			check_host(pr, host_queries[pick(r, 10)], ports[pick(r, 10)]);
+		}
+	}
+}
+
+enum { N_POLICIES = 400, N_QUERIES = 120 };
+static const uint64_t SEED = 0x5eedcafe2026ull;
+
+Test(sbpl_diff, random_policies, .timeout = 240)
+{
+	struct rng r = { SEED };
+	const char *env = getenv("CAGE_DIFF_SEED");
+	if (env)
+		r.s = strtoull(env, NULL, 0);
+	struct text t = { 0 };
+	struct gen_rule rules[MAX_RULES + 4];
+	size_t checks = 0, bad = 0;
+	total_mismatches = 0;
+	for (unsigned i = 0; i < N_POLICIES; i++) {
+		size_t nrules;
+		struct pair pr;
+		const char *mode = gen_policy(&r, &t, rules, &nrules);
+		compile(&pr, t.p, NULL, 0);
+		pr.mode = mode;
+		run_queries(&r, &pr, rules, nrules, N_QUERIES);
+		checks += pr.checks;
+		bad += pr.mismatches;
+		release(&pr);
+	}
+	free(t.p);
+	cr_log_info("sbpl_diff: %u policies x %u queries = %zu checks, seed 0x%llx, %zu disagreements",
+		    N_POLICIES, N_QUERIES, checks, (unsigned long long)SEED, bad);
+	cr_assert_eq(bad, 0, "%zu of %zu checks disagree (first %d reported above)", bad, checks,
+		     MAX_REPORTS);
+}
+
+/* ---- hand-written tricky cases, checked the same way ---- */
+
+static void check_fixed(const char *policy, const char *const *queries, size_t nq,
+			const char *mode, const char **defs, size_t ndefs)
+{
+	struct pair pr;
+	total_mismatches = 0;
+	compile(&pr, policy, defs, ndefs);
+	pr.mode = mode;
+	for (size_t i = 0; i + 1 < nq; i += 2)
+		check_path(&pr, queries[i], queries[i + 1]);
+	size_t bad = pr.mismatches;
+	release(&pr);
+	cr_assert_eq(bad, 0, "%zu disagreements (reported above)", bad);
+}
+
+#define QUERIES(...) ((const char *const[]){ __VA_ARGS__ }), \
+	(sizeof((const char *const[]){ __VA_ARGS__ }) / sizeof(const char *))
+
+Test(sbpl_diff, deny_inside_allow_and_allow_inside_deny)
+{
+	check_fixed("cage 1\nprofile p {\n"
+		    "    allow read write \"~/w/**\"\n"
+		    "    deny write \"~/w/.git/**\"\n"
+		    "    allow write \"~/w/.git/hooks-ok/**\"\n"
+		    "}\n",
+		    QUERIES("write", HOME "/w/a", "write", HOME "/w/.git/config",
+			    "create", HOME "/w/.git/x", "delete", HOME "/w/.git",
+			    "write", HOME "/w/.git/hooks-ok/h", "read", HOME "/w/.git/config",
+			    "read-metadata", HOME "/w", "write", HOME "/wx"),
+		    "enforce", NULL, 0);
+}
+
+Test(sbpl_diff, later_broad_allow_overrides_earlier_deny)
+{
+	check_fixed("cage 1\nprofile p {\n"
+		    "    deny read \"/work/w/secret/**\"\n"
+		    "    allow read \"/work/w/**\"\n"
+		    "}\n",
+		    QUERIES("read", "/work/w/secret/k", "read-metadata", "/work/w/secret",
+			    "read", "/work/w/a", "write", "/work/w/a"),
+		    "enforce", NULL, 0);
+}
+
+Test(sbpl_diff, protect_wins_in_any_order)
+{
+	check_fixed("cage 1\nprotect \"~/.ssh/**\"\nprofile p {\n"
+		    "    allow read write exec \"~/**\"\n"
+		    "    allow read \"~/.ssh/known_hosts\"\n"
+		    "}\n",
+		    QUERIES("read", HOME "/.ssh/id_ed25519", "read", HOME "/.ssh/known_hosts",
+			    "read-metadata", HOME "/.ssh", "write", HOME "/.ssh/config",
+			    "create", HOME "/.ssh/x", "delete", HOME "/.ssh", "exec",
+			    HOME "/.ssh/x", "read", HOME "/.sshx", "write", HOME "/a"),
+		    "enforce", NULL, 0);
+}
+
+Test(sbpl_diff, tmp_var_etc_are_private)
+{
+	check_fixed("cage 1\nprofile p {\n"
+		    "    allow read write \"/tmp/build/**\"\n"
+		    "    allow read \"/etc/app.conf\"\n"
+		    "    allow write \"/var/db/v/*.log\"\n"
+		    "    deny write \"/tmp/build/keep\"\n"
+		    "}\n",
+		    QUERIES("write", "/tmp/build/o.o", "read", "/tmp/build", "write",
+			    "/tmp/build/keep", "read", "/etc/app.conf", "read", "/etc/app.confx",
+			    "write", "/var/db/v/a.log", "write", "/var/db/v/d/a.log", "write",
+			    "/tmp/buildx"),
+		    "enforce", NULL, 0);
+}
+
+Test(sbpl_diff, regex_metacharacters_quotes_and_backslashes)
+{
+	check_fixed("cage 1\nprofile p {\n"
+		    "    allow read \"/work/a.b/*.txt\"\n"
+		    "    allow read \"/work/(p)+[q]/**\"\n"
+		    "    allow write \"/work/^t$|u/?\"\n"
+		    "    allow read write \"/work/q\\\"t/b\\\\s/**\"\n"
+		    "    deny read \"/work/q\\\"t/b\\\\s/*.key\"\n"
+		    "}\n",
+		    QUERIES("read", "/work/a.b/x.txt", "read", "/work/aXb/x.txt", "read",
+			    "/work/a.b/x.txtx", "read", "/work/a.b/d/x.txt", "read",
+			    "/work/(p)+[q]/z", "read", "/work/p+[q]/z", "read",
+			    "/work/(p)[q]/z", "write", "/work/^t$|u/a", "write",
+			    "/work/^t$|u/ab", "write", "/work/t$|u/a", "write", "/work/^t$/a",
+			    "read", "/work/q\"t/b\\s/f", "write", "/work/q\"t/b\\s/f", "read",
+			    "/work/q\"t/b\\s/a.key", "read", "/work/q\"t/bs/f", "read",
+			    "/work/qt/b\\s/f"),
+		    "enforce", NULL, 0);
+}
+
+Test(sbpl_diff, monitor_blocks_nothing_and_reports_would_block)
+{
+	check_fixed("cage 1\nprofile p {\n    mode monitor\n"
+		    "    allow read \"~/w/**\"\n"
+		    "    deny read \"~/w/secret\"\n"
+		    "}\n",
+		    QUERIES("read", HOME "/w/a", "read", HOME "/w/secret", "write", HOME "/w/a",
+			    "exec", "/work/x"),
+		    "monitor", NULL, 0);
+}
+
+/* Braces cannot be written in a cage string (they interpolate params), but
+ * a -D value may carry them into a path. */
+Test(sbpl_diff, braces_from_a_param)
+{
+	const char *defs[] = { "odd=/work/r{1,2}s" };
+	check_fixed("cage 1\nparam odd : string\nprofile p {\n"
+		    "    allow read \"{odd}/**\"\n"
+		    "    deny read \"{odd}/x*\"\n"
+		    "}\n",
+		    QUERIES("read", "/work/r{1,2}s/a", "read", "/work/r{1,2}s/xa", "read",
+			    "/work/r1s/a", "read", "/work/r{1,2}s", "read", "/work/r{1,2}sx"),
+		    "enforce", defs, 1);
+}
