@@ -6,10 +6,14 @@
  *   (version 1)                       first form, exactly once
  *   (allow|deny OP... FILTER... MODIFIER...)
  * Filters:  literal path subpath prefix path-prefix regex path-regex
- *           global-name global-name-regex
+ *           global-name global-name-prefix global-name-regex
  *           remote|local tcp|udp|ip "HOST:PORT"   HOST is * or localhost
  *           remote unix-socket [(path-literal|literal|subpath|regex ...)]
  *           require-any require-all require-not
+ *   and, read and checked but never decided (a query on an operation that
+ *   reaches one is an error): target, socket-domain, socket-protocol,
+ *   socket-type, sysctl-name[-prefix],
+ *   ipc-posix-name[-prefix], local-name[-prefix]
  * Strings:  "..."  #"..." (regex only)  (param "NAME")  (string-append ...)
  * Modifiers: (with report) (with no-report) (with no-log)
  *            (with send-signal SIG) (with message "...")
@@ -28,10 +32,11 @@
 
 enum fkind {
 	F_LITERAL, F_SUBPATH, F_PREFIX, F_REGEX, /* path */
-	F_NAME, F_NAME_REGEX,                    /* global-name */
+	F_NAME, F_NAME_PREFIX, F_NAME_REGEX,     /* global-name */
 	F_REMOTE, F_LOCAL,                       /* inet */
 	F_UNIX,                                  /* remote unix-socket [kid] */
 	F_ANY, F_ALL, F_NOT,
+	F_OPAQUE, /* checked when read, but no query kind can reach it */
 };
 
 enum nproto { NP_TCP, NP_UDP, NP_IP };
@@ -288,6 +293,39 @@ static bool parse_address(struct ctx *c, const struct sx *at, const char *s, str
 
 static bool parse_filter(struct ctx *c, const struct sx *x, struct filter **out, unsigned depth);
 
+/* Filters on operations our queries never ask about (sysctl-read, signal,
+ * ipc-posix-*, system-socket, mach-register); their names are those of
+ * 0xbf00/simbple src/platform_data/catalina/filters.c plus the -prefix
+ * forms libsandbox derives for prefix-pattern filters. */
+static bool is_opaque_string_filter(const char *h)
+{
+	static const char *const names[] = {
+		"sysctl-name", "sysctl-name-prefix", "ipc-posix-name",
+		"ipc-posix-name-prefix", "local-name", "local-name-prefix",
+	};
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(h, names[i]) == 0)
+			return true;
+	return false;
+}
+
+/* The named arguments simbple's catalina data lists for these filters. */
+static bool symbol_arg_ok(const char *h, const struct sx *a)
+{
+	static const char *const targets[] = { "self", "pgrp", "others", "children",
+						"same-sandbox", "initproc" };
+	static const char *const domains[] = { "AF_UNIX", "AF_LOCAL", "AF_INET", "AF_INET6",
+						"AF_ROUTE", "AF_SYSTEM", "AF_NDRV" };
+	if (a->kind != SX_SYM)
+		return false;
+	const char *const *v = strcmp(h, "target") == 0 ? targets : domains;
+	size_t n = strcmp(h, "target") == 0 ? 6 : 7;
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(a->text, v[i]) == 0)
+			return true;
+	return false;
+}
+
 static bool parse_kids(struct ctx *c, const struct sx *x, struct filter *f, unsigned depth)
 {
 	f->nkids = x->n - 1;
@@ -366,10 +404,29 @@ static bool parse_filter(struct ctx *c, const struct sx *x, struct filter **out,
 		if (!one_arg(c, x) || !regex_arg(c, x->kids[1], &f->s) ||
 		    !compile_regex(c, x->kids[1], f->s, &f->re))
 			return false;
-	} else if (strcmp(h, "global-name") == 0) {
-		f = new_filter(c, F_NAME);
+	} else if (strcmp(h, "global-name") == 0 || strcmp(h, "global-name-prefix") == 0) {
+		f = new_filter(c, strcmp(h, "global-name") == 0 ? F_NAME : F_NAME_PREFIX);
 		if (!one_arg(c, x) || !eval_string(c, x->kids[1], &f->s))
 			return false;
+	} else if (is_opaque_string_filter(h)) {
+		f = new_filter(c, F_OPAQUE);
+		if (!one_arg(c, x) || !eval_string(c, x->kids[1], &f->s))
+			return false;
+		f->s = arena_printf(&c->p->a, "(%s \"%s\")", h, f->s);
+	} else if (strcmp(h, "socket-protocol") == 0 || strcmp(h, "socket-type") == 0) {
+		f = new_filter(c, F_OPAQUE);
+		if (!one_arg(c, x))
+			return false;
+		if (x->kids[1]->kind != SX_NUM && x->kids[1]->kind != SX_SYM)
+			return fail(c, x->kids[1], "(%s ...) takes a number or a name", h);
+		f->s = arena_printf(&c->p->a, "(%s %s)", h, x->kids[1]->text);
+	} else if (strcmp(h, "target") == 0 || strcmp(h, "socket-domain") == 0) {
+		f = new_filter(c, F_OPAQUE);
+		if (!one_arg(c, x))
+			return false;
+		if (!symbol_arg_ok(h, x->kids[1]))
+			return fail(c, x->kids[1], "(%s ...) does not take this argument", h);
+		f->s = arena_printf(&c->p->a, "(%s %s)", h, x->kids[1]->text);
 	} else if (strcmp(h, "remote") == 0 || strcmp(h, "local") == 0) {
 		f = new_filter(c, h[0] == 'r' ? F_REMOTE : F_LOCAL);
 		if (!parse_net(c, x, f, depth))
@@ -609,8 +666,13 @@ static int match(const struct filter *f, const struct sbpl_eval_query *q, char *
 		return q->kind == SBPL_EVAL_Q_PATH && regexec(f->re, q->path, 0, NULL, 0) == 0;
 	case F_NAME:
 		return q->kind == SBPL_EVAL_Q_NAME && strcmp(q->name, f->s) == 0;
+	case F_NAME_PREFIX:
+		return q->kind == SBPL_EVAL_Q_NAME && strncmp(q->name, f->s, strlen(f->s)) == 0;
 	case F_NAME_REGEX:
 		return q->kind == SBPL_EVAL_Q_NAME && regexec(f->re, q->name, 0, NULL, 0) == 0;
+	case F_OPAQUE:
+		snprintf(err, errlen, "%s cannot be decided by this evaluator", f->s);
+		return -1;
 	case F_REMOTE:
 		if (q->kind != SBPL_EVAL_Q_NET)
 			return 0;
