@@ -776,6 +776,24 @@ Test(sbpl_diff, tmp_var_etc_are_private)
 		    "enforce", NULL, 0);
 }
 
+/* The glob "/STAR/STAR" does not match "/tmp" but matches "/private/tmp",
+ * the same directory; the later rule over both spellings decides. */
+Test(sbpl_diff, tmp_spellings_are_one_file)
+{
+	check_fixed("cage 1\nprofile p {\n"
+		    "    allow read write exec \"/*/*\"\n"
+		    "    deny read \"/etc\"\n"
+		    "}\n",
+		    QUERIES("exec", "/tmp", "write", "/var", "read", "/etc", "read", "/tmp",
+			    "read", "/tmp/x", "write", "/work/x"),
+		    "enforce", NULL, 0);
+	check_fixed("cage 1\nprofile p {\n"
+		    "    deny read \"/etc\"\n"
+		    "    allow read \"/*/*\"\n"
+		    "}\n",
+		    QUERIES("read", "/etc", "read", "/etc/x"), "enforce", NULL, 0);
+}
+
 Test(sbpl_diff, regex_metacharacters_quotes_and_backslashes)
 {
 	check_fixed("cage 1\nprofile p {\n"
