@@ -119,6 +119,7 @@ struct gen_rule {
 	char pat[512];  /* the pattern as written (with ~) */
 	bool path_like; /* a file or unix target */
 	bool unix_sock; /* an `allow/deny unix` target */
+	bool allow;     /* an allow rule (not deny or protect) */
 };
 
 /* Builds a path pattern (as written in the policy) into out. */
@@ -252,6 +253,10 @@ struct pair {
 	const char *mode;
 	size_t mismatches, checks, ancestor_meta;
 	size_t spelling; /* checks the /private spelling's rule decided */
+	/* The generated path rules, when known: ancestor-metadata grants are
+	 * accepted only above an allowed pattern's literal part. */
+	const struct gen_rule *rules;
+	size_t nrules;
 	/* Known divergences on loopback, counted and pinned by their own tests:
 	 * [0] the IR's `*` host pattern matches the name "localhost", which
 	 *     the profile never opens directly;
@@ -339,12 +344,36 @@ static void ir_host_q(struct pair *pr, const char *host, unsigned port, struct i
 /* The one documented difference between the sides: the base rules let
  * every process stat the directories that lead to a granted path
  * (realpath, getcwd), which the IR does not grant. */
-static bool ancestor_metadata(struct pair *pr, const char *access, const struct irv *iv,
-			      const struct sbpl_eval_result *sv)
+static bool ancestor_of_allowed(const struct pair *pr, const char *path)
+{
+	if (!pr->rules)
+		return true; /* hand-written cases: checked by reading them */
+	char rp[1200], lit[1200];
+	resolved(path, rp, sizeof(rp));
+	size_t n = strlen(rp);
+	for (size_t i = 0; i < pr->nrules; i++) {
+		const struct gen_rule *g = &pr->rules[i];
+		if (!g->allow)
+			continue;
+		char full[1200];
+		snprintf(full, sizeof(full), "%s%s", g->pat[0] == '~' ? HOME : "",
+			 g->pat + (g->pat[0] == '~'));
+		size_t k = strcspn(full, "*?");
+		full[k] = '\0';
+		resolved(full, lit, sizeof(lit));
+		/* A glob in the first component leaves "/": every root child. */
+		if ((strncmp(lit, rp, n) == 0 && lit[n] == '/') || (k <= 1))
+			return true;
+	}
+	return false;
+}
+
+static bool ancestor_metadata(struct pair *pr, const char *access, const char *path,
+			      const struct irv *iv, const struct sbpl_eval_result *sv)
 {
 	return strcmp(access, "read-metadata") == 0 && !iv->allowed && sv->allowed &&
 	       !sv->report && pr->ancestors_line && sv->line > pr->ancestors_line &&
-	       sv->line < pr->policy_line;
+	       sv->line < pr->policy_line && ancestor_of_allowed(pr, path);
 }
 
 static void report(struct pair *pr, const char *what, const char *query, const struct irv *iv,
@@ -457,7 +486,7 @@ static void check_path(struct pair *pr, const char *access, const char *path)
 	pr->outcomes[kind][iv.allowed]++;
 	char q[1400];
 	snprintf(q, sizeof(q), "%s %s (SBPL %s)", access, path, sbpl_op_for(access));
-	if (ancestor_metadata(pr, access, &iv, &sv)) {
+	if (ancestor_metadata(pr, access, path, &iv, &sv)) {
 		pr->ancestor_meta++;
 	} else if (strcmp(pr->mode, "monitor") == 0) {
 		/* Nothing is blocked; exactly the would-block accesses are logged. */
@@ -566,6 +595,7 @@ static const char *gen_policy(struct rng *r, struct text *t, struct gen_rule *ru
 	unsigned nprot = pick(r, 3) == 0 ? 1 + pick(r, 2) : 0;
 	for (unsigned i = 0; i < nprot; i++) {
 		struct gen_rule *g = &rules[(*nrules)++];
+		memset(g, 0, sizeof(*g));
 		gen_pattern(r, g->pat, sizeof(g->pat));
 		g->path_like = true;
 		puts_t(t, "protect ");
@@ -581,8 +611,10 @@ static const char *gen_policy(struct rng *r, struct text *t, struct gen_rule *ru
 		bool deny = pick(r, 3) == 0;
 		if (kind < 7) {
 			struct gen_rule *g = &rules[(*nrules)++];
+			memset(g, 0, sizeof(*g));
 			gen_pattern(r, g->pat, sizeof(g->pat));
 			g->path_like = true;
+			g->allow = !deny;
 			puts_t(t, deny ? "    deny" : "    allow");
 			unsigned mask = 1 + pick(r, 63);
 			for (unsigned k = 0; k < 6; k++)
@@ -595,9 +627,11 @@ static const char *gen_policy(struct rng *r, struct text *t, struct gen_rule *ru
 			puts_t(t, "\n");
 		} else if (kind == 7) {
 			struct gen_rule *g = &rules[(*nrules)++];
+			memset(g, 0, sizeof(*g));
 			gen_pattern(r, g->pat, sizeof(g->pat));
 			g->path_like = true;
 			g->unix_sock = true;
+			g->allow = !deny;
 			puts_t(t, deny ? "    deny unix " : "    allow unix ");
 			put_cage_string(t, g->pat);
 			puts_t(t, "\n");
@@ -670,6 +704,8 @@ Test(sbpl_diff, random_policies, .timeout = 240)
 		const char *mode = gen_policy(&r, &t, rules, &nrules);
 		compile(&pr, t.p, NULL, 0);
 		pr.mode = mode;
+		pr.rules = rules;
+		pr.nrules = nrules;
 		run_queries(&r, &pr, rules, nrules, N_QUERIES);
 		checks += pr.checks;
 		bad += pr.mismatches;
