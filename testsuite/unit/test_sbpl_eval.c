@@ -358,6 +358,11 @@ Test(sbpl_eval_decide, report_modifier_is_carried)
 	r = path_q(p, "file-write-data", "/ok/x");
 	cr_assert(!r.allowed && !r.report);
 	sbpl_eval_free(p);
+	p = load("(version 1)(deny default)\n"
+		 "(allow file-read-metadata (with report) (literal \"/m\"))\n");
+	r = path_q(p, "file-read-metadata", "/m");
+	cr_assert(r.allowed && r.report && r.line == 2);
+	sbpl_eval_free(p);
 	refused("(version 1)(deny default)(allow file* (with report) (with no-report))",
 		"both report and no-report");
 	refused("(version 1)(deny default)(allow file* (with telemetry))", "unsupported modifier");
@@ -477,4 +482,48 @@ Test(sbpl_eval_decide, unknown_operation_falls_back_to_default)
 	struct sbpl_eval_result r = path_q(p, "another-new-op", "/x");
 	cr_assert(!r.allowed && r.by_default);
 	sbpl_eval_free(p);
+}
+
+/* Source: Chromium's mac profiles register Mach services by prefix, e.g.
+ * (allow mach-register (global-name-prefix
+ * "org.chromium.crashpad.child_port_handshake.")): a plain string prefix. */
+Test(sbpl_decide, global_name_prefix)
+{
+	struct sbpl_eval_profile *p = load("(version 1)(deny default)\n"
+					   "(allow mach-lookup (global-name-prefix \"org.test.\"))\n");
+	struct sbpl_eval_result r;
+	cr_assert(sbpl_eval_decide_name(p, "mach-lookup", "org.test.a", &r, err, sizeof(err)));
+	cr_assert(r.allowed);
+	cr_assert(sbpl_eval_decide_name(p, "mach-lookup", "org.test", &r, err, sizeof(err)));
+	cr_assert_not(r.allowed);
+	cr_assert(sbpl_eval_decide_name(p, "mach-lookup", "org.testx.a", &r, err, sizeof(err)));
+	cr_assert_not(r.allowed);
+	sbpl_eval_free(p);
+}
+
+/* Source: openai/codex codex-rs/core/src/seatbelt_base_policy.sbpl writes
+ * (allow signal (target same-sandbox)), (sysctl-name "hw.ncpu") and
+ * (sysctl-name-prefix "hw.perflevel"); the filter names and the `target`
+ * arguments are those of 0xbf00/simbple src/platform_data/catalina/filters.c.
+ * Our queries carry no sysctl name or signal target, so such a filter is
+ * read and checked, and a query that reaches it is refused, not guessed. */
+Test(sbpl_decide, filters_outside_the_query_kinds_are_refused_not_guessed)
+{
+	struct sbpl_eval_profile *p = load(
+		"(version 1)(deny default)\n"
+		"(allow signal (target same-sandbox))\n"
+		"(allow sysctl-read (sysctl-name \"hw.ncpu\") (sysctl-name-prefix \"hw.perflevel\"))\n"
+		"(allow ipc-posix-shm-read-data (ipc-posix-name-prefix \"apple.cfprefs.\"))\n"
+		"(allow system-socket (require-all (socket-domain AF_SYSTEM) (socket-protocol 2)))\n"
+		"(allow file-read* (subpath \"/w\"))\n");
+	cr_assert(allowed(p, "file-read-data", "/w/x"));
+	struct sbpl_eval_result r;
+	cr_assert_not(sbpl_eval_decide_name(p, "sysctl-read", "hw.ncpu", &r, err, sizeof(err)));
+	cr_assert(strstr(err, "sysctl-name"), "%s", err);
+	cr_assert_not(sbpl_eval_decide_path(p, "signal", "/x", &r, err, sizeof(err)));
+	cr_assert(strstr(err, "target same-sandbox"), "%s", err);
+	sbpl_eval_free(p);
+	refused("(version 1)(deny default)(allow signal (target everyone))", "does not take");
+	refused("(version 1)(deny default)(allow system-socket (socket-domain \"AF_UNIX\"))",
+		"does not take");
 }
