@@ -9,8 +9,8 @@
  *   base rules, then metadata on the ancestors of granted paths
  *   the policy's rules in IR order, protect excepted
  *   the per-run private TMPDIR / HOME (params)
- *   the proxy port (param)
- *   the protect rules, last, so that no allow can re-open them
+ *   the protect rules, so that no allow can re-open them
+ *   the proxy port (param), which no policy rule can close
  * The whole profile is built in memory and written with one fwrite, so a
  * failure never leaves half a profile behind.
  */
@@ -116,7 +116,6 @@ static void put_action(struct em *e, struct sbpl_buf *h, bool deny)
 		sbpl_buf_puts(h, "(deny");
 	else
 		sbpl_buf_puts(h, "(allow");
-	(void)e;
 }
 
 static void put_report(struct em *e, struct sbpl_buf *h, bool deny)
@@ -125,15 +124,19 @@ static void put_report(struct em *e, struct sbpl_buf *h, bool deny)
 		sbpl_buf_puts(h, " (with report)");
 }
 
-/* " ; file:line:col" naming the rule's source, for readers of the profile. */
-static void rule_suffix(struct em *e, const struct ir_rule *r, struct sbpl_buf *s)
+/* A buffer's text; "" when it never got memory (oom is reported at the end). */
+static const char *cstr(const struct sbpl_buf *b)
 {
-	(void)e;
+	return b->p ? b->p : "";
+}
+
+/* " ; file:line:col" naming the rule's source, for readers of the profile. */
+static void rule_suffix(const struct ir_rule *r, struct sbpl_buf *s)
+{
 	s->len = 0;
-	if (!r->loc.file) {
-		sbpl_buf_puts(s, "");
+	sbpl_buf_puts(s, ""); /* never NULL, even without a location */
+	if (!r->loc.file)
 		return;
-	}
 	sbpl_buf_puts(s, " ; ");
 	sbpl_put_comment_text(s, r->loc.file->name);
 	sbpl_buf_printf(s, ":%u:%u", r->loc.line, r->loc.col);
@@ -158,8 +161,8 @@ static void emit_path_rule(struct em *e, const struct ir_rule *r, bool deny)
 	put_report(e, &h, deny);
 	if (nops_total) {
 		open_group(e, &h);
-		rule_suffix(e, r, &suf);
-		struct sbpl_filter_opts o = { .deny = deny, .indent = "  ", .suffix = suf.p };
+		rule_suffix(r, &suf);
+		struct sbpl_filter_opts o = { .deny = deny, .indent = "  ", .suffix = cstr(&suf) };
 		const char *why = NULL;
 		if (!sbpl_put_path_filters(&e->b, &r->t.path, &o, &why))
 			fail(e, r, why);
@@ -175,9 +178,9 @@ static void emit_unix_rule(struct em *e, const struct ir_rule *r, bool deny)
 	sbpl_buf_puts(&h, " network-outbound");
 	put_report(e, &h, deny);
 	open_group(e, &h);
-	rule_suffix(e, r, &suf);
+	rule_suffix(r, &suf);
 	struct sbpl_filter_opts o = { .deny = deny, .unix_socket = true, .indent = "  ",
-				      .suffix = suf.p };
+				      .suffix = cstr(&suf) };
 	const char *why = NULL;
 	if (!sbpl_put_path_filters(&e->b, &r->t.path, &o, &why))
 		fail(e, r, why);
@@ -192,7 +195,7 @@ static void emit_mach_rule(struct em *e, const struct ir_rule *r, bool deny)
 	sbpl_buf_puts(&h, " mach-lookup");
 	put_report(e, &h, deny);
 	open_group(e, &h);
-	rule_suffix(e, r, &suf);
+	rule_suffix(r, &suf);
 	const char *name = r->t.mach.name;
 	size_t n = strlen(name);
 	if (r->t.mach.prefix && n && name[n - 1] == '*')
@@ -201,7 +204,7 @@ static void emit_mach_rule(struct em *e, const struct ir_rule *r, bool deny)
 	if (!sbpl_put_string(&e->b, name, n))
 		fail(e, r, "the service name has a control character or is too long");
 	sbpl_buf_puts(&e->b, ")");
-	sbpl_buf_puts(&e->b, suf.p ? suf.p : "");
+	sbpl_buf_puts(&e->b, cstr(&suf));
 	sbpl_buf_puts(&e->b, "\n");
 	sbpl_buf_free(&h);
 	sbpl_buf_free(&suf);
@@ -243,7 +246,7 @@ static void emit_host_rule(struct em *e, const struct ir_rule *r, bool deny)
 {
 	const struct ir_host *h = &r->t.host;
 	struct sbpl_buf suf = { 0 };
-	rule_suffix(e, r, &suf);
+	rule_suffix(r, &suf);
 	if (e->prof->mode == IR_MODE_ENFORCE_FS || !is_loopback(h)) {
 		/* Not a Seatbelt rule: a comment, outside any form. */
 		close_group(e);
@@ -252,7 +255,7 @@ static void emit_host_rule(struct em *e, const struct ir_rule *r, bool deny)
 		sbpl_buf_puts(&e->b, e->prof->mode == IR_MODE_ENFORCE_FS
 					     ? " -- network is open in mode enforce-fs"
 					     : " -- decided by the proxy");
-		sbpl_buf_puts(&e->b, suf.p ? suf.p : "");
+		sbpl_buf_puts(&e->b, cstr(&suf));
 		sbpl_buf_puts(&e->b, "\n");
 		sbpl_buf_free(&suf);
 		return;
@@ -272,12 +275,12 @@ static void emit_host_rule(struct em *e, const struct ir_rule *r, bool deny)
 	put_report(e, &hd, deny);
 	open_group(e, &hd);
 	if (h->nports == 0) {
-		sbpl_buf_printf(&e->b, "  (remote tcp \"localhost:*\")%s\n", suf.p ? suf.p : "");
+		sbpl_buf_printf(&e->b, "  (remote tcp \"localhost:*\")%s\n", cstr(&suf));
 	} else {
 		for (size_t i = 0; i < h->nports; i++)
 			for (unsigned p = h->ports[i].lo; p <= h->ports[i].hi; p++)
 				sbpl_buf_printf(&e->b, "  (remote tcp \"localhost:%u\")%s\n", p,
-						suf.p ? suf.p : "");
+						cstr(&suf));
 	}
 	sbpl_buf_free(&hd);
 	sbpl_buf_free(&suf);
@@ -296,13 +299,27 @@ static void emit_rule(struct em *e, const struct ir_rule *r)
 
 /* ---- analysis ---- */
 
+/* The proxy port is opened when some host allow may survive: a `protect
+ * connect "*"` (every name, every port) shadows every allow of a name, so
+ * an offline profile does not even reach the proxy. */
 static bool needs_proxy(const struct ir_profile *p)
 {
 	if (p->mode == IR_MODE_ENFORCE_FS)
 		return false;
+	bool names_closed = false;
 	for (size_t i = 0; i < p->nrules; i++) {
 		const struct ir_rule *r = &p->rules[i];
-		if (r->tkind == IR_T_HOST && r->effect == IR_ALLOW && !is_loopback(&r->t.host))
+		if (r->tkind == IR_T_HOST && r->effect == IR_PROTECT && r->t.host.kind == IR_H_ANY &&
+		    r->t.host.nports == 0)
+			names_closed = true;
+	}
+	for (size_t i = 0; i < p->nrules; i++) {
+		const struct ir_rule *r = &p->rules[i];
+		if (r->tkind != IR_T_HOST || r->effect != IR_ALLOW || is_loopback(&r->t.host))
+			continue;
+		bool is_name = r->t.host.kind == IR_H_NAME || r->t.host.kind == IR_H_SUFFIX ||
+			       r->t.host.kind == IR_H_ANY;
+		if (!(is_name && names_closed))
 			return true;
 	}
 	return false;
@@ -343,6 +360,23 @@ static void add_ancestors(struct arena *a, const char ***v, size_t *nv, size_t *
 	}
 }
 
+/* The literal part of a pattern whose ancestors matter: text[0..*n), and
+ * whether that prefix itself is one of them (*self: for a glob, the
+ * directory it starts in; an exact path or a subtree root is the target). */
+static void literal_dir(const struct ir_path *p, size_t *n, bool *self)
+{
+	switch (p->kind) {
+	case IR_PAT_EXACT: *n = p->len; *self = false; return;
+	case IR_PAT_SUBTREE: *n = p->len >= 3 ? p->len - 3 : 0; *self = false; return;
+	case IR_PAT_GLOB: break;
+	}
+	size_t k = p->lit_prefix;
+	while (k > 0 && p->text[k - 1] != '/')
+		k--;
+	*n = k > 0 ? k - 1 : 0; /* without the '/' */
+	*self = true;
+}
+
 /* realpath(3), getcwd and many runtimes stat every directory on the way to
  * a file; without metadata on the ancestors of a granted tree they fail
  * even though the tree itself is granted. Only metadata, only the
@@ -359,19 +393,7 @@ static void emit_ancestors(struct em *e)
 		struct sbpl_buf res = { 0 };
 		size_t n;
 		bool self;
-		switch (p->kind) {
-		case IR_PAT_EXACT: n = p->len; self = false; break;
-		case IR_PAT_SUBTREE: n = p->len >= 3 ? p->len - 3 : 0; self = false; break;
-		default:
-			/* the literal directory the glob starts in */
-			n = p->lit_prefix;
-			while (n > 0 && p->text[n - 1] != '/')
-				n--;
-			if (n > 0)
-				n--; /* drop the '/' */
-			self = true;
-			break;
-		}
+		literal_dir(p, &n, &self);
 		sbpl_resolved_path(&res, p->text, n);
 		if (res.oom)
 			e->b.oom = true;
@@ -390,6 +412,49 @@ static void emit_ancestors(struct em *e)
 		sbpl_buf_puts(&e->b, "  (literal ");
 		if (!sbpl_put_string(&e->b, v[i], strlen(v[i])))
 			fail(e, NULL, "a granted path has a control character or is too long");
+		sbpl_buf_puts(&e->b, ")\n");
+	}
+	sbpl_buf_puts(&e->b, ")\n\n");
+}
+
+/* A protected path can be carried out of its protection by renaming a
+ * directory above it (mv ~/.config/gh ~/x, then read ~/x/hosts.yml) when
+ * that directory is writable. Renaming needs file-write-unlink on the
+ * source, so it is denied on every directory above a protected path (only
+ * those directories, not their contents). This is stricter than the IR,
+ * which leaves the question to `cagec lint` (writable-ancestor). */
+static void emit_move_blocks(struct em *e)
+{
+	const char **v = NULL;
+	size_t nv = 0, cap = 0;
+	for (size_t i = 0; i < e->prof->nrules; i++) {
+		const struct ir_rule *r = &e->prof->rules[i];
+		if (r->effect != IR_PROTECT || r->tkind != IR_T_PATH)
+			continue;
+		const struct ir_path *p = &r->t.path;
+		size_t n;
+		bool self;
+		literal_dir(p, &n, &self);
+		struct sbpl_buf res = { 0 };
+		sbpl_resolved_path(&res, p->text, n);
+		if (res.oom)
+			e->b.oom = true;
+		else if (res.len > 0)
+			add_ancestors(e->a, &v, &nv, &cap, res.p, res.len, self);
+		sbpl_buf_free(&res);
+	}
+	if (nv == 0)
+		return;
+	qsort(v, nv, sizeof(*v), cmp_str);
+	sbpl_buf_printf(&e->b, ";; ---- directories above protected paths: no renaming them away ----\n"
+			       "(%s file-write-unlink%s\n",
+			e->monitor ? "allow" : "deny", e->monitor ? " (with report)" : "");
+	for (size_t i = 0; i < nv && e->ok; i++) {
+		if (i > 0 && strcmp(v[i], v[i - 1]) == 0)
+			continue;
+		sbpl_buf_puts(&e->b, "  (literal ");
+		if (!sbpl_put_string(&e->b, v[i], strlen(v[i])))
+			fail(e, NULL, "a protected path has a control character or is too long");
 		sbpl_buf_puts(&e->b, ")\n");
 	}
 	sbpl_buf_puts(&e->b, ")\n\n");
@@ -530,12 +595,7 @@ bool sbpl_emit(const struct ir_policy *pol, const struct ir_profile *prof, FILE 
 
 	emit_tail_dirs(&e);
 
-	if (proxy) {
-		/* After the policy's rules so no loopback deny can cut the proxy off. */
-		sbpl_buf_puts(&e.b, ";; ---- egress: only cagerun's proxy, which filters host names ----\n"
-				    "(allow network-outbound (remote tcp (string-append \"localhost:\" "
-				    "(param \"" SBPL_PARAM_PROXY_PORT "\"))))\n\n");
-	}
+	emit_move_blocks(&e);
 
 	bool any_protect = false;
 	for (size_t i = 0; i < prof->nrules && e.ok; i++) {
@@ -549,6 +609,13 @@ bool sbpl_emit(const struct ir_policy *pol, const struct ir_profile *prof, FILE 
 	close_group(&e);
 	if (any_protect)
 		sbpl_buf_puts(&e.b, "\n");
+	if (proxy) {
+		/* Last of all: the proxy is cagerun's, not a policy service, so no
+		 * loopback deny or protect may cut it off. */
+		sbpl_buf_puts(&e.b, ";; ---- egress: only cagerun's proxy, which filters host names ----\n"
+				    "(allow network-outbound (remote tcp (string-append \"localhost:\" "
+				    "(param \"" SBPL_PARAM_PROXY_PORT "\"))))\n\n");
+	}
 	sbpl_buf_puts(&e.b, ";; end of profile\n");
 
 	bool ok = e.ok;

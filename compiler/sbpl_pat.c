@@ -5,7 +5,8 @@
  * Seatbelt matches the resolved path of a file, so a rule on /tmp/x must be
  * written on /private/tmp/x (likewise /var and /etc). Exact paths and
  * subtrees are rewritten by prefix. A glob whose first component is itself
- * a pattern ("/*" + "/cache", "/t?p/x") may match below a link too, so for
+ * a pattern ("/t?p/x", or a star as the whole first component) may match
+ * below a link too, so for
  * each link we compute what is left of the glob after it has consumed
  * "/tmp/" (a derivative, run on a small NFA of the glob) and write that
  * remainder under /private/tmp. The result matches a resolved path P
@@ -163,9 +164,8 @@ enum tok_kind {
 	T_LIT,  /* one literal byte */
 	T_Q,    /* ?    one byte but '/' */
 	T_STAR, /* *    any run without '/' */
-	T_ANY,  /* **   any run */
-	T_MID,  /* /STARSTAR/ in the middle: "/" or "/.../" */
-	T_TAIL, /* /STARSTAR at the end: the directory itself or anything below */
+	T_STAR1, /* *   as a whole component: one or more bytes but '/' */
+	T_DCOMP, /* "/" + a whole `**` component: zero or more components */
 };
 
 struct tok {
@@ -173,32 +173,23 @@ struct tok {
 	char c;
 };
 
-/* Tokenises an IR glob (ir.h: struct ir_path). Returns the count; `toks`
- * must have room for `len` entries. */
+/* Tokenises an IR glob (ir.h: `**` is always a whole component, matching
+ * zero or more components). `toks` must have room for `len` entries.
+ * A `**` component and the '/' before it become one token, (/.*)?, which
+ * on normalised paths matches exactly zero or more "/component". */
 static size_t tokenize(const char *s, size_t len, struct tok *toks)
 {
 	size_t n = 0, i = 0;
 	while (i < len) {
-		if (s[i] == '/' && i + 2 < len && s[i + 1] == '*' && s[i + 2] == '*') {
-			if (i + 3 == len) {
-				toks[n++] = (struct tok){ T_TAIL, 0 };
-				i += 3;
-				continue;
-			}
-			if (s[i + 3] == '/') {
-				toks[n++] = (struct tok){ T_MID, 0 };
-				i += 4;
-				continue;
-			}
-		}
-		if (s[i] == '*' && i + 1 < len && s[i + 1] == '*') {
-			toks[n++] = (struct tok){ T_ANY, 0 };
-			i += 2;
-			while (i < len && s[i] == '*')
-				i++;
+		if (s[i] == '/' && i + 2 < len && s[i + 1] == '*' && s[i + 2] == '*' &&
+		    (i + 3 == len || s[i + 3] == '/')) {
+			toks[n++] = (struct tok){ T_DCOMP, 0 };
+			i += 3;
 			continue;
 		}
-		if (s[i] == '*')
+		if (s[i] == '*' && i > 0 && s[i - 1] == '/' && (i + 1 == len || s[i + 1] == '/'))
+			toks[n++] = (struct tok){ T_STAR1, 0 }; /* components are never empty */
+		else if (s[i] == '*')
 			toks[n++] = (struct tok){ T_STAR, 0 };
 		else if (s[i] == '?')
 			toks[n++] = (struct tok){ T_Q, 0 };
@@ -216,9 +207,8 @@ static void put_toks(struct sbpl_buf *b, const struct tok *t, size_t from, size_
 		case T_LIT: sbpl_regex_putc(b, t[i].c); break;
 		case T_Q: sbpl_buf_puts(b, "[^/]"); break;
 		case T_STAR: sbpl_buf_puts(b, "[^/]*"); break;
-		case T_ANY: sbpl_buf_puts(b, ".*"); break;
-		case T_MID: sbpl_buf_puts(b, "/(.*/)?"); break;
-		case T_TAIL: sbpl_buf_puts(b, "(/.*)?"); break;
+		case T_STAR1: sbpl_buf_puts(b, "[^/]+"); break;
+		case T_DCOMP: sbpl_buf_puts(b, "(/.*)?"); break;
 		}
 	}
 }
@@ -237,9 +227,9 @@ void sbpl_glob_regex(struct sbpl_buf *b, const char *text, size_t len)
 	free(t);
 }
 
-/* An NFA state: token index and a sub-state for the tokens that have one
- * (T_MID: 0 before '/', 1 after it, 2 inside the ".*"; T_TAIL: 0 before
- * '/', 1 after it). Index n is the accepting state. */
+/* An NFA state: token index and, for T_DCOMP, whether its '/' has been
+ * read (sub 1: inside the ".*"), for T_STAR1 whether a byte has been read.
+ * Index n is the accepting state. */
 struct st {
 	uint32_t i, sub;
 };
@@ -270,9 +260,8 @@ static void closure(struct stset *s, const struct tok *t, size_t n)
 		struct st x = s->v[k];
 		if (x.i >= n)
 			continue;
-		enum tok_kind kd = t[x.i].k;
-		if (((kd == T_STAR || kd == T_ANY) && x.sub == 0) ||
-		    (kd == T_MID && x.sub == 1) || kd == T_TAIL)
+		if ((t[x.i].k == T_STAR && x.sub == 0) || t[x.i].k == T_DCOMP ||
+		    (t[x.i].k == T_STAR1 && x.sub == 1))
 			set_add(s, (struct st){ x.i + 1, 0 });
 	}
 }
@@ -299,20 +288,11 @@ static void step(const struct stset *from, struct stset *to, const struct tok *t
 			if (c != '/')
 				set_add(to, x);
 			break;
-		case T_ANY:
-			set_add(to, x);
+		case T_STAR1:
+			if (c != '/')
+				set_add(to, (struct st){ x.i, 1 });
 			break;
-		case T_MID:
-			if (x.sub == 0) {
-				if (c == '/')
-					set_add(to, (struct st){ x.i, 1 });
-			} else {
-				set_add(to, (struct st){ x.i, 2 });
-				if (c == '/')
-					set_add(to, (struct st){ x.i + 1, 0 });
-			}
-			break;
-		case T_TAIL:
+		case T_DCOMP:
 			if (x.sub == 1 || c == '/')
 				set_add(to, (struct st){ x.i, 1 });
 			break;
@@ -325,14 +305,12 @@ static void put_remainder(struct sbpl_buf *b, const struct tok *t, size_t n, str
 {
 	if (x.i >= n)
 		return;
-	if (t[x.i].k == T_MID && x.sub == 1) {
-		sbpl_buf_puts(b, "(.*/)?");
-		put_toks(b, t, x.i + 1, n);
-	} else if (t[x.i].k == T_MID && x.sub == 2) {
-		sbpl_buf_puts(b, ".*/");
-		put_toks(b, t, x.i + 1, n);
-	} else if (t[x.i].k == T_TAIL && x.sub == 1) {
+	if (t[x.i].k == T_DCOMP && x.sub == 1) {
 		sbpl_buf_puts(b, ".*");
+		put_toks(b, t, x.i + 1, n);
+	} else if (t[x.i].k == T_STAR1 && x.sub == 1) {
+		sbpl_buf_puts(b, "[^/]*");
+		put_toks(b, t, x.i + 1, n);
 	} else {
 		put_toks(b, t, x.i, n);
 	}
@@ -390,7 +368,7 @@ static void put_glob(struct filt_ctx *fc, const struct ir_path *p)
 {
 	size_t len = p->len;
 	struct tok *t = malloc((len ? len : 1) * sizeof(*t));
-	struct st *pool = malloc(4 * (len + 2) * 3 * sizeof(*pool));
+	struct st *pool = malloc(2 * 2 * (len + 2) * sizeof(*pool));
 	if (!t || !pool) {
 		fc->b->oom = true;
 		free(t);
@@ -414,11 +392,11 @@ static void put_glob(struct filt_ctx *fc, const struct ir_path *p)
 		sbpl_buf_free(&re);
 	}
 	/* Variants under /private: needed unless the first component is a
-	 * literal other than a link, or the glob starts with "/STARSTAR" (whose
-	 * regex already matches the /private spelling). */
-	bool starts_deep = n > 0 && (t[0].k == T_MID || t[0].k == T_TAIL);
+	 * literal other than a link, or is `**` (whose regex already matches
+	 * every /private spelling). */
+	bool starts_deep = n > 0 && t[0].k == T_DCOMP;
 	if ((!first_literal || lp) && !starts_deep) {
-		size_t cap = 3 * (len + 2);
+		size_t cap = 2 * (len + 2); /* distinct states: (token, sub) */
 		struct stset a = { pool, 0 }, c = { pool + cap, 0 };
 		for (size_t li = 0; li < NLINKS && fc->ok; li++) {
 			char pre[8];
@@ -469,7 +447,7 @@ bool sbpl_put_path_filters(struct sbpl_buf *b, const struct ir_path *p,
 		put_resolved(&fc, F_LITERAL, p->text, p->len);
 		break;
 	case IR_PAT_SUBTREE: {
-		/* "DIR/**": DIR is everything before the final "/**". */
+		/* DIR is everything before the final slash and double star. */
 		size_t dl = p->len >= 3 ? p->len - 3 : 0;
 		if (dl == 0) {
 			put_filter(&fc, F_SUBPATH, "/", 1);
