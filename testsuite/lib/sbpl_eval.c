@@ -12,8 +12,10 @@
  *           require-any require-all require-not
  *   and, read and checked but never decided (a query on an operation that
  *   reaches one is an error): target, socket-domain, socket-protocol,
- *   socket-type, sysctl-name[-prefix],
- *   ipc-posix-name[-prefix], local-name[-prefix]
+ *   socket-type, sysctl-name[-prefix|-regex], ipc-posix-name[-prefix|-regex],
+ *   local-name[-prefix|-regex];
+ *   (extension "CLASS"), which never matches: extensions are tokens handed
+ *   out at run time, and the process a query describes holds none
  * Strings:  "..."  #"..." (regex only)  (param "NAME")  (string-append ...)
  * Modifiers: (with report) (with no-report) (with no-log)
  *            (with send-signal SIG) (with message "...")
@@ -37,6 +39,7 @@ enum fkind {
 	F_UNIX,                                  /* remote unix-socket [kid] */
 	F_ANY, F_ALL, F_NOT,
 	F_OPAQUE, /* checked when read, but no query kind can reach it */
+	F_EXTENSION, /* a sandbox extension token: our queries hold none */
 };
 
 enum nproto { NP_TCP, NP_UDP, NP_IP };
@@ -413,6 +416,18 @@ static bool parse_filter(struct ctx *c, const struct sx *x, struct filter **out,
 		if (!one_arg(c, x) || !eval_string(c, x->kids[1], &f->s))
 			return false;
 		f->s = arena_printf(&c->p->a, "(%s \"%s\")", h, f->s);
+	} else if (strcmp(h, "ipc-posix-name-regex") == 0 || strcmp(h, "sysctl-name-regex") == 0 ||
+		   strcmp(h, "local-name-regex") == 0) {
+		f = new_filter(c, F_OPAQUE);
+		regex_t *re;
+		if (!one_arg(c, x) || !regex_arg(c, x->kids[1], &f->s) ||
+		    !compile_regex(c, x->kids[1], f->s, &re))
+			return false;
+		f->s = arena_printf(&c->p->a, "(%s \"%s\")", h, f->s);
+	} else if (strcmp(h, "extension") == 0) {
+		f = new_filter(c, F_EXTENSION);
+		if (!one_arg(c, x) || !eval_string(c, x->kids[1], &f->s))
+			return false;
 	} else if (strcmp(h, "socket-protocol") == 0 || strcmp(h, "socket-type") == 0) {
 		f = new_filter(c, F_OPAQUE);
 		if (!one_arg(c, x))
@@ -673,6 +688,8 @@ static int match(const struct filter *f, const struct sbpl_eval_query *q, char *
 	case F_OPAQUE:
 		snprintf(err, errlen, "%s cannot be decided by this evaluator", f->s);
 		return -1;
+	case F_EXTENSION:
+		return 0;
 	case F_REMOTE:
 		if (q->kind != SBPL_EVAL_Q_NET)
 			return 0;

@@ -273,6 +273,10 @@ struct pair {
 	/* Lines of the emitted profile: the base block that grants metadata on
 	 * the directories leading to granted paths, and the policy's rules. */
 	unsigned ancestors_line, policy_line;
+	/* ... and the block that denies renaming the directories above a
+	 * protected path, with the line where the block after it starts. */
+	unsigned no_rename_line, protect_line;
+	size_t no_rename;
 };
 
 static size_t total_mismatches;
@@ -376,6 +380,19 @@ static bool ancestor_metadata(struct pair *pr, const char *access, const char *p
 	       sv->line < pr->policy_line && ancestor_of_allowed(pr, path);
 }
 
+/* The emitter is stricter than the IR on purpose (docs/sbpl.md, "no
+ * renaming of the directories above protected paths"): deleting or
+ * renaming such a directory would carry the protected file out of its
+ * protection, so file-write-unlink is denied on them. */
+static bool protected_ancestor_unlink(struct pair *pr, const char *access, const struct irv *iv,
+				      const struct sbpl_eval_result *sv)
+{
+	bool blocked = strcmp(pr->mode, "monitor") == 0 ? sv->report : !sv->allowed;
+	return strcmp(access, "delete") == 0 && iv->allowed && blocked && pr->no_rename_line &&
+	       sv->line > pr->no_rename_line &&
+	       (!pr->protect_line || sv->line < pr->protect_line);
+}
+
 static void report(struct pair *pr, const char *what, const char *query, const struct irv *iv,
 		   const struct sbpl_eval_result *sv)
 {
@@ -425,6 +442,8 @@ static bool compile(struct pair *pr, const char *src, const char **defs, size_t 
 		  perr, src, pr->sbpl);
 	pr->ancestors_line = line_containing(pr->sbpl, "; metadata on the directories leading to");
 	pr->policy_line = line_containing(pr->sbpl, ";; ---- the policy's rules");
+	pr->no_rename_line = line_containing(pr->sbpl, ";; ---- directories above protected paths");
+	pr->protect_line = line_containing(pr->sbpl, ";; ---- protected:");
 	cr_assert(pr->policy_line, "no policy section marker in the emitted profile");
 	const char *unknown;
 	cr_assert_eq(sbpl_eval_unknown_ops(pr->prof, &unknown), 0,
@@ -488,6 +507,8 @@ static void check_path(struct pair *pr, const char *access, const char *path)
 	snprintf(q, sizeof(q), "%s %s (SBPL %s)", access, path, sbpl_op_for(access));
 	if (ancestor_metadata(pr, access, path, &iv, &sv)) {
 		pr->ancestor_meta++;
+	} else if (protected_ancestor_unlink(pr, access, &iv, &sv)) {
+		pr->no_rename++;
 	} else if (strcmp(pr->mode, "monitor") == 0) {
 		/* Nothing is blocked; exactly the would-block accesses are logged. */
 		if (!sv.allowed || sv.report != !iv.allowed)
@@ -696,7 +717,7 @@ Test(sbpl_diff, random_policies, .timeout = 240)
 	struct rng r = { seed };
 	struct text t = { 0 };
 	struct gen_rule rules[MAX_RULES + 4];
-	size_t checks = 0, bad = 0, ancestors = 0, spelling = 0, outcomes[4][2] = { { 0 } }, known[3] = { 0 };
+	size_t checks = 0, bad = 0, ancestors = 0, spelling = 0, no_rename = 0, outcomes[4][2] = { { 0 } }, known[3] = { 0 };
 	total_mismatches = 0;
 	for (unsigned i = 0; i < N_POLICIES; i++) {
 		size_t nrules;
@@ -711,6 +732,7 @@ Test(sbpl_diff, random_policies, .timeout = 240)
 		bad += pr.mismatches;
 		ancestors += pr.ancestor_meta;
 		spelling += pr.spelling;
+		no_rename += pr.no_rename;
 		known[0] += pr.known[0];
 		known[1] += pr.known[1];
 		known[2] += pr.known[2];
@@ -724,6 +746,8 @@ Test(sbpl_diff, random_policies, .timeout = 240)
 		    "%zu disagreements, %zu ancestor-metadata grants by the base rules",
 		    N_POLICIES, N_QUERIES, checks, (unsigned long long)seed, bad, ancestors);
 	cr_log_info("sbpl_diff: %zu checks decided by a rule on the /private spelling", spelling);
+	cr_log_info("sbpl_diff: %zu deletes of directories above protected paths denied "
+		    "by the profile only (stricter than the IR on purpose)", no_rename);
 	cr_log_info("sbpl_diff: known loopback divergences: %zu `*` matching localhost, "
 		    "%zu loopback spellings, %zu `deny *` leaving localhost open",
 		    known[0], known[1], known[2]);
