@@ -409,22 +409,27 @@ static void report(struct pair *pr, const char *what, const char *query, const s
 		     sv->line, line_of(pr->sbpl, sv->line, sl, sizeof(sl)), pr->src);
 }
 
-static bool compile(struct pair *pr, const char *src, const char **defs, size_t ndefs)
+/* Loads `src` (or, when `file` is given, that file with the in-tree
+ * standard library), emits SBPL and reads it back. */
+static bool compile_any(struct pair *pr, const char *src, const char *file, const char **defs,
+			size_t ndefs)
 {
 	memset(pr, 0, sizeof(*pr));
-	pr->src = src;
+	pr->src = src ? src : file;
 	cage_options *o = cage_options_new();
 	cr_assert(o);
 	cage_options_home(o, HOME);
+	cage_options_stdlib(o, CAGE_SOURCE_DIR "/stdlib");
 	for (size_t i = 0; i < ndefs; i++)
 		cr_assert(cage_options_define(o, defs[i]));
-	pr->pol = cage_load_string("gen.cage", src, strlen(src), o);
+	pr->pol = file ? cage_load_file(file, o) : cage_load_string("gen.cage", src, strlen(src), o);
 	cage_options_free(o);
 	cr_assert(pr->pol);
 	if (cage_error_count(pr->pol) != 0) {
 		cage_print_diagnostics(pr->pol, stderr, false);
-		cr_assert_fail("generated policy does not compile:\n%s", src);
+		cr_assert_fail("policy does not compile:\n%s", pr->src);
 	}
+	src = pr->src;
 	FILE *f = open_memstream(&pr->sbpl, &pr->sbpl_len);
 	cr_assert(f);
 	const char *err = NULL;
@@ -449,6 +454,11 @@ static bool compile(struct pair *pr, const char *src, const char **defs, size_t 
 	cr_assert_eq(sbpl_eval_unknown_ops(pr->prof, &unknown), 0,
 		     "emitted SBPL names an operation not in the table: %s", unknown);
 	return true;
+}
+
+static bool compile(struct pair *pr, const char *src, const char **defs, size_t ndefs)
+{
+	return compile_any(pr, src, NULL, defs, ndefs);
 }
 
 static void release(struct pair *pr)
@@ -991,3 +1001,63 @@ Test(sbpl_diff, deny_any_host_after_loopback_allow, .disabled = true)
 		      "which the policy denies", sv.line);
 	release(&pr);
 }
+
+/* ---- the examples, with the standard library ---- */
+
+/* Queries a reviewer asks of every example: secrets, the workspace and its
+ * .git, system roots, temp, the agents' own state, caches. Each is asked
+ * for every file access; what the base rules alone grant is never asked. */
+static const char *const example_paths[] = {
+	HOME "/.ssh/id_ed25519", HOME "/.ssh", HOME "/.aws/credentials", HOME "/.gnupg/pubring.kbx",
+	HOME "/.netrc", HOME "/.docker/config.json", HOME "/.kube/config",
+	HOME "/.config/gh/hosts.yml", HOME "/.git-credentials",
+	HOME "/Library/Keychains/login.keychain-db", HOME "/Documents/notes.txt",
+	HOME "/src/app", HOME "/src/app/main.go", HOME "/src/app/.git/hooks/pre-commit",
+	HOME "/src/app/.git/config", HOME "/src/app/.git/HEAD", HOME "/src/app/.codex/x",
+	HOME "/src/other/x", HOME "/.codex/config.toml", HOME "/.claude/settings.json",
+	HOME "/.claude.json", HOME "/.gemini/settings.json", HOME "/go/pkg/mod/x/y.go",
+	HOME "/Library/Caches/go-build/ab/cd", HOME "/.npm/_cacache/x", HOME "/.cache/pip/x",
+	"/usr/bin/git", "/usr/lib/libSystem.B.dylib", "/bin/sh", "/System/Library/Frameworks/x",
+	"/Library/Developer/CommandLineTools/usr/bin/clang", "/opt/homebrew/bin/node",
+	"/tmp/x", "/tmp/build/y", "/var/folders/ab/T/x", "/etc/hosts", "/etc/ssl/cert.pem",
+	"/var/log/system.log", "/Applications/Safari.app/x",
+};
+
+static const char *const example_hosts[] = { "github.com", "api.github.com", "api.openai.com",
+					     "api.anthropic.com", "registry.npmjs.org",
+					     "pypi.org", "example.com", "localhost", "127.0.0.1" };
+static const unsigned example_ports[] = { 443, 80, 22, 3000 };
+static const char *const example_mach[] = { "com.apple.trustd.agent", "com.apple.SecurityServer",
+					    "com.apple.securityd.xpc", "com.apple.pasteboard.1" };
+
+static void check_example(const char *name)
+{
+	char file[1024];
+	snprintf(file, sizeof(file), "%s/examples/%s.cage", CAGE_SOURCE_DIR, name);
+	const char *defs[] = { "workspace=" HOME "/src/app" };
+	struct pair pr;
+	total_mismatches = 0;
+	compile_any(&pr, NULL, file, defs, 1);
+	pr.mode = strcmp(name, "monitor-first") == 0 ? "monitor" : "enforce";
+	for (size_t i = 0; i < sizeof(example_paths) / sizeof(example_paths[0]); i++)
+		for (size_t k = 0; k < 6; k++)
+			check_path(&pr, file_kw[k], example_paths[i]);
+	for (size_t i = 0; i < sizeof(example_paths) / sizeof(example_paths[0]); i++)
+		check_path(&pr, "unix", example_paths[i]);
+	for (size_t i = 0; i < sizeof(example_mach) / sizeof(example_mach[0]); i++)
+		check_path(&pr, "mach", example_mach[i]);
+	for (size_t i = 0; i < sizeof(example_hosts) / sizeof(example_hosts[0]); i++)
+		for (size_t k = 0; k < sizeof(example_ports) / sizeof(example_ports[0]); k++)
+			check_host(&pr, example_hosts[i], example_ports[k]);
+	size_t bad = pr.mismatches;
+	cr_log_info("sbpl_diff: example %s: %zu checks, IR allowed %zu of %zu file queries",
+		    name, pr.checks, pr.outcomes[0][1], pr.outcomes[0][0] + pr.outcomes[0][1]);
+	release(&pr);
+	cr_assert_eq(bad, 0, "example %s: %zu disagreements (reported above)", name, bad);
+}
+
+Test(sbpl_diff, example_claude_code) { check_example("claude-code"); }
+Test(sbpl_diff, example_codex) { check_example("codex"); }
+Test(sbpl_diff, example_go_offline) { check_example("go-offline"); }
+Test(sbpl_diff, example_layered) { check_example("layered"); }
+Test(sbpl_diff, example_monitor_first) { check_example("monitor-first"); }
