@@ -527,3 +527,52 @@ Test(sbpl_decide, filters_outside_the_query_kinds_are_refused_not_guessed)
 	refused("(version 1)(deny default)(allow system-socket (socket-domain \"AF_UNIX\"))",
 		"does not take");
 }
+
+/* Broken text must give an error, never a crash or a half-read profile:
+ * every prefix of a profile, and the profile with single bytes replaced by
+ * the characters that matter to the reader. */
+Test(sbpl_parse, truncated_and_corrupted_text_is_refused_cleanly)
+{
+	static const char text[] =
+		"; header\n(version 1)\n(deny default)\n"
+		"(allow file-read* file-write-data (with report)\n"
+		"  (subpath \"/Users/alice/src\") ; comment\n"
+		"  (regex #\"^/private/tmp/[^/]*\\.(log|txt)$\")\n"
+		"  (literal (string-append (param \"HOME\") \"/q\\\"t\\\\s\")))\n"
+		"(deny file-write* (require-all (subpath \"/a\") (require-not (literal \"/a/b\"))))\n"
+		"(allow network-outbound (remote tcp (string-append \"localhost:\" (param \"P\"))))\n"
+		"(allow mach-lookup (global-name \"com.apple.trustd.agent\"))\n";
+	struct sbpl_eval_param ps[] = { { "HOME", "/Users/alice" }, { "P", "8080" } };
+	size_t n = sizeof(text) - 1;
+	char buf[sizeof(text)];
+	struct sbpl_eval_profile *p = sbpl_eval_parse(text, n, ps, 2, err, sizeof(err));
+	cr_assert(p, "%s", err);
+	cr_assert_eq(sbpl_eval_rule_count(p), 5);
+	sbpl_eval_free(p);
+	size_t ok = 0;
+	for (size_t len = 0; len < n; len++) {
+		err[0] = '\0';
+		p = sbpl_eval_parse(text, len, ps, 2, err, sizeof(err));
+		if (p) {
+			ok++;
+			sbpl_eval_free(p);
+		} else {
+			cr_assert(err[0] != '\0', "no message for prefix %zu", len);
+		}
+	}
+	/* Only prefixes that end between whole forms (after the default rule)
+	 * can load. */
+	cr_assert_leq(ok, 16);
+	static const char subst[] = "()\"\\;# \n*x0";
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < sizeof(subst) - 1; k++) {
+			memcpy(buf, text, n);
+			buf[i] = subst[k];
+			err[0] = '\0';
+			p = sbpl_eval_parse(buf, n, ps, 2, err, sizeof(err));
+			if (p)
+				sbpl_eval_free(p);
+			else
+				cr_assert(err[0] != '\0');
+		}
+}
