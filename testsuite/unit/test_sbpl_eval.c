@@ -398,6 +398,10 @@ Test(sbpl_eval_parse, params_and_string_append)
 
 /* ---- the reader and the accepted forms ---- */
 
+/* Source: Chromium's mac profiles write regexes both ways:
+ * (regex #"^/System/Library/Fonts($|/)") keeps the backslashes of a #"..."
+ * literal for the regex, and (regex "^/(private/)?(tmp|var)(/|$)") is an
+ * ordinary string; `;` starts a comment (TinyScheme, as in every profile). */
 Test(sbpl_eval_parse, strings_comments_and_escapes)
 {
 	struct sbpl_eval_profile *p = load("; header comment\n"
@@ -423,6 +427,8 @@ Test(sbpl_eval_parse, version)
 	refused("", "no (version 1)");
 }
 
+/* Not a Seatbelt fact but this evaluator's contract (sbpl_eval.h): every
+ * form it does not understand is an error with its line and column. */
 Test(sbpl_eval_parse, errors_carry_line_numbers)
 {
 	refused("(version 1)\n(deny default)\n\n(allow file-read* (vnode-type REGULAR-FILE))\n",
@@ -448,6 +454,9 @@ Test(sbpl_eval_parse, errors_carry_line_numbers)
 	refused("(version 1)(allow file-read*)", "no filterless rule on `default`");
 }
 
+/* Source: /work/shared/DESIGN.md "Paths are matched after resolution": a
+ * relative or unnormalised literal can never match, so the evaluator
+ * refuses it (our strictness; Seatbelt would load it and never match). */
 Test(sbpl_eval_parse, paths_must_be_resolved_forms)
 {
 	refused("(version 1)(deny default)(allow file-read* (subpath \"rel\"))", "not absolute");
