@@ -9,8 +9,10 @@
  * below a link too, so for
  * each link we compute what is left of the glob after it has consumed
  * "/tmp/" (a derivative, run on a small NFA of the glob) and write that
- * remainder under /private/tmp. The result matches a resolved path P
- * exactly when the IR pattern matches P or the /tmp-spelled form of P.
+ * remainder under /private/tmp, while the glob's own regex is kept off
+ * /private/{tmp,var,etc}. The result matches a resolved path under a link
+ * target exactly when the IR pattern matches its /tmp spelling, and any
+ * other path exactly when the IR pattern matches it.
  */
 #include "sbpl.h"
 
@@ -325,16 +327,23 @@ struct filt_ctx {
 	bool ok;
 };
 
-enum fkind { F_LITERAL, F_SUBPATH, F_REGEX };
+/* F_REGEX_GUARDED: a regex that must not decide the link targets, which
+ * the per-link variants decide instead. */
+enum fkind { F_LITERAL, F_SUBPATH, F_REGEX, F_REGEX_GUARDED };
+
+static const char link_targets_re[] = "^/private/(tmp|var|etc)(/.*)?$";
 
 static void put_filter(struct filt_ctx *fc, enum fkind k, const char *s, size_t n)
 {
-	static const char *const file_names[] = { "literal", "subpath", "regex" };
-	static const char *const unix_names[] = { "path-literal", "subpath", "path-regex" };
+	static const char *const file_names[] = { "literal", "subpath", "regex", "regex" };
+	static const char *const unix_names[] = { "path-literal", "subpath", "path-regex",
+						   "path-regex" };
 	struct sbpl_buf *b = fc->b;
 	if (!fc->ok)
 		return;
 	sbpl_buf_puts(b, fc->o->indent ? fc->o->indent : "");
+	if (k == F_REGEX_GUARDED)
+		sbpl_buf_puts(b, "(require-all ");
 	if (fc->o->unix_socket)
 		sbpl_buf_printf(b, "(remote unix-socket (%s ", unix_names[k]);
 	else
@@ -346,6 +355,14 @@ static void put_filter(struct filt_ctx *fc, enum fkind k, const char *s, size_t 
 		return;
 	}
 	sbpl_buf_puts(b, fc->o->unix_socket ? "))" : ")");
+	if (k == F_REGEX_GUARDED) {
+		if (fc->o->unix_socket)
+			sbpl_buf_puts(b, " (require-not (remote unix-socket (path-regex ");
+		else
+			sbpl_buf_puts(b, " (require-not (regex ");
+		sbpl_put_string(b, link_targets_re, sizeof(link_targets_re) - 1);
+		sbpl_buf_puts(b, fc->o->unix_socket ? "))))" : ")))");
+	}
 	if (fc->o->suffix)
 		sbpl_buf_puts(b, fc->o->suffix);
 	sbpl_buf_puts(b, "\n");
@@ -382,20 +399,22 @@ static void put_glob(struct filt_ctx *fc, const struct ir_path *p)
 	bool first_literal = p->lit_prefix >= seg_end && (slash != NULL);
 	size_t lp = first_literal ? link_prefix(p->text, len) : 0;
 
+	/* A glob starting with a literal component other than a link matches
+	 * no link target: its regex alone is exact. A glob starting with a
+	 * pattern could match /private/tmp/... by the letters of "private"
+	 * (/STAR/STAR/x) where the IR, spelling the path /tmp/..., says no: its
+	 * regex is kept off the link targets, and the variants below decide
+	 * them from the /tmp spelling. */
 	if (lp == 0) {
 		struct sbpl_buf re = { 0 };
 		sbpl_glob_regex(&re, p->text, len);
 		if (re.oom)
 			fc->b->oom = true;
 		else
-			put_filter(fc, F_REGEX, re.p, re.len);
+			put_filter(fc, first_literal ? F_REGEX : F_REGEX_GUARDED, re.p, re.len);
 		sbpl_buf_free(&re);
 	}
-	/* Variants under /private: needed unless the first component is a
-	 * literal other than a link, or is `**` (whose regex already matches
-	 * every /private spelling). */
-	bool starts_deep = n > 0 && t[0].k == T_DCOMP;
-	if ((!first_literal || lp) && !starts_deep) {
+	if (!first_literal || lp) {
 		size_t cap = 2 * (len + 2); /* distinct states: (token, sub) */
 		struct stset a = { pool, 0 }, c = { pool + cap, 0 };
 		for (size_t li = 0; li < NLINKS && fc->ok; li++) {

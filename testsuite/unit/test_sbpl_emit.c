@@ -69,22 +69,6 @@ static char *str_of(struct sbpl_buf *b)
 	return s;
 }
 
-/* Undoes sbpl_put_string: the text an SBPL reader hands to the regex engine. */
-static char *unquote(const char *lit)
-{
-	size_t n = strlen(lit);
-	cr_assert(n >= 2 && lit[0] == '"' && lit[n - 1] == '"');
-	char *o = malloc(n);
-	size_t k = 0;
-	for (size_t i = 1; i + 1 < n; i++) {
-		if (lit[i] == '\\')
-			i++;
-		o[k++] = lit[i];
-	}
-	o[k] = '\0';
-	return o;
-}
-
 /* ---- strings ---- */
 
 Test(sbpl_string, escapes_quote_and_backslash)
@@ -231,29 +215,96 @@ Test(sbpl_paths, deny_subtree_has_literal_and_subpath)
 Test(sbpl_paths, glob_first_component_gets_private_variants)
 {
 	char *f = filters("/*/cache", false);
-	cr_assert_str_eq(f, "(regex \"^/[^/]+/cache$\")\n"
+	cr_assert_str_eq(f, "(require-all (regex \"^/[^/]+/cache$\") "
+			    "(require-not (regex \"^/private/(tmp|var|etc)(/.*)?$\")))\n"
 			    "(regex \"^/private/tmp/cache$\")\n"
 			    "(regex \"^/private/var/cache$\")\n"
 			    "(regex \"^/private/etc/cache$\")\n");
 	free(f);
 	/* matches /tmp itself: the resolved directory is written as a literal */
 	f = filters("/t*", false);
-	cr_assert_str_eq(f, "(regex \"^/t[^/]*$\")\n(literal \"/private/tmp\")\n");
+	cr_assert_str_eq(f, "(require-all (regex \"^/t[^/]*$\") "
+			    "(require-not (regex \"^/private/(tmp|var|etc)(/.*)?$\")))\n"
+			    "(literal \"/private/tmp\")\n");
 	free(f);
-	/* a leading ** already matches every /private spelling */
-	f = filters("/**/.env", false);
-	cr_assert_str_eq(f, "(regex \"^(/.*)?/\\\\.env$\")\n");
+	/* a literal first component other than a link needs nothing more */
+	f = filters("/Users/*/.env", false);
+	cr_assert_str_eq(f, "(regex \"^/Users/[^/]+/\\\\.env$\")\n");
 	free(f);
 }
 
-/* Every variant regex, applied to the resolved path, must agree with the
- * IR matcher applied to the /tmp spelling. */
+/* The quoted literals of one filter line, unescaped, in order. */
+static size_t literals(const char *line, char **out, size_t max)
+{
+	size_t n = 0;
+	for (const char *q = strchr(line, '"'); q && n < max; q = strchr(q, '"')) {
+		char *o = malloc(strlen(q) + 1);
+		size_t k = 0;
+		for (q++; *q && *q != '"'; q++) {
+			if (*q == '\\')
+				q++;
+			o[k++] = *q;
+		}
+		o[k] = '\0';
+		out[n++] = o;
+		if (*q)
+			q++;
+	}
+	return n;
+}
+
+static bool regex_ok(const char *re, const char *s)
+{
+	regex_t r;
+	cr_assert_eq(regcomp(&r, re, REG_EXTENDED | REG_NOSUB), 0, "regcomp %s", re);
+	bool m = regexec(&r, s, 0, NULL, 0) == 0;
+	regfree(&r);
+	return m;
+}
+
+/* Does one filter line as the emitter writes it match `path`? */
+static bool line_matches(const char *line, const char *path)
+{
+	char *lit[4];
+	size_t n = literals(line, lit, 4);
+	bool m = false;
+	if (strncmp(line, "(require-all (regex", 19) == 0) {
+		cr_assert_eq(n, 2, "%s", line);
+		m = regex_ok(lit[0], path) && !regex_ok(lit[1], path);
+	} else if (strncmp(line, "(regex", 6) == 0) {
+		m = regex_ok(lit[0], path);
+	} else if (strncmp(line, "(literal", 8) == 0) {
+		m = strcmp(lit[0], path) == 0;
+	} else {
+		cr_assert_fail("unexpected filter line %s", line);
+	}
+	for (size_t i = 0; i < n; i++)
+		free(lit[i]);
+	return m;
+}
+
+static bool filters_match(const char *f, const char *path)
+{
+	bool got = false;
+	char *dup = strdup(f), *save = NULL;
+	for (char *line = strtok_r(dup, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		got |= line_matches(line, path);
+	free(dup);
+	return got;
+}
+
+/* Applied to resolved paths, the filters of a glob must agree with the IR
+ * matcher applied to the /tmp spelling under a link target, and to the
+ * path itself anywhere else (including /private/x, which is no link). */
 Test(sbpl_paths, variants_agree_with_ir_on_link_paths)
 {
 	static const char *const globs[] = { "/*/x", "/t?p/*", "/*/**", "/?mp/a/**/b", "/*",
-					     "/t*", "/*p/*", "/*/*/b" };
-	static const char *const rest[] = { "", "/x", "/y", "/a/b", "/a/q/b", "/x/y" };
+					     "/t*", "/*p/*", "/*/*/b", "/**/x", "/**/*/tmp/x",
+					     "/*/*/*", "/p*/**", "/tmp/*/x", "/private/*" };
+	static const char *const rest[] = { "", "/x", "/y", "/a/b", "/a/q/b", "/x/y", "/tmp/x" };
 	static const char *const lnk[] = { "tmp", "var", "etc" };
+	static const char *const plain[] = { "/private/x", "/private", "/usr/x", "/a/x", "/p/q/r",
+					     "/x", "/privatex/tmp/x" };
 	for (size_t g = 0; g < sizeof(globs) / sizeof(globs[0]); g++) {
 		struct ir_path p = { .text = globs[g] };
 		path_classify(&p);
@@ -263,30 +314,19 @@ Test(sbpl_paths, variants_agree_with_ir_on_link_paths)
 				char ir_path[64], real[64];
 				snprintf(ir_path, sizeof(ir_path), "/%s%s", lnk[l], rest[r]);
 				snprintf(real, sizeof(real), "/private/%s%s", lnk[l], rest[r]);
-				bool want = path_match(&p, ir_path) || path_match(&p, real);
-				bool got = false;
-				/* evaluate each filter line */
-				char *dup = strdup(f), *save = NULL;
-				for (char *line = strtok_r(dup, "\n", &save); line;
-				     line = strtok_r(NULL, "\n", &save)) {
-					char *q = strchr(line, '"');
-					char *lit = strndup(q, strlen(q) - 1);
-					char *s = unquote(lit);
-					if (strncmp(line, "(regex", 6) == 0) {
-						regex_t re;
-						cr_assert_eq(regcomp(&re, s, REG_EXTENDED | REG_NOSUB), 0);
-						got |= regexec(&re, real, 0, NULL, 0) == 0;
-						regfree(&re);
-					} else if (strncmp(line, "(literal", 8) == 0) {
-						got |= strcmp(s, real) == 0;
-					}
-					free(s);
-					free(lit);
-				}
-				free(dup);
-				cr_expect_eq(got, want, "%s on %s: sbpl %d, ir %d", globs[g], real, got,
-					     want);
+				bool want = path_match(&p, ir_path);
+				if (strncmp(globs[g], "/private/", 9) == 0)
+					want = path_match(&p, real); /* spelled /private: as written */
+				bool got = filters_match(f, real);
+				cr_expect_eq(got, want, "%s on %s: sbpl %d, ir %d\n%s", globs[g], real,
+					     got, want, f);
 			}
+		}
+		for (size_t k = 0; k < sizeof(plain) / sizeof(plain[0]); k++) {
+			bool want = path_match(&p, plain[k]);
+			bool got = filters_match(f, plain[k]);
+			cr_expect_eq(got, want, "%s on %s: sbpl %d, ir %d\n%s", globs[g], plain[k], got,
+				     want, f);
 		}
 		free(f);
 	}
