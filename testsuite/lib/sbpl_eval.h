@@ -89,7 +89,8 @@ struct sbpl_eval_result {
 	bool by_default;  /* decided by a rule on `default` */
 	bool report;      /* the deciding rule carries (with report) */
 	unsigned line;    /* line of the deciding rule */
-	const char *op;   /* operation the deciding rule was written on */
+	const char *op;   /* operation the deciding rule was written on; points
+			     into the profile, the table or `operation` */
 };
 
 /* Returns false with a message in err when the query cannot be decided
