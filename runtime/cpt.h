@@ -53,7 +53,7 @@ struct cpt_error {
 	enum cpt_errcode code;
 	int sys_errno;    /* CPT_E_IO only */
 	uint64_t offset;  /* file offset the problem was found at, when known */
-	char msg[200];    /* one line, no trailing newline */
+	char msg[200];    /* one line without the file name: print "path: msg" */
 };
 
 /* A loaded table. Fields are private to cpt.c; the struct is public only so
