@@ -240,6 +240,10 @@ bool cpt_build(const struct ir_profile *prof, uint64_t fingerprint, struct arena
 				sufmax = (uint16_t)x->keylen;
 		}
 	}
+	/* The pool carries its own padding, so its size has one valid value. */
+	while (pool.len % 8)
+		if (!pool_add(&pool, NULL, 0, true, &off))
+			goto toolarge;
 	if (maxprobe > UINT16_MAX) {
 		*err = "proxy table hash probe sequence too long";
 		return false;

@@ -194,8 +194,8 @@ static bool check_header(struct cpt_table *t, const uint8_t *b, size_t size,
 			off_pool - off_ports - (uint64_t)t->nports * CPT_PORT_SIZE) ||
 	    !zero_bytes(b + off_pool + t->pool_size, off_sum - off_pool - t->pool_size))
 		return fail(err, CPT_E_CORRUPT, off_list, "section padding not zero");
-	if (t->pool_size == 0 || t->pool[0] != '\0')
-		return fail(err, CPT_E_CORRUPT, off_pool, "string pool does not start with \"\"");
+	if (t->pool_size == 0 || t->pool_size % 8 != 0 || t->pool[0] != '\0')
+		return fail(err, CPT_E_CORRUPT, off_pool, "string pool not a multiple of 8 bytes starting with \"\"");
 	if (!pool_str_ok(t, cpt_rd32(b + CPT_H_PROFILE)))
 		return fail(err, CPT_E_CORRUPT, CPT_H_PROFILE, "profile name outside the string pool");
 	return true;
@@ -226,6 +226,7 @@ static bool check_body(struct cpt_table *t, struct cpt_error *err)
 				    "port range %u: %u > %u", i, cpt_rd16(p), cpt_rd16(p + 2));
 	}
 
+	uint64_t ports_seen = 0;
 	for (uint32_t i = 0; i < t->nrules; i++) {
 		const uint8_t *r = rule_at(t, i);
 		uint64_t off = base_rules + (uint64_t)i * CPT_RULE_SIZE;
@@ -239,12 +240,18 @@ static bool check_body(struct cpt_table *t, struct cpt_error *err)
 		uint32_t slot = cpt_rd32(r + CPT_R_SLOT);
 		if (slot >= t->nslots || slot_at(t, slot)[CPT_S_KIND] != r[CPT_R_KIND])
 			return fail(err, CPT_E_CORRUPT, off, "rule %u: bad slot %u", i, slot);
-		uint64_t pend = (uint64_t)cpt_rd32(r + CPT_R_PORTOFF) + cpt_rd32(r + CPT_R_NPORTS);
-		if (pend > t->nports)
+		/* Each rule's ranges follow the previous rule's, so every range
+		 * belongs to exactly one rule and none lies outside the section. */
+		if (cpt_rd32(r + CPT_R_PORTOFF) != ports_seen ||
+		    (ports_seen += cpt_rd32(r + CPT_R_NPORTS)) > t->nports)
 			return fail(err, CPT_E_CORRUPT, off, "rule %u: port ranges out of bounds", i);
 		if (!pool_str_ok(t, cpt_rd32(r + CPT_R_LOC)) || !pool_str_ok(t, cpt_rd32(r + CPT_R_TEXT)))
 			return fail(err, CPT_E_CORRUPT, off, "rule %u: string outside the pool", i);
 	}
+
+	if (ports_seen != t->nports)
+		return fail(err, CPT_E_CORRUPT, CPT_H_NPORTS, "%u port ranges, rules use %llu",
+			    t->nports, (unsigned long long)ports_seen);
 
 	uint32_t keys = 0, flags = 0;
 	uint64_t listed = 0;

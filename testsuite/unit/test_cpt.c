@@ -243,7 +243,7 @@ Test(cpt, suffix_ending_in_a_number_refused)
 Test(cpt, writer_refuses_names_that_cannot_match)
 {
 	static const char *bad[] = { "Upper.example", "trailing.example.", "under_score.example",
-				     "b\xc3\xbc" "cher.example", "1.2.3.4.5", "-x.example" };
+				     "b\xc3\xbc\x63her.example", "1.2.3.4.5", "-x.example" };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		struct tir t;
 		const char *err = NULL;
