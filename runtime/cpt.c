@@ -116,7 +116,8 @@ static bool check_header(struct cpt_table *t, const uint8_t *b, size_t size,
 {
 	if (size < CPT_HDR_SIZE)
 		return fail(err, CPT_E_TRUNCATED, size,
-			    "table is %zu bytes, shorter than its %d-byte header", size, CPT_HDR_SIZE);
+			    "truncated: table is %zu bytes, shorter than its %d-byte header", size,
+			    CPT_HDR_SIZE);
 	if (memcmp(b + CPT_H_MAGIC, CPT_MAGIC, 8) != 0)
 		return fail(err, CPT_E_MAGIC, 0, "not a cage proxy table (bad magic)");
 	unsigned version = cpt_rd16(b + CPT_H_VERSION);
@@ -130,7 +131,7 @@ static bool check_header(struct cpt_table *t, const uint8_t *b, size_t size,
 	uint64_t fsize = cpt_rd64(b + CPT_H_FILESIZE);
 	if (fsize > size)
 		return fail(err, CPT_E_TRUNCATED, size,
-			    "table is %zu bytes but its header says %llu", size,
+			    "truncated: table is %zu bytes but its header says %llu", size,
 			    (unsigned long long)fsize);
 	if (fsize < size)
 		return fail(err, CPT_E_CORRUPT, CPT_H_FILESIZE,
@@ -346,7 +347,7 @@ bool cpt_open(struct cpt_table *t, const char *path, struct cpt_error *err)
 	if ((uint64_t)st.st_size < CPT_HDR_SIZE) {
 		close(fd);
 		return fail(err, CPT_E_TRUNCATED, (uint64_t)st.st_size,
-			    "table is %lld bytes, shorter than its %d-byte header",
+			    "truncated: table is %lld bytes, shorter than its %d-byte header",
 			    (long long)st.st_size, CPT_HDR_SIZE);
 	}
 	if ((uint64_t)st.st_size > SIZE_MAX) {
@@ -382,7 +383,8 @@ void cpt_close(struct cpt_table *t)
 	memset(t, 0, sizeof(*t));
 }
 
-/* Last match so far, and the last matching protect: protect beats order. */
+/* Last match so far, and the first matching protect: a protect denies
+ * whatever its position, and naming the first one is what ir_eval_host does. */
 struct acc {
 	bool any, prot;
 	uint32_t best, best_prot;
@@ -414,7 +416,7 @@ static void scan(const struct cpt_table *t, const uint8_t *s, unsigned port, str
 		if (!a->any || e > a->best)
 			a->best = e;
 		a->any = true;
-		if (r[CPT_R_EFFECT] == CPT_PROTECT && (!a->prot || e > a->best_prot)) {
+		if (r[CPT_R_EFFECT] == CPT_PROTECT && (!a->prot || e < a->best_prot)) {
 			a->best_prot = e;
 			a->prot = true;
 		}

@@ -9,9 +9,9 @@
  * checksum only detects corruption; whoever can write the table can write the
  * policy, so it is not an authenticity check.
  *
- * Decisions follow the language: among the rules matching (host, port) the
- * last one wins, except that a matching `protect` always denies; nothing
- * matching denies. Name rules (exact, `*.suffix`, `*`) never match an IP
+ * Decisions follow the language (and ir_eval_host): among the rules
+ * matching (host, port) the last one wins, except that a matching `protect`
+ * always denies (the first such rule is reported); nothing matching denies. Name rules (exact, `*.suffix`, `*`) never match an IP
  * literal and IP rules never match a name.
  */
 #ifndef CAGE_CPT_H

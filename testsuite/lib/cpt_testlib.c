@@ -181,17 +181,15 @@ void tref_eval(const struct ir_profile *p, const char *host, unsigned port, stru
 	r->rule = 0;
 	if (host_normalize(host, strlen(host), &q) != HOST_OK)
 		return;
-	bool prot = false;
 	for (size_t i = 0; i < p->nrules; i++) {
 		const struct ir_rule *x = &p->rules[i];
 		if (x->tkind != IR_T_HOST || !(x->access & IR_A_CONNECT) ||
 		    !ref_match(&x->t.host, &q, port))
 			continue;
-		if (prot && x->effect != IR_PROTECT)
-			continue;
-		prot = prot || x->effect == IR_PROTECT;
 		r->by_default = false;
 		r->rule = x->index;
 		r->allowed = x->effect == IR_ALLOW;
+		if (x->effect == IR_PROTECT)
+			return; /* the first matching protect decides */
 	}
 }

@@ -32,8 +32,8 @@ void tir_add(struct tir *t, enum ir_effect e, const char *target);
 /* Builds the table into t->table; returns false and sets *err on failure. */
 bool tir_build(struct tir *t, const char **err);
 
-/* The reference: the last matching rule decides, a matching protect always
- * denies, no match denies. Host given as a client would send it. */
+/* The reference: the last matching rule decides, the first matching protect
+ * always denies, no match denies. Host given as a client would send it. */
 struct tref {
 	bool allowed, by_default;
 	uint32_t rule;

@@ -405,6 +405,18 @@ Test(cpt, differential_against_reference)
 				if (!ref.by_default)
 					cr_assert_eq(r.rule_index, ref.rule, "round %d %s:%u", round,
 						     queries[q], qports[p]);
+				/* And the foundation's evaluator, on the canonical form. */
+				struct host_norm h;
+				struct ir_verdict iv;
+				cr_assert_eq(host_normalize(queries[q], strlen(queries[q]), &h), HOST_OK);
+				ir_eval_host(&t.prof, h.name, qports[p], &iv);
+				cr_assert_eq(r.allowed, iv.allowed, "round %d %s:%u vs ir_eval_host",
+					     round, queries[q], qports[p]);
+				cr_assert_eq(r.by_default, iv.rule == NULL, "round %d %s:%u", round,
+					     queries[q], qports[p]);
+				if (iv.rule)
+					cr_assert_eq(r.rule_index, iv.rule->index, "round %d %s:%u", round,
+						     queries[q], qports[p]);
 			}
 		cpt_close(&tb);
 		tir_free(&t);
