@@ -190,6 +190,12 @@ static void do_imports(struct rsv *r, struct rfile *rf, size_t depth)
 			continue;
 		}
 		char real[PATH_MAX];
+		if (access(fs_path, F_OK) != 0) {
+			rdiag(r, DIAG_ERROR, s->loc, "import", "cannot find import '%s' (no file %s)",
+			      s->text, fs_path);
+			VEC_PUSH(r->a, r->imports, rec);
+			continue;
+		}
 		if (!realpath(fs_path, real)) {
 			rdiag(r, DIAG_ERROR, s->loc, "import", "cannot open import '%s' (%s): %s",
 			      s->text, fs_path, strerror(errno));
