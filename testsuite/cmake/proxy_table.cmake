@@ -3,3 +3,37 @@
 add_test(NAME cpt/cli
   COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/cpt/cli.sh $<TARGET_FILE:cagec> ${CMAKE_CURRENT_BINARY_DIR}/cpt-cli)
 set_tests_properties(cpt/cli PROPERTIES TIMEOUT 60)
+
+# libFuzzer target for the table loader and the host normaliser. It compiles
+# the few sources it exercises itself, instrumented, instead of changing how
+# libcage is built.
+option(CAGE_FUZZ "Build libFuzzer targets (needs clang)" OFF)
+if(CAGE_FUZZ)
+  if(NOT CMAKE_C_COMPILER_ID MATCHES "Clang")
+    message(FATAL_ERROR "CAGE_FUZZ=ON needs clang (CC=clang)")
+  endif()
+  add_executable(fuzz_cpt ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/fuzz_cpt.c
+    ${CMAKE_SOURCE_DIR}/runtime/cpt.c ${CMAKE_SOURCE_DIR}/runtime/cpt_dump.c
+    ${CMAKE_SOURCE_DIR}/runtime/host.c ${CMAKE_SOURCE_DIR}/compiler/cpt_write.c
+    ${CMAKE_SOURCE_DIR}/lang/arena.c)
+  target_include_directories(fuzz_cpt PRIVATE ${CMAKE_SOURCE_DIR}/compiler
+    ${CMAKE_SOURCE_DIR}/lang ${CMAKE_SOURCE_DIR}/runtime)
+  target_compile_options(fuzz_cpt PRIVATE -fsanitize=fuzzer,address,undefined
+    -fno-sanitize-recover=all -fno-omit-frame-pointer)
+  target_link_options(fuzz_cpt PRIVATE -fsanitize=fuzzer,address,undefined)
+  target_link_libraries(fuzz_cpt PRIVATE PkgConfig::XXHASH)
+  # Seed corpus: a real table compiled by cagec, plus a few host strings.
+  set(FUZZ_CPT_CORPUS ${CMAKE_CURRENT_BINARY_DIR}/fuzz_cpt_corpus)
+  add_custom_command(OUTPUT ${FUZZ_CPT_CORPUS}/seed.cpt
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${FUZZ_CPT_CORPUS}
+    COMMAND $<TARGET_FILE:cagec> ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/seed.cage -o ${FUZZ_CPT_CORPUS}/seed.cpt
+    COMMAND ${CMAKE_COMMAND} -E echo_append "0x7f.1" > ${FUZZ_CPT_CORPUS}/host1
+    COMMAND ${CMAKE_COMMAND} -E echo_append "[::ffff:127.0.0.1]" > ${FUZZ_CPT_CORPUS}/host2
+    COMMAND ${CMAKE_COMMAND} -E echo_append "A.b-c.Example.COM." > ${FUZZ_CPT_CORPUS}/host3
+    DEPENDS cagec ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/seed.cage)
+  add_custom_target(fuzz_cpt_corpus ALL DEPENDS ${FUZZ_CPT_CORPUS}/seed.cpt)
+  # A bounded run as a test; real campaigns run the binary by hand
+  # (docs/proxy-table.md, "Fuzzing").
+  add_test(NAME fuzz/cpt COMMAND fuzz_cpt -runs=200000 -max_len=4096 ${FUZZ_CPT_CORPUS})
+  set_tests_properties(fuzz/cpt PROPERTIES TIMEOUT 600)
+endif()
