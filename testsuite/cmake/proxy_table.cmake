@@ -4,6 +4,15 @@ add_test(NAME cpt/cli
   COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/cpt/cli.sh $<TARGET_FILE:cagec> ${CMAKE_CURRENT_BINARY_DIR}/cpt-cli)
 set_tests_properties(cpt/cli PROPERTIES TIMEOUT 60)
 
+# The lookup benchmark's workload (run by testsuite/bench/cpt.sh, timed with
+# bench_run). The test only checks that its policy compiles and its decisions
+# are the intended mix; it measures nothing.
+add_executable(bench_cpt ${CMAKE_CURRENT_SOURCE_DIR}/bench/bench_cpt.c)
+target_link_libraries(bench_cpt PRIVATE cage)
+add_test(NAME bench/cpt-workload
+  COMMAND sh -c "$<TARGET_FILE:bench_cpt> gen 2000 > cpt2000.cage && $<TARGET_FILE:cagec> cpt2000.cage -o cpt2000.cpt && $<TARGET_FILE:bench_cpt> lookup cpt2000.cpt 65536 | grep -Eq '^allowed=[1-9][0-9]* denied_rule=[1-9][0-9]* denied_default=[1-9][0-9]* bad=0$'"
+  WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+
 # libFuzzer target for the table loader and the host normaliser. It compiles
 # the few sources it exercises itself, instrumented, instead of changing how
 # libcage is built.
