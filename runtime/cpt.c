@@ -166,6 +166,9 @@ static bool check_header(struct cpt_table *t, const uint8_t *b, size_t size,
 	if (t->nslots < 8 || (t->nslots & (t->nslots - 1)) != 0)
 		return fail(err, CPT_E_CORRUPT, CPT_H_NSLOTS,
 			    "slot count %u is not a power of two >= 8", t->nslots);
+	if (t->max_probe > CPT_MAX_PROBE_LIMIT)
+		return fail(err, CPT_E_CORRUPT, CPT_H_MAXPROBE, "max probe %u over the limit %u",
+			    t->max_probe, CPT_MAX_PROBE_LIMIT);
 	if (t->nlist != t->nrules)
 		return fail(err, CPT_E_CORRUPT, CPT_H_NLIST,
 			    "rule list has %u entries for %u rules", t->nlist, t->nrules);

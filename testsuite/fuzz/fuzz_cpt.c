@@ -8,8 +8,9 @@
  * again with its size field and checksum fixed up; whatever the loader
  * accepts is queried and dumped. Any other input is a host string:
  * normalised, checked for the invariants below, and looked up in a small
- * table built at start-up.
+ * table built at start-up; numeric strings are checked against inet_aton().
  */
+#include <arpa/inet.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,10 +66,32 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
+/* What inet_aton() (and so getaddrinfo() for a numeric host) makes of the
+ * input must be what we make of it: the same IPv4 address. */
+static void check_inet_aton(const uint8_t *data, size_t size, enum host_err e,
+			    const struct host_norm *h)
+{
+	char buf[64];
+	struct in_addr a;
+	if (size == 0 || size >= sizeof(buf) || memchr(data, '\0', size))
+		return;
+	for (size_t i = 0; i < size; i++)
+		if (!strchr("0123456789abcdefABCDEFxX.", data[i]))
+			return; /* inet_aton also stops at spaces; we refuse those */
+	memcpy(buf, data, size);
+	buf[size] = '\0';
+	if (inet_aton(buf, &a) != 1)
+		return;
+	if (e != HOST_OK || h->kind != HOST_IPV4 || memcmp(h->addr, &a, 4) != 0)
+		abort();
+}
+
 static void check_host(const uint8_t *data, size_t size)
 {
 	struct host_norm h, again;
-	if (host_normalize((const char *)data, size, &h) != HOST_OK) {
+	enum host_err he = host_normalize((const char *)data, size, &h);
+	check_inet_aton(data, size, he, &h);
+	if (he != HOST_OK) {
 		struct cpt_result r;
 		cpt_lookup_str(&fixed, (const char *)data, size, 443, &r);
 		if (r.allowed || !r.by_default)
