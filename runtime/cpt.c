@@ -447,7 +447,7 @@ void cpt_lookup(const struct cpt_table *t, const struct host_norm *h, unsigned p
 		struct cpt_result *r)
 {
 	struct acc a = { 0 };
-	if (!t->base) {
+	if (!t->base || port == 0 || port > 65535) {
 		finish(t, &a, r);
 		return;
 	}
@@ -520,7 +520,7 @@ void cpt_lookup_addr(const struct cpt_table *t, const struct sockaddr *sa,
 			alen = 4;
 		}
 	}
-	if (!t->base || !addr) {
+	if (!t->base || !addr || port == 0) {
 		finish(t, &a, r);
 		return;
 	}
