@@ -472,7 +472,11 @@ void cpt_lookup(const struct cpt_table *t, const struct host_norm *h, unsigned p
 				if (n <= t->suffix_max)
 					scan(t, find_slot(t, CPT_K_SUFFIX, h->name + i + 1, n), port, &a);
 			}
-		if (t->flags & CPT_F_ANY)
+		/* `*` is any public name: never localhost or *.localhost (as
+		 * ir_host_match), which only rules naming them reach. */
+		bool loopback_name = (h->len == 9 && memcmp(h->name, "localhost", 9) == 0) ||
+				     (h->len > 10 && memcmp(h->name + h->len - 10, ".localhost", 10) == 0);
+		if ((t->flags & CPT_F_ANY) && !loopback_name)
 			scan(t, find_slot(t, CPT_K_ANY, "", 0), port, &a);
 	}
 	finish(t, &a, r);

@@ -209,12 +209,15 @@ Test(cpt, impossible_ports_denied)
 	cr_assert(!r.allowed && r.by_default);
 }
 
-Test(cpt, star_never_matches_ip_literals)
+Test(cpt, star_never_matches_ip_literals_or_localhost)
 {
 	tir_add(&T, IR_ALLOW, "*");
 	build();
 	expect("anything.example", 443, 'A', 0);
-	expect("localhost", 3000, 'A', 0);
+	expect("localhost", 3000, '-', 0);
+	expect("LocalHost.", 3000, '-', 0);
+	expect("app.localhost", 3000, '-', 0);
+	expect("notlocalhost", 3000, 'A', 0);
 	expect("127.0.0.1", 80, '-', 0);
 	expect("0x7f.1", 80, '-', 0);
 	expect("2130706433", 80, '-', 0);
