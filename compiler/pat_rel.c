@@ -12,8 +12,9 @@
  * Characters that appear literally in neither pattern behave alike, so the
  * searches run over an alphabet of those literals plus '/', '.' and one
  * "other" representative. A third automaton, a 7-state DFA, accepts only
- * normalised absolute paths, so "/a/" + star and "/a/." never "overlap" through a
- * path the resolver could never hand the evaluator.
+ * normalised absolute paths other than the root, so "/a/" + star and
+ * "/a/." never "overlap" through a path the resolver could never hand the
+ * evaluator; the root, which has no components, is decided apart.
  *
  * overlap: breadth-first search of the product (NFA a) x (NFA b) x (DFA
  * normal) for an accepting state; the BFS tree gives a shortest witness.
@@ -150,6 +151,8 @@ static void glob_step(const struct glob *g, uint32_t k, const uint64_t *from,
 	glob_close(g, k, to);
 }
 
+static bool root_match(const char *p, size_t n);
+
 static size_t lit_len(const char *s, size_t len)
 {
 	size_t i = 0;
@@ -160,6 +163,8 @@ static size_t lit_len(const char *s, size_t len)
 
 bool pat_glob_match(const char *pat, size_t plen, const char *path, size_t len)
 {
+	if (len == 1 && path[0] == '/')
+		return root_match(pat, plen);
 	size_t l = lit_len(pat, plen);
 	size_t k = l ? l - 1 : 0;
 	if (len < k || memcmp(pat, path, k) != 0)
@@ -212,9 +217,37 @@ static uint8_t norm_step(uint8_t q, uint8_t c)
 	}
 }
 
+/* The root is handled apart (root_match), so the DFA accepts only paths
+ * with at least one component. */
 static bool norm_accept(uint8_t q)
 {
-	return q == N_ROOT || q == N_COMP;
+	return q == N_COMP;
+}
+
+/* Does the pattern match "/"? The evaluator matches component by component
+ * and "/" has no components, so only patterns made of "**" components (or
+ * "/" itself) do; character semantics would also let a leading `*` match
+ * the empty name, which no real path has. */
+static bool root_match(const char *p, size_t n)
+{
+	if (n == 0 || p[0] != '/')
+		return false;
+	size_t i = 0;
+	while (i < n) {
+		while (i < n && p[i] == '/')
+			i++;
+		size_t s = i;
+		while (i < n && p[i] != '/')
+			i++;
+		if (i == s)
+			continue;
+		for (size_t k = s; k < i; k++)
+			if (p[k] != '*')
+				return false;
+		if (i - s < 2)
+			return false;
+	}
+	return true;
 }
 
 /* ---- alphabet ---- */
@@ -286,8 +319,9 @@ static bool common_start(const char *a, size_t alen, const char *b, size_t blen,
 
 /* ---- overlap ---- */
 
-enum pat_ans pat_glob_overlap(const char *a, size_t alen, const char *b, size_t blen,
-			      char *wit, size_t size)
+/* Overlap among paths other than "/". */
+static enum pat_ans overlap_below_root(const char *a, size_t alen, const char *b, size_t blen,
+				       char *wit, size_t size)
 {
 	size_t k;
 	uint8_t q0;
@@ -392,6 +426,17 @@ out:
 	glob_free(&ga);
 	glob_free(&gb);
 	return ans;
+}
+
+enum pat_ans pat_glob_overlap(const char *a, size_t alen, const char *b, size_t blen,
+			      char *wit, size_t size)
+{
+	if (root_match(a, alen) && root_match(b, blen)) {
+		if (wit && size)
+			snprintf(wit, size, "/");
+		return PAT_YES;
+	}
+	return overlap_below_root(a, alen, b, blen, wit, size);
 }
 
 /* ---- containment ---- */
@@ -500,11 +545,17 @@ static void cs_free(struct cstates *cs)
 enum pat_ans pat_glob_contains(const char *a, size_t alen, const char *b, size_t blen,
 			       char *cex, size_t size)
 {
+	if (root_match(b, blen) && !root_match(a, alen)) {
+		if (cex && size)
+			snprintf(cex, size, "/");
+		return PAT_NO;
+	}
 	size_t k;
 	uint8_t q0;
 	if (!common_start(a, alen, b, blen, &k, &q0) || q0 == N_DEAD) {
-		/* Nothing in common: a contains b only when b matches nothing. */
-		enum pat_ans e = pat_glob_overlap(b, blen, b, blen, cex, size);
+		/* Nothing in common below the root (which is settled above): a
+		 * contains b only when b matches nothing there. */
+		enum pat_ans e = overlap_below_root(b, blen, b, blen, cex, size);
 		return e == PAT_UNKNOWN ? e : e == PAT_YES ? PAT_NO : PAT_YES;
 	}
 	struct glob ga, gb;

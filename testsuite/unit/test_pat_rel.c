@@ -6,7 +6,9 @@
  * '/'), and a brute-force cross-check compares every answer with an
  * independent backtracking matcher run over every normalised path up to a
  * length bound on a tiny alphabet: a YES must come with a witness that
- * really matches, a NO must survive the enumeration.
+ * really matches, a NO must survive the enumeration. The same enumeration
+ * checks that the evaluator's matcher (path_match) agrees on every pattern
+ * the resolver could produce, so checker and evaluator mean the same thing.
  */
 #include <criterion/criterion.h>
 #include <stdint.h>
@@ -15,6 +17,7 @@
 #include <string.h>
 
 #include "pat_rel.h"
+#include "path.h"
 
 /* ---- an independent reference matcher (backtracking, exponential) ---- */
 
@@ -26,20 +29,38 @@ static size_t star_run(const char *p)
 	return r;
 }
 
+static bool ref_match_text(const char *p, const char *s);
+
+/* "/" has no components: only all-"**" patterns match it (as the evaluator
+ * decides component by component). */
 static bool ref_match(const char *p, const char *s)
+{
+	if (strcmp(s, "/") == 0) {
+		char buf[64];
+		snprintf(buf, sizeof buf, "%s", p);
+		for (char *save = NULL, *c = strtok_r(buf, "/", &save); c;
+		     c = strtok_r(NULL, "/", &save))
+			if (strspn(c, "*") != strlen(c) || strlen(c) < 2)
+				return false;
+		return p[0] == '/';
+	}
+	return ref_match_text(p, s);
+}
+
+static bool ref_match_text(const char *p, const char *s)
 {
 	if (*p == '\0')
 		return *s == '\0';
 	if (p[0] == '/') {
 		size_t r = star_run(p + 1);
 		if (r >= 2 && (p[1 + r] == '/' || p[1 + r] == '\0') &&
-		    ref_match(p + 1 + r, s))
+		    ref_match_text(p + 1 + r, s))
 			return true;
 	}
 	size_t r = star_run(p);
 	if (r >= 2) {
 		for (const char *t = s;; t++) {
-			if (ref_match(p + r, t))
+			if (ref_match_text(p + r, t))
 				return true;
 			if (*t == '\0')
 				return false;
@@ -47,15 +68,15 @@ static bool ref_match(const char *p, const char *s)
 	}
 	if (r == 1) {
 		for (const char *t = s;; t++) {
-			if (ref_match(p + 1, t))
+			if (ref_match_text(p + 1, t))
 				return true;
 			if (*t == '\0' || *t == '/')
 				return false;
 		}
 	}
 	if (*p == '?')
-		return *s && *s != '/' && ref_match(p + 1, s + 1);
-	return *s == *p && ref_match(p + 1, s + 1);
+		return *s && *s != '/' && ref_match_text(p + 1, s + 1);
+	return *s == *p && ref_match_text(p + 1, s + 1);
 }
 
 static bool normalised(const char *s)
@@ -314,12 +335,31 @@ static void check_pair(const struct pat_vec *A, const struct pat_vec *B, size_t 
 			  B->text);
 }
 
+static unsigned long evaluator_checked;
+
+/* Patterns the resolver can produce are their own normal form. */
+static bool resolver_form(struct arena *a, const char *text, struct ir_path *out)
+{
+	char *norm;
+	const char *err;
+	if (!path_normalize(a, text, strlen(text), &norm, &err) || strcmp(norm, text) != 0)
+		return false;
+	memset(out, 0, sizeof *out);
+	out->text = norm;
+	path_classify(out);
+	return true;
+}
+
 static struct pat_vec *vectors(const char (*texts)[32], size_t n, size_t words)
 {
 	struct pat_vec *v = calloc(n, sizeof *v);
 	cr_assert(v);
+	struct arena a;
+	arena_init(&a);
 	for (size_t p = 0; p < n; p++) {
 		strcpy(v[p].text, texts[p]);
+		struct ir_path ip;
+		bool canon = resolver_form(&a, texts[p], &ip);
 		v[p].m = calloc(words, sizeof(uint64_t));
 		cr_assert(v[p].m);
 		size_t plen = strlen(texts[p]);
@@ -327,10 +367,17 @@ static struct pat_vec *vectors(const char (*texts)[32], size_t n, size_t words)
 			bool r = ref_match(texts[p], paths[i]);
 			cr_assert_eq(pat_glob_match(texts[p], plen, paths[i], strlen(paths[i])), r,
 				     "match(%s, %s)", texts[p], paths[i]);
+			if (canon) {
+				cr_assert_eq(ir_path_match(&ip, paths[i]), r,
+					     "evaluator and checker disagree: %s on %s", texts[p],
+					     paths[i]);
+				evaluator_checked++;
+			}
 			if (r)
 				v[p].m[i / 64] |= (uint64_t)1 << (i % 64);
 		}
 	}
+	arena_free(&a);
 	return v;
 }
 
@@ -362,6 +409,7 @@ Test(pat_rel_brute, all_pairs_up_to_three_tokens)
 	/* both answers must actually occur, or the check proves nothing */
 	cr_expect_gt(yes, 1000);
 	cr_expect_gt(no, 1000);
+	cr_expect_gt(evaluator_checked, 10000);
 	free_vectors(v, n);
 	free(paths);
 }
