@@ -134,8 +134,20 @@ static void render_snippet(FILE *out, const struct loc *l, bool color)
 	size_t end = l->off;
 	while (end < f->len && f->text[end] != '\n' && f->text[end] != '\r')
 		end++;
-	if (end - start > 4096) /* a pathological line: do not flood the terminal */
-		return;
+	/* A very long line is shown as a window around the caret, so one
+	 * pathological line cannot flood the terminal. */
+	enum { WINDOW = 160 };
+	if (end - start > WINDOW) {
+		size_t from = l->off > start + WINDOW / 2 ? l->off - WINDOW / 2 : start;
+		while (from > start && ((unsigned char)f->text[from] & 0xC0) == 0x80)
+			from--;
+		start = from;
+		if (end - start > WINDOW) {
+			end = start + WINDOW;
+			while (end > start && ((unsigned char)f->text[end] & 0xC0) == 0x80)
+				end--;
+		}
+	}
 	fputc(' ', out);
 	for (size_t i = start; i < end; i++) {
 		unsigned char c = (unsigned char)f->text[i];

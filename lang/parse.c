@@ -57,13 +57,34 @@ void parse_syntax_error(struct parse_ctx *ctx, const struct token *t, uint64_t e
 			 "connect, unix, mach)", (int)(p0->len > 40 ? 40 : p0->len), p0->text);
 		return;
 	}
-	if (t->kind == TK_NL && t->len == 0 && l.off >= ctx->file->len)
-		diag_add(ctx->diags, DIAG_ERROR, l, "syntax", "unexpected end of file%s", want);
-	else if (t->kind == TK_NL)
+	if (t->kind == 0 || (t->kind == TK_NL && t->len == 0 && l.off >= ctx->file->len)) {
+		/* Point at the end of the last line with text, not past it. */
+		const char *txt = ctx->file->text;
+		size_t end = ctx->file->len;
+		while (end > 0 && (txt[end - 1] == '\n' || txt[end - 1] == '\r' ||
+				   txt[end - 1] == ' ' || txt[end - 1] == '\t'))
+			end--;
+		size_t ls = end;
+		while (ls > 0 && txt[ls - 1] != '\n')
+			ls--;
+		uint32_t line = 1;
+		for (size_t i = 0; i < ls; i++)
+			line += txt[i] == '\n';
+		struct loc e = { .file = ctx->file, .line = line,
+				 .col = diag_display_col(txt, ls, end), .off = (uint32_t)end };
+		struct diag *d = diag_add(ctx->diags, DIAG_ERROR, e, "syntax",
+					  "unexpected end of file%s", want);
+		if (ctx->brace_depth > 0)
+			diag_note(ctx->diags, d, ctx->open_brace, "this '{' is never closed");
+	} else if (t->kind == TK_NL) {
 		diag_add(ctx->diags, DIAG_ERROR, l, "syntax", "unexpected end of line%s", want);
-	else
+	} else if (t->kind == TK_IDENT || t->kind == TK_STRING || t->kind == TK_INT) {
 		diag_add(ctx->diags, DIAG_ERROR, l, "syntax", "unexpected %s '%.*s'%s",
 			 lex_token_name(t->kind), (int)(t->len > 40 ? 40 : t->len), t->text, want);
+	} else {
+		diag_add(ctx->diags, DIAG_ERROR, l, "syntax", "unexpected %s%s",
+			 lex_token_name(t->kind), want);
+	}
 }
 
 void parse_stack_overflow(struct parse_ctx *ctx)
@@ -216,6 +237,12 @@ struct ast_node *parse_env_set(struct parse_ctx *ctx, const struct token *k, con
 
 static void feed(void *parser, struct parse_ctx *ctx, const struct token *t)
 {
+	if (t->kind == TK_LBRACE) {
+		ctx->brace_depth++;
+		ctx->open_brace = t->loc;
+	} else if (t->kind == TK_RBRACE && ctx->brace_depth > 0) {
+		ctx->brace_depth--;
+	}
 	cage_parser(parser, t->kind, *t, ctx);
 	ctx->prev[1] = ctx->prev[0];
 	ctx->prev[0] = *t;
@@ -261,7 +288,7 @@ struct ast_file *parse_file(const struct src_file *f, struct arena *a, struct di
 		if (ctx.syntax_errors > PARSE_MAX_ERRORS || ctx.overflow)
 			break;
 	}
-	struct token eof = { .kind = 0, .loc = { .file = f, .line = lx.line } };
+	struct token eof = { .kind = 0, .text = f->text + f->len, .loc = { .file = f, .line = lx.line } };
 	cage_parser(parser, 0, eof, &ctx);
 	cage_parserFree(parser, free);
 	if (ctx.syntax_errors > PARSE_MAX_ERRORS || lex_errors > PARSE_MAX_ERRORS) {

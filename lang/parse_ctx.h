@@ -19,6 +19,9 @@ struct parse_ctx {
 	bool overflow;
 	/* The two tokens fed before the current one, for better messages. */
 	struct token prev[2];
+	/* The innermost '{' not yet closed, for "never closed" notes. */
+	int brace_depth;
+	struct loc open_brace;
 };
 
 struct parse_access {
