@@ -12,6 +12,7 @@
 
 #include "cage.h"
 #include "emit.h"
+#include "lint.h"
 #include "outfile.h"
 
 enum { EXIT_POLICY = 1, EXIT_USAGE = 2 };
@@ -19,6 +20,8 @@ enum { EXIT_POLICY = 1, EXIT_USAGE = 2 };
 static const char usage_text[] =
 	"usage: cagec FILE [-o OUT] [-D NAME=VALUE]... [-I DIR]... [--profile NAME]\n"
 	"             [--emit BACKEND] [--home DIR] [--stdlib DIR] [--color=WHEN]\n"
+	"       cagec lint [options] FILE...     (see cagec lint --help)\n"
+	"       cagec explain [options] FILE ACCESS TARGET\n"
 	"       cagec --version | --help\n"
 	"\n"
 	"Compiles the .cage policy FILE and writes the selected profile with a backend.\n"
@@ -70,6 +73,11 @@ static const char *default_backend(const char *out)
 
 int main(int argc, char **argv)
 {
+	/* Subcommands live in the library; they take their own options. */
+	if (argc > 1 && strcmp(argv[1], "lint") == 0)
+		return lint_main(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "explain") == 0)
+		return explain_main(argc - 1, argv + 1);
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "define", required_argument, NULL, 'D' },
