@@ -5,8 +5,9 @@
  * lint checks many files in one process (pre-commit passes every staged
  * .cage file at once). A param without a default would make a policy
  * impossible to check without -D, so lint gives each missing one a
- * placeholder ("/<name>" for paths) and says so in no finding: the rules
- * that use it are still checked against everything else.
+ * placeholder ("/<name>" for paths): the rules that use it are still
+ * checked against everything else. explain does the same, so a query about
+ * other paths works without -D.
  *
  * Exit status: 0 no errors, 1 some file has an error finding (or does not
  * compile), 2 usage or I/O error.
@@ -307,8 +308,8 @@ int explain_main(int argc, char **argv)
 	int c, status = EXIT_USAGE;
 	opterr = 0;
 	optind = 1;
-	/* "+": stop at the first operand, so a target like "-x" is not an option */
-	while ((c = getopt_long(argc, argv, "+:D:I:h", longopts, NULL)) != -1) {
+	/* options may follow the operands; "--" ends them */
+	while ((c = getopt_long(argc, argv, ":D:I:h", longopts, NULL)) != -1) {
 		int r = common_opt(c, opts);
 		if (r < 0)
 			goto out;
@@ -330,7 +331,7 @@ int explain_main(int argc, char **argv)
 		fputs("cagec: explain wants FILE ACCESS TARGET (see cagec explain --help)\n", stderr);
 		goto out;
 	}
-	struct cage_policy *pol = cage_load_file(argv[optind], opts);
+	struct cage_policy *pol = load(argv[optind], opts);
 	if (!pol) {
 		fputs("cagec: out of memory\n", stderr);
 		goto out;

@@ -239,13 +239,23 @@ void lint_apply_controls(struct lint_ctx *c)
 				i++;
 		}
 		if (f == c->main)
-			for (size_t i = 0; i < ns; i++)
-				for (size_t k = 0; k < s[i].nids; k++)
-					if (!s[i].used[k])
-						lint_report_loc(c, "unused-suppression", s[i].loc,
-								"this suppression of %s silences nothing%s",
-								s[i].ids[k],
-								s[i].target ? "" : " (no rule follows it)");
+			for (size_t i = 0; i < ns; i++) {
+				char ids[512] = "";
+				size_t n = 0, nu = 0;
+				for (size_t k = 0; k < s[i].nids; k++) {
+					if (s[i].used[k])
+						continue;
+					int w = snprintf(ids + n, sizeof ids - n, "%s%s", nu ? ", " : "",
+							 s[i].ids[k]);
+					if (w > 0 && (size_t)w < sizeof ids - n)
+						n += (size_t)w;
+					nu++;
+				}
+				if (nu)
+					lint_report_loc(c, "unused-suppression", s[i].loc,
+							"this suppression of %s silences nothing%s", ids,
+							s[i].target ? "" : " (no rule follows it)");
+			}
 		free(s);
 	}
 	/* -W ID=..., -W no-ID */

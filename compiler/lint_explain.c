@@ -194,7 +194,7 @@ bool lint_explain(FILE *out, struct cage_policy *pol, const char *access, const 
 		const struct ir_rule *r = &prof->rules[i];
 		if (r == v.rule || !rule_matches(r, bit, what, port))
 			continue;
-		fputs(any ? "             " : "  overrode:   ", out);
+		fputs(any ? "              " : "  overrode:   ", out);
 		rule_line(out, r);
 		any = true;
 	}

@@ -122,7 +122,7 @@ static void sarif_phys(FILE *out, const struct loc *l, const struct cage_policy 
 				diag_display_col(l->file->text, ls, l->off + l->len));
 		}
 	}
-	fputs("}}", out);
+	fputs("}}}", out);
 }
 
 struct idset {

@@ -279,16 +279,16 @@ static void report_ancestor(struct lint_ctx *c, const struct ir_rule *W, const s
 {
 	if (lint_is_std(W->loc.file))
 		return;
-	char wt[1024], pt[1024], dd[1024], where[512];
+	char wt[1200], pt[1024], dd[1024], where[512];
 	struct ir_path tmp = P->t.path;
-	lint_target_text(W, wt, sizeof wt);
+	lint_rule_text(W, wt, sizeof wt);
 	lint_target_text(P, pt, sizeof pt);
 	pat_display(&tmp, dir, dd, sizeof dd);
 	lint_where(c, W, P, where, sizeof where);
 	struct diag *d;
 	if (protected_) {
 		d = lint_report(c, "writable-ancestor", W, P,
-				"allow %s makes %s writable, above %s that %s protects: the agent can "
+				"%s makes %s writable, above %s that %s protects: the agent can "
 				"rename it away and put its own in its place",
 				wt, dd, pt, where);
 		if (d && d->sev != DIAG_ERROR) {
@@ -301,7 +301,7 @@ static void report_ancestor(struct lint_ctx *c, const struct ir_rule *W, const s
 		lint_note_rule(c, d, P, "protected here");
 	} else {
 		d = lint_report(c, "writable-ancestor", W, P,
-				"allow %s makes %s writable, above %s that %s grants without write: "
+				"%s makes %s writable, above %s that %s grants without write: "
 				"it can be renamed away and replaced",
 				wt, dd, pt, where);
 		lint_note_rule(c, d, P, "granted here");
@@ -316,6 +316,14 @@ static void check_ancestors(struct lint_ctx *c, struct wcache *wc, const struct 
 		if (P->effect != IR_ALLOW || (P->access & WRITE_BITS) || lint_is_std(P->loc.file) ||
 		    pp->kind == IR_PAT_GLOB)
 			return;
+		/* a grant inside a protect is protect-violation's business */
+		lint_ix_comparable(c, pp->text, pp->lit_prefix, IR_T_PATH);
+		for (size_t k = 0; k < c->ncand; k++) {
+			const struct ir_rule *Q = &c->prof->rules[c->cand[k]];
+			if (Q->effect == IR_PROTECT && (Q->access & P->access) &&
+			    pat_path_overlap(&Q->t.path, pp, NULL, 0) != PAT_NO)
+				return;
+		}
 	}
 	size_t bl = base_len(pp);
 	char *dir = malloc(pp->len + 2);
