@@ -14,6 +14,9 @@
 #include <string.h>
 #include <xxhash.h>
 
+#include "lint_secrets.h"
+#include "path.h"
+
 static const struct lint_check checks[] = {
 	{ "unsafe-order", DIAG_ERROR, "a deny that a later allow re-opens, wholly or in part" },
 	{ "protect-violation", DIAG_ERROR, "an allow that overlaps a protect (the protect wins)" },
@@ -318,6 +321,23 @@ void lint_policy(struct cage_policy *pol, const struct lint_opts *o)
 	if (!pol->ir || !pol->ir->selected || pol->diags.errors)
 		return;
 	c.main = pol->ir->files[0];
+	size_t ns;
+	const struct lint_secret *sec = lint_secrets(&ns);
+	c.secrets = arena_alloc(c.a, (ns + 1) * sizeof *c.secrets);
+	for (size_t i = 0; i < ns; i++) {
+		if (sec[i].pattern[0] == '~' && !c.ir->home)
+			continue;
+		struct lint_builtin *b = &c.secrets[c.nsecrets++];
+		b->pattern = sec[i].pattern;
+		b->what = sec[i].what;
+		if (sec[i].pattern[0] == '~') {
+			b->p.text = arena_printf(c.a, "%s%s", c.ir->home, sec[i].pattern + 1);
+			b->p.home_len = (uint32_t)strlen(c.ir->home);
+		} else {
+			b->p.text = sec[i].pattern;
+		}
+		path_classify(&b->p);
+	}
 	bool module_done = false;
 	for (size_t i = 0; i < c.ir->nprofiles; i++) {
 		const struct ir_profile *p = c.ir->profiles[i];

@@ -46,13 +46,27 @@ void lint_ix_build(struct lint_ctx *c)
 						    (uint32_t)i };
 	}
 	qsort(c->ix, c->nix, sizeof *c->ix, rx_cmp);
+	c->hosts = malloc((p->nrules + 1) * sizeof *c->hosts);
+	c->machs = malloc((p->nrules + 1) * sizeof *c->machs);
+	c->nhosts = c->nmachs = 0;
+	if (!c->hosts || !c->machs)
+		return;
+	for (size_t i = 0; i < p->nrules; i++) {
+		if (p->rules[i].tkind == IR_T_HOST)
+			c->hosts[c->nhosts++] = (uint32_t)i;
+		else if (p->rules[i].tkind == IR_T_MACH)
+			c->machs[c->nmachs++] = (uint32_t)i;
+	}
 }
 
 void lint_ix_free(struct lint_ctx *c)
 {
 	free(c->ix);
+	free(c->hosts);
+	free(c->machs);
 	c->ix = NULL;
-	c->nix = 0;
+	c->hosts = c->machs = NULL;
+	c->nix = c->nhosts = c->nmachs = 0;
 }
 
 static void cand_push(struct lint_ctx *c, uint32_t rule)

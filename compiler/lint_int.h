@@ -46,6 +46,19 @@ struct lint_ctx {
 
 	struct lint_anchor *anchors;
 	size_t nanchors, capanchors;
+
+	/* rules of the profile by target kind, for kinds without an index */
+	uint32_t *hosts, *machs;
+	size_t nhosts, nmachs;
+
+	/* built-in secrets as IR paths, made once per policy */
+	struct lint_builtin *secrets;
+	size_t nsecrets;
+};
+
+struct lint_builtin {
+	struct ir_path p;
+	const char *pattern, *what;
 };
 
 /* ---- lint.c ---- */

@@ -28,12 +28,16 @@ static uint32_t *candidates(struct lint_ctx *c, const struct ir_rule *r, size_t 
 		*n = c->ncand;
 		return v;
 	}
-	uint32_t *v = malloc((p->nrules + 1) * sizeof *v);
-	size_t k = 0;
-	if (v)
-		for (size_t i = 0; i < p->nrules; i++)
-			if (p->rules[i].tkind == r->tkind)
-				v[k++] = (uint32_t)i;
+	(void)p;
+	const uint32_t *src = r->tkind == IR_T_HOST ? c->hosts : c->machs;
+	size_t k = r->tkind == IR_T_HOST ? c->nhosts : c->nmachs;
+	uint32_t *v = malloc((k + 1) * sizeof *v);
+	if (!v || !src) {
+		free(v);
+		*n = 0;
+		return NULL;
+	}
+	memcpy(v, src, k * sizeof *v);
 	*n = k;
 	return v;
 }

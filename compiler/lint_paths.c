@@ -62,18 +62,20 @@ static void check_secrets(struct lint_ctx *c, const struct ir_rule *A)
 	uint32_t bits = A->access & GRANT_BITS;
 	if (!bits)
 		return;
-	size_t ns;
-	const struct lint_secret *sec = lint_secrets(&ns);
 	char msg[2048] = "";
 	size_t mlen = 0, hits = 0;
 	char at[1024];
 	lint_target_text(A, at, sizeof at);
-	for (size_t i = 0; i < ns; i++) {
-		struct ir_path S;
-		char sbuf[1024], wit[1024], wd[1024];
-		if (!make_pat(c, sec[i].pattern, &S, sbuf, sizeof sbuf))
+	const struct ir_path *ap = &A->t.path;
+	for (size_t i = 0; i < c->nsecrets; i++) {
+		const struct ir_path S = c->secrets[i].p;
+		const struct lint_builtin *sec = &c->secrets[i];
+		char wit[1024], wd[1024];
+		/* literal prefixes that disagree: no common path, no automaton */
+		uint32_t m = ap->lit_prefix < S.lit_prefix ? ap->lit_prefix : S.lit_prefix;
+		if (memcmp(ap->text, S.text, m) != 0)
 			continue;
-		if (pat_path_overlap(&A->t.path, &S, wit, sizeof wit) == PAT_NO)
+		if (pat_path_overlap(ap, &S, wit, sizeof wit) == PAT_NO)
 			continue;
 		uint32_t open = 0;
 		for (uint32_t bit = 1; bit <= IR_A_EXEC; bit <<= 1)
@@ -89,13 +91,13 @@ static void check_secrets(struct lint_ctx *c, const struct ir_rule *A)
 		int w;
 		if (inside)
 			w = snprintf(msg + mlen, sizeof msg - mlen, "%s%s (%s)", hits > 1 ? ", " : "",
-				     sec[i].what, sec[i].pattern);
+				     sec->what, sec->pattern);
 		else if (all)
 			w = snprintf(msg + mlen, sizeof msg - mlen, "%s%s in %s", hits > 1 ? ", " : "",
-				     sec[i].what, sec[i].pattern);
+				     sec->what, sec->pattern);
 		else
 			w = snprintf(msg + mlen, sizeof msg - mlen, "%s%s in %s (e.g. %s)",
-				     hits > 1 ? ", " : "", sec[i].what, sec[i].pattern, wd);
+				     hits > 1 ? ", " : "", sec->what, sec->pattern, wd);
 		if (w > 0 && (size_t)w < sizeof msg - mlen)
 			mlen += (size_t)w;
 	}
@@ -117,6 +119,12 @@ static void check_broad(struct lint_ctx *c, const struct ir_rule *A)
 {
 	uint32_t bits = A->access & (IR_A_READ | WRITE_BITS);
 	if (!bits)
+		return;
+	/* containing "D/ **" needs a literal prefix no longer than "D/" */
+	size_t longest = c->ir->home ? strlen(c->ir->home) + 1 : 0;
+	if (longest < 7)
+		longest = 7; /* "/Users/" */
+	if (A->t.path.lit_prefix > longest)
 		return;
 	static const struct {
 		const char *pat, *what;

@@ -737,46 +737,43 @@ static bool ip_equal(const struct ir_host *a, const struct ir_host *b)
 	return memcmp(a->addr, b->addr, a->kind == IR_H_IPV4 ? 4 : 16) == 0;
 }
 
-/* A name both match, written into buf; false when there is none. */
+/* Is there a name both match? When buf is not NULL, one is written there. */
 static bool names_overlap(const struct ir_host *a, const struct ir_host *b, char *buf,
 			  size_t size)
 {
+	const struct ir_host *shown = a; /* whose name (or "x." + suffix) is the witness */
+	bool ok, x = false;
 	if (is_ip(a) || is_ip(b)) {
-		if (!ip_equal(a, b))
-			return false;
-		if (a->kind == IR_H_IPV6)
-			snprintf(buf, size, "[%s]", a->name);
-		else
-			snprintf(buf, size, "%s", a->name);
-		return true;
+		ok = ip_equal(a, b);
+	} else if (a->kind == IR_H_ANY && b->kind == IR_H_ANY) {
+		ok = true;
+		shown = NULL;
+	} else if (a->kind == IR_H_ANY || b->kind == IR_H_ANY) {
+		shown = a->kind == IR_H_ANY ? b : a;
+		ok = true;
+		x = shown->kind == IR_H_SUFFIX;
+	} else if (a->kind == IR_H_NAME && b->kind == IR_H_NAME) {
+		ok = strcmp(a->name, b->name) == 0;
+	} else if (a->kind == IR_H_NAME || b->kind == IR_H_NAME) {
+		shown = a->kind == IR_H_NAME ? a : b;
+		ok = under_suffix(shown->name, (shown == a ? b : a)->name);
+	} else {
+		/* two suffixes: the longer must lie under (or equal) the shorter */
+		const struct ir_host *lo = strlen(a->name) >= strlen(b->name) ? a : b;
+		const struct ir_host *sh = lo == a ? b : a;
+		ok = strcmp(lo->name, sh->name) == 0 || under_suffix(lo->name, sh->name);
+		shown = lo;
+		x = true;
 	}
-	if (a->kind == IR_H_ANY && b->kind == IR_H_ANY) {
+	if (!ok || !buf)
+		return ok;
+	if (!shown)
 		snprintf(buf, size, "x.example");
-		return true;
-	}
-	if (a->kind == IR_H_ANY || b->kind == IR_H_ANY) {
-		const struct ir_host *o = a->kind == IR_H_ANY ? b : a;
-		if (o->kind == IR_H_NAME)
-			snprintf(buf, size, "%s", o->name);
-		else
-			snprintf(buf, size, "x.%s", o->name);
-		return true;
-	}
-	if (a->kind == IR_H_NAME && b->kind == IR_H_NAME) {
-		snprintf(buf, size, "%s", a->name);
-		return strcmp(a->name, b->name) == 0;
-	}
-	if (a->kind == IR_H_NAME || b->kind == IR_H_NAME) {
-		const struct ir_host *n = a->kind == IR_H_NAME ? a : b;
-		const struct ir_host *s = n == a ? b : a;
-		snprintf(buf, size, "%s", n->name);
-		return under_suffix(n->name, s->name);
-	}
-	/* two suffixes: the longer must lie under (or equal) the shorter */
-	const struct ir_host *lo = strlen(a->name) >= strlen(b->name) ? a : b;
-	const struct ir_host *sh = lo == a ? b : a;
-	snprintf(buf, size, "x.%s", lo->name);
-	return strcmp(lo->name, sh->name) == 0 || under_suffix(lo->name, sh->name);
+	else if (shown->kind == IR_H_IPV6)
+		snprintf(buf, size, "[%s]", shown->name);
+	else
+		snprintf(buf, size, "%s%s", x ? "x." : "", shown->name);
+	return true;
 }
 
 static bool names_contain(const struct ir_host *a, const struct ir_host *b)
@@ -864,7 +861,7 @@ bool pat_host_overlap(const struct ir_host *a, const struct ir_host *b, char *wi
 		      size_t size)
 {
 	char name[512];
-	if (!names_overlap(a, b, name, sizeof name))
+	if (!names_overlap(a, b, wit && size ? name : NULL, sizeof name))
 		return false;
 	long p = common_port(a, b);
 	if (p < 0)
