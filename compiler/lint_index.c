@@ -31,6 +31,39 @@ static int rx_cmp(const void *x, const void *y)
 	return a->rule < b->rule ? -1 : a->rule > b->rule;
 }
 
+/* A host's key: its labels in reverse order, each followed by '.'
+ * ("api.example.com" -> "com.example.api."; "*.example.com" ->
+ * "com.example."; "*" -> ""), and IP literals in a namespace of their own.
+ * Two hosts can share a name only if one key is a prefix of the other. */
+static size_t host_key(const struct ir_host *h, char *out)
+{
+	if (h->kind == IR_H_ANY) {
+		out[0] = '\0';
+		return 0;
+	}
+	const char *name = h->name ? h->name : "";
+	size_t n = strlen(name), o = 0;
+	if (h->kind == IR_H_IPV4 || h->kind == IR_H_IPV6) {
+		out[o++] = '\x01';
+		memcpy(out + o, name, n);
+		o += n;
+		out[o] = '\0';
+		return o;
+	}
+	size_t end = n;
+	while (end > 0) {
+		size_t start = end;
+		while (start > 0 && name[start - 1] != '.')
+			start--;
+		memcpy(out + o, name + start, end - start);
+		o += end - start;
+		out[o++] = '.';
+		end = start ? start - 1 : 0;
+	}
+	out[o] = '\0';
+	return o;
+}
+
 void lint_ix_build(struct lint_ctx *c)
 {
 	const struct ir_profile *p = c->prof;
@@ -46,27 +79,46 @@ void lint_ix_build(struct lint_ctx *c)
 						    (uint32_t)i };
 	}
 	qsort(c->ix, c->nix, sizeof *c->ix, rx_cmp);
-	c->hosts = malloc((p->nrules + 1) * sizeof *c->hosts);
+
 	c->machs = malloc((p->nrules + 1) * sizeof *c->machs);
-	c->nhosts = c->nmachs = 0;
-	if (!c->hosts || !c->machs)
-		return;
+	c->nmachs = 0;
+	size_t keybytes = 0, nh = 0;
 	for (size_t i = 0; i < p->nrules; i++) {
-		if (p->rules[i].tkind == IR_T_HOST)
-			c->hosts[c->nhosts++] = (uint32_t)i;
-		else if (p->rules[i].tkind == IR_T_MACH)
+		const struct ir_rule *r = &p->rules[i];
+		if (r->tkind == IR_T_MACH && c->machs)
 			c->machs[c->nmachs++] = (uint32_t)i;
+		if (r->tkind == IR_T_HOST) {
+			nh++;
+			keybytes += (r->t.host.name ? strlen(r->t.host.name) : 0) + 3;
+		}
 	}
+	c->hix = malloc((nh + 1) * sizeof *c->hix);
+	c->hkeys = malloc(keybytes + 1);
+	c->nhix = 0;
+	if (!c->hix || !c->hkeys)
+		return;
+	char *k = c->hkeys;
+	for (size_t i = 0; i < p->nrules; i++) {
+		const struct ir_rule *r = &p->rules[i];
+		if (r->tkind != IR_T_HOST)
+			continue;
+		size_t n = host_key(&r->t.host, k);
+		c->hix[c->nhix++] = (struct lint_rx){ k, (uint32_t)n, (uint32_t)i };
+		k += n + 1;
+	}
+	qsort(c->hix, c->nhix, sizeof *c->hix, rx_cmp);
 }
 
 void lint_ix_free(struct lint_ctx *c)
 {
 	free(c->ix);
-	free(c->hosts);
+	free(c->hix);
+	free(c->hkeys);
 	free(c->machs);
-	c->ix = NULL;
-	c->hosts = c->machs = NULL;
-	c->nix = c->nhosts = c->nmachs = 0;
+	c->ix = c->hix = NULL;
+	c->hkeys = NULL;
+	c->machs = NULL;
+	c->nix = c->nhix = c->nmachs = 0;
 }
 
 static void cand_push(struct lint_ctx *c, uint32_t rule)
@@ -82,18 +134,23 @@ static void cand_push(struct lint_ctx *c, uint32_t rule)
 	c->cand[c->ncand++] = rule;
 }
 
-/* First index whose key is >= (s, n). */
-static size_t lower(const struct lint_ctx *c, const char *s, size_t n)
+/* First index of ix[0..nix) whose key is >= (s, n). */
+static size_t lower_in(const struct lint_rx *ix, size_t nix, const char *s, size_t n)
 {
-	size_t lo = 0, hi = c->nix;
+	size_t lo = 0, hi = nix;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (key_cmp(c->ix[mid].key, c->ix[mid].klen, s, n) < 0)
+		if (key_cmp(ix[mid].key, ix[mid].klen, s, n) < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	return lo;
+}
+
+static size_t lower(const struct lint_ctx *c, const char *s, size_t n)
+{
+	return lower_in(c->ix, c->nix, s, n);
 }
 
 static int u32_cmp(const void *x, const void *y)
@@ -122,6 +179,33 @@ void lint_ix_comparable(struct lint_ctx *c, const char *text, size_t len, enum i
 		}
 	}
 	keep_kind_sorted(c, tk);
+}
+
+void lint_ix_hosts(struct lint_ctx *c, const struct ir_rule *r)
+{
+	c->ncand = 0;
+	const char *name = r->t.host.name ? r->t.host.name : "";
+	char *key = malloc(strlen(name) + 3);
+	if (!key)
+		return;
+	size_t len = host_key(&r->t.host, key);
+	const struct lint_rx *ix = c->hix;
+	for (size_t i = lower_in(ix, c->nhix, key, len); i < c->nhix; i++) {
+		if (ix[i].klen < len || memcmp(ix[i].key, key, len) != 0)
+			break;
+		cand_push(c, ix[i].rule);
+	}
+	for (size_t l = 0; l < len; l++) {
+		if (l && key[l - 1] != '.')
+			continue; /* keys end at label boundaries */
+		for (size_t i = lower_in(ix, c->nhix, key, l); i < c->nhix; i++) {
+			if (ix[i].klen != l || memcmp(ix[i].key, key, l) != 0)
+				break;
+			cand_push(c, ix[i].rule);
+		}
+	}
+	free(key);
+	keep_kind_sorted(c, IR_T_HOST);
 }
 
 /* Rules that may match the concrete path text[0..len): keys that are

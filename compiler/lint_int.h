@@ -47,9 +47,13 @@ struct lint_ctx {
 	struct lint_anchor *anchors;
 	size_t nanchors, capanchors;
 
-	/* rules of the profile by target kind, for kinds without an index */
-	uint32_t *hosts, *machs;
-	size_t nhosts, nmachs;
+	/* host rules keyed by their name with the labels reversed */
+	struct lint_rx *hix;
+	size_t nhix;
+	char *hkeys;
+	/* Mach rules (few; compared pairwise) */
+	uint32_t *machs;
+	size_t nmachs;
 
 	/* built-in secrets as IR paths, made once per policy */
 	struct lint_builtin *secrets;
@@ -89,6 +93,8 @@ void lint_ix_free(struct lint_ctx *c);
  * literal prefix text[0..len) (one literal prefix is a prefix of the
  * other). Results in c->cand, ascending rule index. */
 void lint_ix_comparable(struct lint_ctx *c, const char *text, size_t len, enum ir_target_kind tk);
+/* Host rules that could share a (host, port) with rule r. Same output. */
+void lint_ix_hosts(struct lint_ctx *c, const struct ir_rule *r);
 /* The evaluator's answer for a concrete path, via the index (exact; the
  * same semantics as ir_eval_path). */
 void lint_eval_path(struct lint_ctx *c, uint32_t access, enum ir_target_kind tk,

@@ -29,8 +29,19 @@ static uint32_t *candidates(struct lint_ctx *c, const struct ir_rule *r, size_t 
 		return v;
 	}
 	(void)p;
-	const uint32_t *src = r->tkind == IR_T_HOST ? c->hosts : c->machs;
-	size_t k = r->tkind == IR_T_HOST ? c->nhosts : c->nmachs;
+	if (r->tkind == IR_T_HOST) {
+		lint_ix_hosts(c, r);
+		uint32_t *v = malloc((c->ncand + 1) * sizeof *v);
+		if (!v) {
+			*n = 0;
+			return NULL;
+		}
+		memcpy(v, c->cand, c->ncand * sizeof *v);
+		*n = c->ncand;
+		return v;
+	}
+	const uint32_t *src = c->machs;
+	size_t k = c->nmachs;
 	uint32_t *v = malloc((k + 1) * sizeof *v);
 	if (!v || !src) {
 		free(v);
