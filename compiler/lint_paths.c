@@ -214,11 +214,12 @@ static void check_canonical(struct lint_ctx *c, const struct ir_rule *A)
 		snprintf(shown, sizeof shown, "path \"%s\"", w);
 	else
 		ir_path_display(&A->t.path, shown, sizeof shown);
-	char aliasmsg[256] = "";
+	char aliasmsg[320] = "";
 	if (alias)
 		snprintf(aliasmsg, sizeof aliasmsg,
-			 "%son macOS %s is a symlink to /private%s and the sandbox matches resolved "
-			 "paths, so as written it never matches", np ? "; " : "", alias, alias);
+			 "%son macOS %s is a symlink to /private%s: the sandbox sees the resolved "
+			 "path (the SBPL backend rewrites the rule), while checks and explain "
+			 "compare paths as written", np ? "; " : "", alias, alias);
 	lint_report(c, "noncanonical-path", A, NULL, "%s %s%s%s; write \"%s\"%s", shown,
 		    np ? "has " : "is not canonical: ", why, aliasmsg, fix,
 		    trailing && A->t.path.kind == IR_PAT_EXACT
