@@ -242,7 +242,8 @@ static void keep_kind_sorted(struct lint_ctx *c, enum ir_target_kind tk)
 		if (c->prof->rules[c->cand[i]].tkind == tk)
 			c->cand[k++] = c->cand[i];
 	c->ncand = k;
-	qsort(c->cand, c->ncand, sizeof *c->cand, u32_cmp);
+	if (k > 1)
+		qsort(c->cand, c->ncand, sizeof *c->cand, u32_cmp);
 }
 
 void lint_eval_path(struct lint_ctx *c, uint32_t access, enum ir_target_kind tk,

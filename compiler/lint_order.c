@@ -24,7 +24,8 @@ static uint32_t *candidates(struct lint_ctx *c, const struct ir_rule *r, size_t 
 			*n = 0;
 			return NULL;
 		}
-		memcpy(v, c->cand, c->ncand * sizeof *v);
+		if (c->ncand)
+			memcpy(v, c->cand, c->ncand * sizeof *v);
 		*n = c->ncand;
 		return v;
 	}
@@ -36,7 +37,8 @@ static uint32_t *candidates(struct lint_ctx *c, const struct ir_rule *r, size_t 
 			*n = 0;
 			return NULL;
 		}
-		memcpy(v, c->cand, c->ncand * sizeof *v);
+		if (c->ncand)
+			memcpy(v, c->cand, c->ncand * sizeof *v);
 		*n = c->ncand;
 		return v;
 	}
