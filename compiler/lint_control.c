@@ -5,7 +5,8 @@
  * A suppression is a comment line
  *     # cage: allow unsafe-order, broad-grant — reason
  * that silences those ids on the next line holding code (so several
- * suppressions may stack above one rule). The reason is required (after
+ * suppressions may stack above one rule), or the same comment at the end
+ * of the rule's own line. The reason is required (after
  * "—", "–", "--", "-" or ":"), because a silenced security finding with no
  * reason is a finding nobody can review later. A suppression that silences
  * nothing is itself reported, so stale ones do not pile up.
@@ -132,6 +133,22 @@ static bool parse_supp(struct lint_ctx *c, const struct src_file *f, const char 
 	return true;
 }
 
+/* The '#' that starts a comment after code on this line, or NULL; a '#'
+ * inside a string does not count. */
+static const char *trailing_comment(const char *s, const char *e)
+{
+	bool in_str = false;
+	for (const char *p = s; p < e; p++) {
+		if (in_str && *p == '\\' && p + 1 < e)
+			p++;
+		else if (*p == '"')
+			in_str = !in_str;
+		else if (*p == '#' && !in_str)
+			return p;
+	}
+	return NULL;
+}
+
 /* Every suppression in file f, with the line each applies to. */
 static size_t scan_file(struct lint_ctx *c, const struct src_file *f, struct supp **out)
 {
@@ -170,6 +187,23 @@ static size_t scan_file(struct lint_ctx *c, const struct src_file *f, struct sup
 				(*out)[i].target = line;
 			pending = NULL;
 			npending = 0;
+			/* and so does one at the end of it, after the code */
+			const char *h = trailing_comment(q, le);
+			struct supp s;
+			if (h) {
+				struct loc at = line_loc(f, line, (size_t)(h - t), (size_t)(le - t));
+				if (parse_supp(c, f, h + 1, le, at, &s)) {
+					if (n == cap) {
+						cap = cap ? cap * 2 : 8;
+						struct supp *nv = realloc(*out, cap * sizeof *nv);
+						if (!nv)
+							break;
+						*out = nv;
+					}
+					s.target = line;
+					(*out)[n++] = s;
+				}
+			}
 		}
 		ls = le + 1;
 	}

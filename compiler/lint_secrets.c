@@ -45,6 +45,7 @@ static const struct lint_secret secrets[] = {
 	{ "~/Library/Application Support/BraveSoftware/**", "Brave profile" },
 	{ "~/Library/Application Support/Microsoft Edge/**", "Edge profile" },
 	{ "~/Library/Application Support/Firefox/**", "Firefox profile" },
+	{ "~/Library/Application Support/Arc/**", "Arc profile" },
 	{ "~/.mozilla/**", "Firefox profile" },
 	{ "~/.config/google-chrome/**", "Chrome profile" },
 	{ "~/.config/chromium/**", "Chromium profile" },
