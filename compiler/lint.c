@@ -104,6 +104,27 @@ bool lint_is_std(const struct src_file *f)
 	return f && f->importer && strncmp(f->name, "std/", 4) == 0;
 }
 
+/* A path lint invented for a param without a value ("/<name>...") is shown
+ * as the user wrote it: "{name}...". */
+static void unplaceholder(char *buf)
+{
+	if (buf[0] != '/' || buf[1] != '<')
+		return;
+	char *close = strchr(buf, '>');
+	if (!close)
+		return;
+	buf[0] = '{';
+	memmove(buf + 1, buf + 2, (size_t)(close - buf - 2));
+	close[-1] = '}';
+	memmove(close, close + 1, strlen(close + 1) + 1);
+}
+
+void lint_show_path(const struct ir_path *like, const char *path, char *buf, size_t size)
+{
+	pat_display(like, path, buf, size);
+	unplaceholder(buf);
+}
+
 void lint_target_text(const struct ir_rule *r, char *buf, size_t size)
 {
 	switch (r->tkind) {
@@ -114,7 +135,7 @@ void lint_target_text(const struct ir_rule *r, char *buf, size_t size)
 		snprintf(buf, size, "%s%s", r->t.mach.name, r->t.mach.prefix ? "*" : "");
 		break;
 	default:
-		ir_path_display(&r->t.path, buf, size);
+		lint_show_path(&r->t.path, r->t.path.text, buf, size);
 		break;
 	}
 }

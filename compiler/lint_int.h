@@ -85,6 +85,9 @@ void lint_where(const struct lint_ctx *c, const struct ir_rule *at, const struct
 void lint_target_text(const struct ir_rule *r, char *buf, size_t size);
 void lint_access_text(uint32_t access, char *buf, size_t size);
 void lint_rule_text(const struct ir_rule *r, char *buf, size_t size);
+/* `path` for messages: "~/..." under the home of `like`, "{param}/..." for
+ * a param lint gave a placeholder value. */
+void lint_show_path(const struct ir_path *like, const char *path, char *buf, size_t size);
 
 /* ---- lint_index.c ---- */
 void lint_ix_build(struct lint_ctx *c);

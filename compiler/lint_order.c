@@ -67,7 +67,7 @@ static enum pat_cover_kind cover(const struct ir_rule *a, const struct ir_rule *
 		pat_path_cover(&a->t.path, &b->t.path, pc);
 		enum pat_cover_kind k = pc->kind;
 		if (pc->example[0])
-			pat_display(&b->t.path, pc->example, ex, size);
+			lint_show_path(&b->t.path, pc->example, ex, size);
 		free(pc);
 		return k;
 	}

@@ -87,7 +87,7 @@ static void check_secrets(struct lint_ctx *c, const struct ir_rule *A)
 			continue;
 		bool inside = pat_path_contains(&S, &A->t.path, NULL, 0) == PAT_YES;
 		bool all = !inside && pat_path_contains(&A->t.path, &S, NULL, 0) == PAT_YES;
-		pat_display(&S, wit, wd, sizeof wd);
+		lint_show_path(&S, wit, wd, sizeof wd);
 		int w;
 		if (inside)
 			w = snprintf(msg + mlen, sizeof msg - mlen, "%s%s (%s)", hits > 1 ? ", " : "",
@@ -203,7 +203,7 @@ static void check_canonical(struct lint_ctx *c, const struct ir_rule *A)
 	if (alias)
 		snprintf(fix, sizeof fix, "/private%s", A->t.path.text);
 	else
-		ir_path_display(&A->t.path, fix, sizeof fix);
+		lint_show_path(&A->t.path, A->t.path.text, fix, sizeof fix);
 	for (size_t i = 0; i < np; i++) {
 		int k = snprintf(why + wl, sizeof why - wl, "%s%s",
 				 i == 0 ? "" : i + 1 == np ? " and " : ", ", parts[i]);
@@ -213,7 +213,7 @@ static void check_canonical(struct lint_ctx *c, const struct ir_rule *A)
 	if (w && (w[0] == '/' || w[0] == '~' || w[0] == '{'))
 		snprintf(shown, sizeof shown, "path \"%s\"", w);
 	else
-		ir_path_display(&A->t.path, shown, sizeof shown);
+		lint_show_path(&A->t.path, A->t.path.text, shown, sizeof shown);
 	char aliasmsg[320] = "";
 	if (alias)
 		snprintf(aliasmsg, sizeof aliasmsg,
@@ -292,7 +292,7 @@ static void report_ancestor(struct lint_ctx *c, const struct ir_rule *W, const s
 	struct ir_path tmp = P->t.path;
 	lint_rule_text(W, wt, sizeof wt);
 	lint_target_text(P, pt, sizeof pt);
-	pat_display(&tmp, dir, dd, sizeof dd);
+	lint_show_path(&tmp, dir, dd, sizeof dd);
 	lint_where(c, W, P, where, sizeof where);
 	struct diag *d;
 	if (protected_) {
