@@ -72,13 +72,22 @@ static bool parse_supp(struct lint_ctx *c, const struct src_file *f, const char 
 	s += 5;
 	while (s < end && (*s == ' ' || *s == '\t'))
 		s++;
-	if ((size_t)(end - s) < 5 || strncmp(s, "allow", 5) != 0 ||
-	    (s + 5 < end && !isspace((unsigned char)s[5]))) {
-		lint_report_loc(c, "bad-suppression", at,
-				"unknown '# cage:' directive; write '# cage: allow ID — reason'");
+	/* Only "cage: allow ID" is a directive; any other comment that happens
+	 * to start with "cage:" is prose. */
+	if ((size_t)(end - s) < 6 || strncmp(s, "allow", 5) != 0 || !isspace((unsigned char)s[5]))
 		return false;
-	}
 	s += 5;
+	const char *w0 = s;
+	while (w0 < end && (*w0 == ' ' || *w0 == '\t'))
+		w0++;
+	const char *w1 = w0;
+	bool dash = false;
+	while (w1 < end && (isalnum((unsigned char)*w1) || *w1 == '-'))
+		dash |= *w1++ == '-';
+	char first[64];
+	snprintf(first, sizeof first, "%.*s", (int)(w1 - w0), w0);
+	if (!lint_check_find(first) && !dash)
+		return false; /* "# cage: allow reading the docs" is prose, not an id */
 	memset(out, 0, sizeof *out);
 	out->file = f;
 	out->loc = at;
