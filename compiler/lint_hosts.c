@@ -5,9 +5,10 @@
  *
  * Public suffixes: every single-label suffix is a top-level domain; the
  * multi-label ones below are the registries' public second levels people
- * actually meet. Suffixes that companies run for their customers (the
- * private part of the Public Suffix List, e.g. githubusercontent.com) are
- * deliberately not here: `*.githubusercontent.com` is a normal grant.
+ * actually meet. Of the suffixes companies run for their customers (the
+ * private part of the Public Suffix List) only those where anyone can run
+ * a server count (open_hosting); `*.githubusercontent.com` is a normal
+ * grant.
  */
 #include "lint_int.h"
 
@@ -27,6 +28,26 @@ static const char *const public_suffixes[] = {
 	"co.il", "com.ua", "com.pl", "com.ru",
 	"eu.org",
 };
+
+/* Suffixes under which anyone can run a server of their own in minutes:
+ * a grant of "*.SUFFIX" reaches servers an attacker can stand up, which is
+ * what an exfiltration channel needs. (Static hosts whose request logs
+ * their users cannot read, such as githubusercontent.com, are not here.) */
+static const char *const open_hosting[] = {
+	"herokuapp.com", "vercel.app", "netlify.app", "pages.dev", "workers.dev",
+	"appspot.com", "web.app", "firebaseapp.com", "azurewebsites.net", "cloudfront.net",
+	"ngrok.io", "ngrok-free.app", "ngrok.app", "trycloudflare.com", "glitch.me",
+	"onrender.com", "fly.dev", "repl.co", "replit.dev", "deno.dev", "loca.lt",
+	"serveo.net", "pipedream.net", "requestbin.com", "webhook.site",
+};
+
+static bool is_open_hosting(const char *s)
+{
+	for (size_t i = 0; i < sizeof open_hosting / sizeof open_hosting[0]; i++)
+		if (strcmp(s, open_hosting[i]) == 0)
+			return true;
+	return false;
+}
 
 static bool is_public_suffix(const char *s)
 {
@@ -68,12 +89,24 @@ static void check_host(struct lint_ctx *c, const struct ir_rule *r)
 			    "registered under it", ht, h->name);
 		return;
 	}
+	if (h->kind == IR_H_SUFFIX && is_open_hosting(h->name)) {
+		lint_report(c, "broad-host", r, NULL,
+			    "allow connect %s: anyone can run a server under '%s', so this reaches "
+			    "servers an attacker controls; name the hosts", ht, h->name);
+		return;
+	}
 	if (is_loopback(h)) {
-		if (h->nports == 0)
+		size_t n = 0;
+		for (size_t k = 0; k < h->nports; k++)
+			n += (size_t)h->ports[k].hi - h->ports[k].lo + 1;
+		if (h->nports == 0 || n >= 65535) {
+			char bare[300];
+			snprintf(bare, sizeof bare, h->kind == IR_H_IPV6 ? "[%s]" : "%s", h->name);
 			lint_report(c, "broad-host", r, NULL,
-				    "allow connect %s without a port opens every loopback service "
-				    "(databases, docker, debuggers); add the port, e.g. \"%s:3000\"",
-				    ht, ht);
+				    "allow connect %s %s opens every loopback service (databases, "
+				    "docker, debuggers); name the port, e.g. \"%s:3000\"",
+				    ht, h->nports ? "with every port" : "without a port", bare);
+		}
 		return;
 	}
 	if (h->kind == IR_H_IPV4 || h->kind == IR_H_IPV6)
