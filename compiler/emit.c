@@ -4,10 +4,13 @@
  */
 #include "emit.h"
 
+#include "sbpl.h"
+
 #include <string.h>
 
 static const struct emit_backend backends[] = {
 	{ "ir", "the resolved rule list as stable text", false, emit_ir },
+	{ "sbpl", "Seatbelt profile for macOS sandbox-exec", false, sbpl_emit },
 };
 
 const struct emit_backend *emit_backends(size_t *n)
