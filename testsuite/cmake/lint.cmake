@@ -24,3 +24,11 @@ if(PRE_COMMIT AND GIT)
 else()
   message(WARNING "pre-commit or git not found: the lint/pre-commit test is not registered")
 endif()
+# The shipped examples must lint without errors (warnings are allowed: they
+# are the examples' authors' call), in one call as pre-commit would run it.
+file(GLOB CAGE_LINT_EXAMPLES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/examples/*.cage)
+if(CAGE_LINT_EXAMPLES)
+  add_test(NAME lint/examples
+    COMMAND $<TARGET_FILE:cagec> lint --home /Users/u --stdlib ${CMAKE_SOURCE_DIR}/stdlib
+      --color=never ${CAGE_LINT_EXAMPLES})
+endif()
