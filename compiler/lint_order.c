@@ -155,24 +155,42 @@ static void unsafe_order(struct lint_ctx *c, const uint32_t *cand, size_t n,
 		       "matching rule decides", dt);
 }
 
+/* Protects an allow covers entirely: reported together, since a broad
+ * grant over std/secrets would otherwise make one error per secret. */
+struct covered {
+	const struct ir_rule *first;
+	uint32_t access;
+	size_t n;
+	char list[1024];
+	size_t len;
+};
+
 static void protect_violation(struct lint_ctx *c, const struct ir_rule *A,
-			      const struct ir_rule *P, uint32_t common)
+			      const struct ir_rule *P, uint32_t common, struct covered *cv)
 {
 	char ex[1024], at[1024], pt[1024], acc[128], where[512];
 	enum pat_cover_kind k = cover(A, P, ex, sizeof ex);
 	if (k == PAT_COVER_NONE)
 		return;
+	if (k == PAT_COVER_ALL) {
+		if (!cv->first)
+			cv->first = P;
+		cv->access |= common;
+		if (cv->n++ < 3) {
+			lint_target_text(P, pt, sizeof pt);
+			int w = snprintf(cv->list + cv->len, sizeof cv->list - cv->len, "%s%s",
+					 cv->n > 1 ? ", " : "", pt);
+			if (w > 0 && (size_t)w < sizeof cv->list - cv->len)
+				cv->len += (size_t)w;
+		}
+		return;
+	}
 	lint_target_text(A, at, sizeof at);
 	lint_target_text(P, pt, sizeof pt);
 	lint_access_text(common, acc, sizeof acc);
 	lint_where(c, A, P, where, sizeof where);
 	struct diag *d;
 	switch (k) {
-	case PAT_COVER_ALL:
-		d = lint_report(c, "protect-violation", A, P,
-				"allow %s %s covers %s, which %s protects; the protect wins there",
-				acc, at, pt, where);
-		break;
 	case PAT_COVER_INSIDE:
 		d = lint_report(c, "protect-violation", A, P,
 				"allow %s %s lies inside %s, which %s protects; this grant has no "
@@ -187,6 +205,27 @@ static void protect_violation(struct lint_ctx *c, const struct ir_rule *A,
 	lint_note_rule(c, d, P, "protected here; no allow can re-open it, in any order");
 }
 
+static void report_covered(struct lint_ctx *c, const struct ir_rule *A, const struct covered *cv)
+{
+	char at[1024], acc[128], where[512], more[64] = "";
+	lint_target_text(A, at, sizeof at);
+	lint_access_text(cv->access, acc, sizeof acc);
+	lint_where(c, A, cv->first, where, sizeof where);
+	struct diag *d;
+	if (cv->n == 1) {
+		d = lint_report(c, "protect-violation", A, cv->first,
+				"allow %s %s covers %s, which %s protects; the protect wins there",
+				acc, at, cv->list, where);
+	} else {
+		if (cv->n > 3)
+			snprintf(more, sizeof more, " and %zu more", cv->n - 3);
+		d = lint_report(c, "protect-violation", A, cv->first,
+				"allow %s %s covers %zu protected paths (%s%s); the protects win there",
+				acc, at, cv->n, cv->list, more);
+	}
+	lint_note_rule(c, d, cv->first, "protected here; no allow can re-open it, in any order");
+}
+
 void lint_check_order(struct lint_ctx *c)
 {
 	const struct ir_profile *p = c->prof;
@@ -198,17 +237,20 @@ void lint_check_order(struct lint_ctx *c)
 		uint32_t *cand = candidates(c, A, &n);
 		if (!cand)
 			continue;
+		struct covered cv = { 0 };
 		for (size_t k = 0; k < n; k++) {
 			const struct ir_rule *D = &p->rules[cand[k]];
 			uint32_t common = D->access & A->access;
 			if (!common || D->effect == IR_ALLOW)
 				continue;
 			if (D->effect == IR_PROTECT)
-				protect_violation(c, A, D, common);
+				protect_violation(c, A, D, common, &cv);
 			else if (D->index < A->index)
 				unsafe_order(c, cand, n, A, D, common);
 		}
 		free(cand);
+		if (cv.first)
+			report_covered(c, A, &cv);
 	}
 }
 

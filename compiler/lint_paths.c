@@ -108,9 +108,12 @@ static void check_secrets(struct lint_ctx *c, const struct ir_rule *A)
 		snprintf(more, sizeof more, " and %zu more", hits - 3);
 	char acc[128];
 	lint_access_text(bits, acc, sizeof acc);
-	lint_report(c, "secret-exposed", A, NULL,
-		    "allow %s %s exposes %s%s; protect %s (import \"std/secrets\") or narrow "
-		    "the grant", acc, at, msg, more, hits > 1 ? "them" : "it");
+	bool has_std = false;
+	for (size_t i = 0; i < c->ir->nfiles; i++)
+		has_std |= strcmp(c->ir->files[i]->name, "std/secrets.cage") == 0;
+	lint_report(c, "secret-exposed", A, NULL, "allow %s %s exposes %s%s; protect %s%s or narrow "
+		    "the grant", acc, at, msg, more, hits > 1 ? "them" : "it",
+		    has_std ? "" : " (import \"std/secrets\")");
 }
 
 /* ---- broad-grant ---- */
