@@ -163,8 +163,7 @@ static size_t scan_file(struct lint_ctx *c, const struct src_file *f, struct sup
 {
 	size_t n = 0, cap = 0;
 	*out = NULL;
-	struct supp *pending = NULL;
-	size_t npending = 0;
+	size_t npending = 0; /* suppressions waiting for their line of code */
 	uint32_t line = 1;
 	const char *t = f->text, *e = f->text + f->len;
 	for (const char *ls = t; ls < e; line++) {
@@ -186,15 +185,12 @@ static size_t scan_file(struct lint_ctx *c, const struct src_file *f, struct sup
 					*out = nv;
 				}
 				(*out)[n++] = s;
-				if (!pending)
-					pending = *out + n - 1;
 				npending++;
 			}
 		} else if (q < le) {
 			/* code: the pending suppressions apply to this line */
 			for (size_t i = n - npending; i < n; i++)
 				(*out)[i].target = line;
-			pending = NULL;
 			npending = 0;
 			/* and so does one at the end of it, after the code */
 			const char *h = trailing_comment(q, le);

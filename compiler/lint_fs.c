@@ -19,6 +19,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -208,34 +209,57 @@ static void iset_free(struct inode_set *s)
 
 typedef void (*visit_fn)(struct fsctx *f, const char *path, const struct stat *st, void *arg);
 
-/* Depth-first over `dir` (policy-side path), never following symlinks. */
-static void walk(struct fsctx *f, const char *dir, int depth, visit_fn fn, void *arg)
+/* Depth-first below the open directory dfd, whose policy-side path is
+ * path[0..plen). Never follows symlinks; stats only what readdir cannot
+ * classify, relative to the directory (no path walks from the root). */
+static void walk_fd(struct fsctx *f, int dfd, char *path, size_t plen, int depth, visit_fn fn,
+		    void *arg)
 {
-	if (depth > FS_MAX_DEPTH || f->entries >= f->max_entries)
+	DIR *d = fdopendir(dfd);
+	if (!d) {
+		close(dfd);
 		return;
-	char full[2 * PATH_MAX];
-	full_path(f, dir, full, sizeof full);
-	DIR *d = opendir(full);
-	if (!d)
-		return; /* unreadable or not a directory: nothing to check there */
+	}
 	struct dirent *e;
 	while ((e = readdir(d)) != NULL && f->entries < f->max_entries) {
 		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
 			continue;
-		char path[PATH_MAX];
-		int w = snprintf(path, sizeof path, "%s/%s", strcmp(dir, "/") ? dir : "", e->d_name);
-		if (w < 0 || (size_t)w >= sizeof path)
+		size_t nl = strlen(e->d_name);
+		if (plen + 1 + nl >= PATH_MAX)
 			continue;
+		path[plen] = '/';
+		memcpy(path + plen + 1, e->d_name, nl + 1);
 		struct stat st;
-		full_path(f, path, full, sizeof full);
-		if (lstat(full, &st) != 0)
+		memset(&st, 0, sizeof st);
+		if (e->d_type == DT_DIR)
+			st.st_mode = S_IFDIR;
+		else if (e->d_type == DT_LNK)
+			st.st_mode = S_IFLNK;
+		else if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
 			continue;
 		f->entries++;
 		fn(f, path, &st, arg);
-		if (S_ISDIR(st.st_mode))
-			walk(f, path, depth + 1, fn, arg);
+		if (S_ISDIR(st.st_mode) && depth < FS_MAX_DEPTH) {
+			int cfd = openat(dirfd(d), e->d_name,
+					 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (cfd >= 0)
+				walk_fd(f, cfd, path, plen + 1 + nl, depth + 1, fn, arg);
+		}
 	}
+	path[plen] = '\0';
 	closedir(d);
+}
+
+static void walk(struct fsctx *f, const char *dir, int depth, visit_fn fn, void *arg)
+{
+	char full[2 * PATH_MAX];
+	full_path(f, dir, full, sizeof full);
+	int fd = open(full, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return; /* missing, unreadable or not a directory: nothing to check */
+	char path[PATH_MAX];
+	snprintf(path, sizeof path, "%s", strcmp(dir, "/") ? dir : "");
+	walk_fd(f, fd, path, strlen(path), depth, fn, arg);
 }
 
 /* ---- symlink-escape ---- */

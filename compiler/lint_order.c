@@ -16,7 +16,6 @@
  * (which later queries reuse). Caller frees. */
 static uint32_t *candidates(struct lint_ctx *c, const struct ir_rule *r, size_t *n)
 {
-	const struct ir_profile *p = c->prof;
 	if (r->tkind == IR_T_PATH || r->tkind == IR_T_UNIX) {
 		lint_ix_comparable(c, r->t.path.text, r->t.path.lit_prefix, r->tkind);
 		uint32_t *v = malloc((c->ncand + 1) * sizeof *v);
@@ -29,7 +28,6 @@ static uint32_t *candidates(struct lint_ctx *c, const struct ir_rule *r, size_t 
 		*n = c->ncand;
 		return v;
 	}
-	(void)p;
 	if (r->tkind == IR_T_HOST) {
 		lint_ix_hosts(c, r);
 		uint32_t *v = malloc((c->ncand + 1) * sizeof *v);
