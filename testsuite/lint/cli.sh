@@ -133,9 +133,37 @@ for r in drv["rules"]:
     assert r["shortDescription"]["text"]
     assert r["defaultConfiguration"]["level"] in ("error", "warning", "note")
 assert run["results"], "no results"
+# only property names the SARIF 2.1.0 schema defines at each level
+# (its objects have additionalProperties: false)
+def keys(obj, allowed, what):
+    extra = set(obj) - set(allowed)
+    assert not extra, (what, extra)
+keys(d, ["$schema", "version", "runs"], "sarifLog")
+keys(run, ["tool", "columnKind", "results"], "run")
+assert run["columnKind"] in ("utf16CodeUnits", "unicodeCodePoints")
+keys(run["tool"], ["driver"], "tool")
+keys(drv, ["name", "version", "rules"], "toolComponent")
+for r in drv["rules"]:
+    keys(r, ["id", "shortDescription", "defaultConfiguration"], "reportingDescriptor")
+    keys(r["shortDescription"], ["text"], "multiformatMessageString")
+    keys(r["defaultConfiguration"], ["level"], "reportingConfiguration")
+def phys(p):
+    keys(p, ["artifactLocation", "region"], "physicalLocation")
+    keys(p["artifactLocation"], ["uri", "uriBaseId"], "artifactLocation")
+    keys(p["region"], ["startLine", "startColumn", "endColumn"], "region")
+    r = p["region"]
+    assert all(isinstance(v, int) and v >= 1 for v in r.values()), r
+    assert r.get("endColumn", 10**9) >= r.get("startColumn", 1), r
 allowed = {"ruleId", "ruleIndex", "level", "message", "locations", "relatedLocations"}
 for res in run["results"]:
     assert set(res) <= allowed, set(res) - allowed
+    keys(res["message"], ["text"], "message")
+    for l in res["locations"]:
+        keys(l, ["physicalLocation"], "location")
+        phys(l["physicalLocation"])
+    for rel in res.get("relatedLocations", []):
+        keys(rel, ["id", "message", "physicalLocation"], "relatedLocation")
+        phys(rel["physicalLocation"])
     assert rules[res["ruleIndex"]] == res["ruleId"]
     assert res["level"] in ("error", "warning", "note")
     assert res["message"]["text"]
