@@ -72,7 +72,8 @@ bool lint_is_std(const struct src_file *f);
 __attribute__((format(printf, 5, 6))) struct diag *
 lint_report(struct lint_ctx *c, const char *id, const struct ir_rule *at,
 	    const struct ir_rule *other, const char *fmt, ...);
-/* Same for a bare location (params, imports); `line` anchors suppression. */
+/* Same for a bare location (params, imports, comments); its line anchors
+ * suppression. */
 __attribute__((format(printf, 4, 5))) struct diag *
 lint_report_loc(struct lint_ctx *c, const char *id, struct loc loc, const char *fmt, ...);
 /* A note at another rule, with its import chain when it lives elsewhere. */
