@@ -737,6 +737,13 @@ static bool ip_equal(const struct ir_host *a, const struct ir_host *b)
 	return memcmp(a->addr, b->addr, a->kind == IR_H_IPV4 ? 4 : 16) == 0;
 }
 
+/* Names `*` never covers: localhost and everything under .localhost
+ * (ir_host_match). A suffix rule "*.localhost" names only such names. */
+static bool loopback_only(const struct ir_host *h)
+{
+	return (h->kind == IR_H_NAME || h->kind == IR_H_SUFFIX) && ir_host_is_localhost(h->name);
+}
+
 /* Is there a name both match? When buf is not NULL, one is written there. */
 static bool names_overlap(const struct ir_host *a, const struct ir_host *b, char *buf,
 			  size_t size)
@@ -750,7 +757,7 @@ static bool names_overlap(const struct ir_host *a, const struct ir_host *b, char
 		shown = NULL;
 	} else if (a->kind == IR_H_ANY || b->kind == IR_H_ANY) {
 		shown = a->kind == IR_H_ANY ? b : a;
-		ok = true;
+		ok = !loopback_only(shown);
 		x = shown->kind == IR_H_SUFFIX;
 	} else if (a->kind == IR_H_NAME && b->kind == IR_H_NAME) {
 		ok = strcmp(a->name, b->name) == 0;
@@ -782,7 +789,7 @@ static bool names_contain(const struct ir_host *a, const struct ir_host *b)
 		return ip_equal(a, b);
 	switch (a->kind) {
 	case IR_H_ANY:
-		return true;
+		return !loopback_only(b);
 	case IR_H_SUFFIX:
 		if (b->kind == IR_H_NAME)
 			return under_suffix(b->name, a->name);

@@ -477,6 +477,23 @@ Test(pat_rel_host, names)
 	cr_expect_str_eq(w, "127.0.0.1");
 	struct ir_host sorg = host(IR_H_SUFFIX, "org", NULL, 0);
 	cr_expect(!pat_host_overlap(&scom, &sorg, w, sizeof w));
+
+	/* `*` never covers localhost or names under .localhost (ir_host_match) */
+	struct ir_host lh = host(IR_H_NAME, "localhost", NULL, 0);
+	struct ir_host applh = host(IR_H_NAME, "app.localhost", NULL, 0);
+	struct ir_host slh = host(IR_H_SUFFIX, "localhost", NULL, 0);
+	struct ir_host notlh = host(IR_H_NAME, "notlocalhost", NULL, 0);
+	cr_expect(!pat_host_overlap(&any, &lh, w, sizeof w));
+	cr_expect(!pat_host_overlap(&lh, &any, w, sizeof w));
+	cr_expect(!pat_host_overlap(&any, &applh, w, sizeof w));
+	cr_expect(!pat_host_overlap(&any, &slh, w, sizeof w));
+	cr_expect(!pat_host_contains(&any, &lh));
+	cr_expect(!pat_host_contains(&any, &slh));
+	cr_expect(pat_host_overlap(&any, &notlh, w, sizeof w));
+	cr_expect(pat_host_contains(&any, &notlh));
+	cr_expect(pat_host_overlap(&slh, &applh, w, sizeof w));
+	cr_expect(ir_host_match(&any, "example.com", 443) && !ir_host_match(&any, "localhost", 443),
+		  "the relation and the evaluator agree");
 }
 
 Test(pat_rel_host, ports)
