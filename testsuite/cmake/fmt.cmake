@@ -12,3 +12,14 @@ if(CAGE_FMT_SHIPPED)
     COMMAND $<TARGET_FILE:cagec> fmt --check ${CAGE_FMT_SHIPPED})
   set_tests_properties(fmt/shipped-files-formatted PROPERTIES TIMEOUT 120)
 endif()
+
+# The cage-fmt hook of .pre-commit-hooks.yaml, run by the real pre-commit.
+find_program(CAGE_FMT_PRE_COMMIT pre-commit)
+find_program(CAGE_FMT_GIT git)
+if(CAGE_FMT_PRE_COMMIT AND CAGE_FMT_GIT)
+  add_test(NAME fmt/pre-commit COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/fmt/precommit.sh
+    $<TARGET_FILE:cagec> ${CMAKE_SOURCE_DIR})
+  set_tests_properties(fmt/pre-commit PROPERTIES TIMEOUT 300)
+else()
+  message(WARNING "pre-commit or git not found: the fmt/pre-commit test is not registered")
+endif()
