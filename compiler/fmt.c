@@ -5,12 +5,17 @@
  * into "chunks" - the words between commas, which are the only places a
  * statement may be broken across lines - and laid out greedily within
  * FMT_WIDTH columns. Line structure the author chose survives only where
- * it carries something: a comment stays on the line it was written on
- * (trailing or on its own), and a run of blank lines between statements
- * becomes one blank line. Everything else (spacing, indentation, string
- * escapes, one-line profiles) is rewritten to one canonical form, so the
- * output depends only on the tokens and comments, which is what makes
- * fmt(fmt(x)) == fmt(x).
+ * it carries something: a run of blank lines between statements becomes
+ * one blank line, and a comment stays beside the code it was written
+ * beside. The latter is not only courtesy: `cagec lint` reads a
+ * "# cage: allow ID - reason" comment as applying to the code on its own
+ * line or on the next line of code, so moving words onto or off a
+ * comment's line could silence a finding, or revive one. Hence a
+ * statement holding a comment keeps its line breaks (and is not
+ * re-wrapped), and when a one-line profile is expanded, the comments that
+ * were about its line go with its statement. Everything else (spacing,
+ * indentation, string escapes, wrapping) is rewritten to one canonical
+ * form, so fmt(fmt(x)) == fmt(x).
  */
 #include "fmt.h"
 
@@ -33,6 +38,15 @@ struct fmt_piece {
 	size_t len, width;
 	bool comment;
 	bool own_line; /* a comment on a line of its own, not after a chunk */
+	bool new_line; /* a chunk that started a line in the input */
+};
+
+/* A full-line comment waiting for the unit it precedes. */
+struct fmt_note {
+	const char *text;
+	size_t len;
+	unsigned depth;
+	bool blank_before;
 };
 
 struct fmt_stmt {
@@ -41,6 +55,8 @@ struct fmt_stmt {
 	struct fmt_buf chunk;  /* the chunk being read */
 	bool after_comma;      /* the last token was ',': the statement continues */
 	uint32_t last_line;    /* physical line of the last token */
+	uint32_t chunk_line;   /* physical line of the open chunk's first token */
+	uint32_t last_chunk_end; /* physical line of the last closed chunk's end */
 	const char *trail;     /* comment after the statement's last token */
 	size_t trail_len;
 };
@@ -54,6 +70,8 @@ struct fmt {
 	bool any_output;
 	bool after_open;          /* the last unit was a profile header ('{') */
 	uint32_t last_unit_line;  /* physical line on which the last unit ended */
+	struct fmt_note *notes;   /* full-line comments not yet written */
+	size_t nnotes, capnotes;
 };
 
 static void fmt_oom(void)
@@ -163,6 +181,7 @@ static void stmt_close_chunk(struct fmt *s)
 		.text = arena_strndup(s->arena, st->chunk.p, st->chunk.len),
 		.len = st->chunk.len,
 		.width = fmt_width(st->chunk.p, st->chunk.len),
+		.new_line = st->n > 0 && st->chunk_line != st->last_chunk_end,
 	};
 	stmt_push(s, p);
 	st->chunk.len = 0;
@@ -176,6 +195,8 @@ static bool stmt_empty(const struct fmt *s)
 static void stmt_add_token(struct fmt *s, const struct token *t)
 {
 	struct fmt_stmt *st = &s->st;
+	if (st->chunk.len == 0)
+		st->chunk_line = t->loc.line;
 	if (t->kind != TK_COMMA && st->chunk.len > 0)
 		buf_putc(&st->chunk, ' ');
 	if (t->kind == TK_STRING)
@@ -183,34 +204,57 @@ static void stmt_add_token(struct fmt *s, const struct token *t)
 	else
 		buf_put(&st->chunk, t->text, t->len);
 	st->after_comma = t->kind == TK_COMMA;
-	if (st->after_comma)
-		stmt_close_chunk(s);
 	st->last_line = t->loc.line;
+	if (st->after_comma) {
+		stmt_close_chunk(s);
+		st->last_chunk_end = t->loc.line;
+	}
 }
 
 /* Starts an output unit (statement, full-line comment, header, '}'): at
  * most one blank line, none at the top of the file or of a profile body,
  * none before a closing brace. */
-static void fmt_begin_unit(struct fmt *s, bool closing)
+static void fmt_begin_unit(struct fmt *s, bool blank, bool closing)
 {
-	if (s->pending_blank && s->any_output && !s->after_open && !closing)
+	if (blank && s->any_output && !s->after_open && !closing)
 		buf_putc(&s->out, '\n');
-	s->pending_blank = false;
 	s->after_open = false;
 	s->any_output = true;
+}
+
+static void fmt_note_write(struct fmt *s, const struct fmt_note *n, bool blank)
+{
+	fmt_begin_unit(s, blank, false);
+	buf_spaces(&s->out, (size_t)n->depth * FMT_INDENT);
+	buf_put(&s->out, n->text, n->len);
+	buf_putc(&s->out, '\n');
+}
+
+/* Writes the waiting full-line comments [from, nnotes). */
+static void fmt_notes_write(struct fmt *s, size_t from)
+{
+	for (size_t i = from; i < s->nnotes; i++)
+		fmt_note_write(s, &s->notes[i], s->notes[i].blank_before);
+	s->nnotes = from;
 }
 
 /* Lays out the collected statement: chunks fill lines greedily up to
  * FMT_WIDTH columns, continuation lines are indented one more level, and
  * a comment between chunks ends its line (or sits on its own line, as
- * it did in the input). */
+ * it did in the input). A statement holding a comment keeps the input's
+ * line breaks instead, so every comment keeps the same words beside it. */
 static void fmt_flush(struct fmt *s)
 {
 	struct fmt_stmt *st = &s->st;
 	stmt_close_chunk(s);
 	if (st->n == 0)
 		return;
-	fmt_begin_unit(s, false);
+	fmt_notes_write(s, 0);
+	fmt_begin_unit(s, s->pending_blank, false);
+	s->pending_blank = false;
+	bool keep = st->trail != NULL;
+	for (size_t i = 0; i < st->n && !keep; i++)
+		keep = st->v[i].comment;
 	size_t ind = (size_t)s->depth * FMT_INDENT, cont = ind + FMT_INDENT, col = 0;
 	bool line_open = false, first = true;
 	struct fmt_buf *o = &s->out;
@@ -233,7 +277,7 @@ static void fmt_flush(struct fmt *s)
 			size_t start = first ? ind : cont;
 			buf_spaces(o, start);
 			col = start;
-		} else if (col + 1 + p->width <= FMT_WIDTH) {
+		} else if (keep ? !p->new_line : col + 1 + p->width <= FMT_WIDTH) {
 			buf_putc(o, ' ');
 			col++;
 		} else {
@@ -259,6 +303,15 @@ static void fmt_flush(struct fmt *s)
 	st->trail_len = 0;
 }
 
+/* Appends a comment to the last line written. */
+static void fmt_append_comment(struct fmt *s, const char *text, size_t n)
+{
+	s->out.len--; /* the line's '\n' */
+	buf_putc(&s->out, ' ');
+	buf_put(&s->out, text, n);
+	buf_putc(&s->out, '\n');
+}
+
 static void fmt_comment(struct fmt *s, const struct token *t)
 {
 	struct fmt_stmt *st = &s->st;
@@ -276,19 +329,122 @@ static void fmt_comment(struct fmt *s, const struct token *t)
 		}
 		return;
 	}
-	if (s->any_output && t->loc.line == s->last_unit_line) {
+	if (s->any_output && s->nnotes == 0 && t->loc.line == s->last_unit_line) {
 		/* After a '{' or '}' on the same line: keep it there. */
-		s->out.len--; /* the unit's '\n' */
-		buf_putc(&s->out, ' ');
-		buf_put(&s->out, t->text, n);
-		buf_putc(&s->out, '\n');
+		fmt_append_comment(s, t->text, n);
 		return;
 	}
-	fmt_begin_unit(s, false);
+	if (s->nnotes == s->capnotes) {
+		size_t cap = s->capnotes ? s->capnotes * 2 : 16;
+		struct fmt_note *nv = realloc(s->notes, cap * sizeof(*nv));
+		if (!nv)
+			fmt_oom();
+		s->notes = nv;
+		s->capnotes = cap;
+	}
+	s->notes[s->nnotes++] = (struct fmt_note){
+		.text = t->text, .len = n, .depth = s->depth, .blank_before = s->pending_blank,
+	};
+	s->pending_blank = false;
+}
+
+/* "# cage: ..." - the comments cagec lint reads as directives. */
+static bool fmt_is_directive(const struct fmt_note *n)
+{
+	size_t i = 1;
+	while (i < n->len && (n->text[i] == ' ' || n->text[i] == '\t'))
+		i++;
+	return n->len - i >= 5 && memcmp(n->text + i, "cage:", 5) == 0;
+}
+
+/* The token stream with one token of lookahead. */
+struct fmt_lex {
+	struct lexer lx;
+	struct token peeked;
+	bool has_peeked;
+};
+
+static void fmt_next(struct fmt_lex *l, struct token *t)
+{
+	if (l->has_peeked) {
+		*t = l->peeked;
+		l->has_peeked = false;
+	} else {
+		lex_next(&l->lx, t);
+	}
+}
+
+static const struct token *fmt_peek(struct fmt_lex *l)
+{
+	if (!l->has_peeked) {
+		lex_next(&l->lx, &l->peeked);
+		l->has_peeked = true;
+	}
+	return &l->peeked;
+}
+
+/* '{' ends a profile header. When a statement follows on the same line (a
+ * one-line profile), the directives right above the header were about
+ * that statement's line, so they move into the body above it. */
+static void fmt_open(struct fmt *s, struct fmt_lex *l, const struct token *brace)
+{
+	stmt_add_token(s, brace);
+	const struct token *nx = fmt_peek(l);
+	bool item_follows = nx->loc.line == brace->loc.line && nx->kind != LEX_COMMENT &&
+			    nx->kind != TK_RBRACE && nx->kind != TK_NL && nx->kind != LEX_EOF;
+	size_t keep = s->nnotes;
+	if (item_follows && !s->pending_blank)
+		while (keep > 0 && fmt_is_directive(&s->notes[keep - 1]) &&
+		       (keep == s->nnotes || !s->notes[keep].blank_before))
+			keep--;
+	size_t nmove = s->nnotes - keep;
+	struct fmt_note *moved = NULL;
+	if (nmove) {
+		moved = malloc(nmove * sizeof(*moved));
+		if (!moved)
+			fmt_oom();
+		memcpy(moved, s->notes + keep, nmove * sizeof(*moved));
+		s->nnotes = keep;
+	}
+	fmt_flush(s);
+	s->depth++;
+	s->after_open = true;
+	for (size_t i = 0; i < nmove; i++) {
+		moved[i].depth = s->depth;
+		fmt_note_write(s, &moved[i], false);
+	}
+	free(moved);
+	if (nmove)
+		s->last_unit_line = 0; /* the statement is not on the header's line now */
+}
+
+/* '}' ends a body. A comment after it on the same line was beside the
+ * body's last statement when that shared the line (or beside the header,
+ * for `{}`), and stays with it. */
+static void fmt_close(struct fmt *s, struct fmt_lex *l, const struct token *brace)
+{
+	const struct token *nx = fmt_peek(l);
+	bool comment_after = nx->kind == LEX_COMMENT && nx->loc.line == brace->loc.line;
+	if (!stmt_empty(s)) {
+		if (comment_after) {
+			s->st.trail = nx->text;
+			s->st.trail_len = fmt_comment_len(nx);
+			l->has_peeked = false;
+		}
+		fmt_flush(s);
+	} else if (comment_after && s->after_open && s->nnotes == 0 &&
+		   s->last_unit_line == brace->loc.line) {
+		fmt_append_comment(s, nx->text, fmt_comment_len(nx));
+		l->has_peeked = false;
+	}
+	fmt_notes_write(s, 0);
+	if (s->depth > 0)
+		s->depth--;
+	fmt_begin_unit(s, false, true);
+	s->pending_blank = false;
 	buf_spaces(&s->out, (size_t)s->depth * FMT_INDENT);
-	buf_put(&s->out, t->text, n);
-	buf_putc(&s->out, '\n');
-	s->last_unit_line = t->loc.line;
+	buf_put(&s->out, "}\n", 2);
+	s->last_unit_line = brace->loc.line;
 }
 
 /* ---- self-check ---- */
@@ -405,13 +561,13 @@ bool fmt_source(const struct src_file *f, struct arena *a, struct diag_list *dia
 	struct fmt s = { .arena = a };
 	struct diag_list scratch;
 	diag_list_init(&scratch, a);
-	struct lexer lx;
-	lex_init(&lx, f, a, &scratch);
-	lx.keep_comments = true;
+	struct fmt_lex l = { .has_peeked = false };
+	lex_init(&l.lx, f, a, &scratch);
+	l.lx.keep_comments = true;
 	bool line_has_content = false;
 	for (;;) {
 		struct token t;
-		lex_next(&lx, &t);
+		fmt_next(&l, &t);
 		if (t.kind == LEX_EOF)
 			break;
 		switch (t.kind) {
@@ -427,20 +583,11 @@ bool fmt_source(const struct src_file *f, struct arena *a, struct diag_list *dia
 			line_has_content = false;
 			break;
 		case TK_LBRACE:
-			stmt_add_token(&s, &t);
-			fmt_flush(&s);
-			s.depth++;
-			s.after_open = true;
+			fmt_open(&s, &l, &t);
 			line_has_content = true;
 			break;
 		case TK_RBRACE:
-			fmt_flush(&s);
-			if (s.depth > 0)
-				s.depth--;
-			fmt_begin_unit(&s, true);
-			buf_spaces(&s.out, (size_t)s.depth * FMT_INDENT);
-			buf_put(&s.out, "}\n", 2);
-			s.last_unit_line = t.loc.line;
+			fmt_close(&s, &l, &t);
 			line_has_content = true;
 			break;
 		default:
@@ -450,10 +597,12 @@ bool fmt_source(const struct src_file *f, struct arena *a, struct diag_list *dia
 		}
 	}
 	fmt_flush(&s);
+	fmt_notes_write(&s, 0);
 	bool lex_ok = scratch.errors == 0;
 	diag_list_free(&scratch);
 	free(s.st.v);
 	free(s.st.chunk.p);
+	free(s.notes);
 	if (!s.out.p)
 		buf_reserve(&s.out, 0); /* an empty file formats to an empty text */
 

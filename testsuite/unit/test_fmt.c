@@ -13,6 +13,7 @@
 
 #include "cage.h"
 #include "fmt.h"
+#include "lint.h"
 #include "lex.h"
 #include "parse_ctx.h"
 
@@ -130,12 +131,12 @@ Test(fmt, comments_kept)
 	expect("profile p {   # why\n# inner\n   allow read \"a\"\t# a\n   # before close\n}  # end\n",
 	       "profile p { # why\n    # inner\n    allow read \"a\" # a\n    # before close\n} # end\n");
 	expect("profile t { allow read \"x\" } # one-liner\n",
-	       "profile t {\n    allow read \"x\"\n} # one-liner\n");
+	       "profile t {\n    allow read \"x\" # one-liner\n}\n");
 	expect("profile t { allow read \"x\" # on x\n}\n",
 	       "profile t {\n    allow read \"x\" # on x\n}\n");
 	/* In a list that continues: after a comma, or on a line of its own. */
-	expect("list l = \"a\",   # about a\n     # about b\n  \"b\",\n\"c\"\n",
-	       "list l = \"a\", # about a\n    # about b\n    \"b\", \"c\"\n");
+	expect("list l = \"a\",   # about a\n     # about b\n  \"b\",\n\"c\", \"d\"\n",
+	       "list l = \"a\", # about a\n    # about b\n    \"b\",\n    \"c\", \"d\"\n");
 	expect("profile p {\nallow read \"a\", # x\n\"b\"\n}\n",
 	       "profile p {\n    allow read \"a\", # x\n        \"b\"\n}\n");
 	/* Text inside a comment is never touched, only trailing blanks. */
@@ -232,6 +233,47 @@ Test(fmt, syntax_errors_refused)
 	cr_expect_gt(nerr, 0);
 }
 
+Test(fmt, comments_stay_beside_their_code)
+{
+	/* cagec lint reads "# cage: allow ID - reason" as applying to the code
+	 * on its line or on the next line of code; the words on a comment's
+	 * line must not change, or a finding could be silenced or revived. */
+
+	/* A statement holding a comment keeps its line breaks, not re-wrapped
+	 * even when long... */
+	char in[1024], want[1024];
+	snprintf(in, sizeof(in), "allow read \"/a\",\n  \"/b\", \"/**\"  # cage: allow broad-grant - r\n");
+	expect(in, "allow read \"/a\",\n    \"/b\", \"/**\" # cage: allow broad-grant - r\n");
+	snprintf(in, sizeof(in), "allow read \"/%090d\", \"/**\" # c\n", 0);
+	expect(in, in);
+	/* ... while the same statement without the comment is. */
+	snprintf(in, sizeof(in), "allow read \"/a\",\n  \"/b\", \"/**\"\n");
+	expect(in, "allow read \"/a\", \"/b\", \"/**\"\n");
+	snprintf(in, sizeof(in), "allow read \"/%090d\", \"/**\"\n", 0);
+	snprintf(want, sizeof(want), "allow read \"/%090d\",\n    \"/**\"\n", 0);
+	expect(in, want);
+
+	/* One-line profiles: a comment after '}' stays with the statement it
+	 * was beside, directives above the line go into the body with it. */
+	expect("profile t { allow read \"/**\" } # cage: allow broad-grant - r\n",
+	       "profile t {\n    allow read \"/**\" # cage: allow broad-grant - r\n}\n");
+	expect("profile e {} # empty\n", "profile e { # empty\n}\n");
+	expect("profile t {\n  allow read \"/a\"\n  allow read \"/**\" } # c\n",
+	       "profile t {\n    allow read \"/a\"\n    allow read \"/**\" # c\n}\n");
+	expect("# about t\n# cage: allow broad-grant - r\n#  cage: allow secret-exposed - r\n"
+	       "profile t { allow read \"/**\" }\n",
+	       "# about t\nprofile t {\n    # cage: allow broad-grant - r\n"
+	       "    #  cage: allow secret-exposed - r\n    allow read \"/**\"\n}\n");
+	/* Only directives directly above the header move; not across a blank
+	 * line, not for a profile whose statements start on the next line. */
+	expect("# cage: allow broad-grant - r\n\nprofile t { allow read \"/**\" }\n",
+	       "# cage: allow broad-grant - r\n\nprofile t {\n    allow read \"/**\"\n}\n");
+	expect("# cage: allow broad-grant - r\nprofile t {\n  allow read \"/**\"\n}\n",
+	       "# cage: allow broad-grant - r\nprofile t {\n    allow read \"/**\"\n}\n");
+	expect("# cage: allow broad-grant - r\nprofile t {}\n",
+	       "# cage: allow broad-grant - r\nprofile t {\n}\n");
+}
+
 /* ---- meaning: the IR of every profile, without locations ---- */
 
 /* Profile names of a text, in order. */
@@ -282,6 +324,52 @@ struct membuf {
 	size_t n;
 };
 
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* What cagec lint says about the policy, line numbers aside ("(line 4)",
+ * "line 4 denies"), sorted: the findings must survive formatting, and
+ * in particular no suppression comment may start or stop applying. */
+static void lint_findings(cage_policy *p, FILE *m)
+{
+	size_t before = p->diags.n;
+	struct lint_opts lo = { 0 };
+	lint_policy(p, &lo);
+	size_t n = p->diags.n - before;
+	char **v = calloc(n + 1, sizeof(*v));
+	cr_assert_not_null(v);
+	for (size_t i = 0; i < n; i++) {
+		const struct diag *d = p->diags.items[before + i];
+		size_t len = strlen(d->msg);
+		char *t = malloc(len + 64);
+		cr_assert_not_null(t);
+		size_t k = (size_t)snprintf(t, 64, "lint %d %s ", (int)d->sev, d->id);
+		for (size_t j = 0; j < len;) {
+			if (strncmp(d->msg + j, "line ", 5) == 0) {
+				memcpy(t + k, "line ", 5);
+				k += 5;
+				j += 5;
+				if (d->msg[j] >= '0' && d->msg[j] <= '9')
+					t[k++] = 'N';
+				while (d->msg[j] >= '0' && d->msg[j] <= '9')
+					j++;
+				continue;
+			}
+			t[k++] = d->msg[j++];
+		}
+		t[k] = '\0';
+		v[i] = t;
+	}
+	qsort(v, n, sizeof(*v), cmp_str);
+	for (size_t i = 0; i < n; i++) {
+		fprintf(m, "%s\n", v[i]);
+		free(v[i]);
+	}
+	free(v);
+}
+
 /* Appends one profile's IR (or the diagnostics, when it has errors) to m,
  * dropping what depends on where things are written: "# file:line:col"
  * tails, the sources hash, and diagnostic positions. */
@@ -316,6 +404,7 @@ static void meaning_one(const char *name, const char *text, const char *profile,
 			fprintf(m, "%s\n", line);
 		}
 		free(ir);
+		lint_findings(p, m); /* after the IR: lint's errors count as errors */
 	}
 	cage_policy_free(p);
 	cage_options_free(o);
@@ -392,6 +481,50 @@ static bool check_promises(const char *name, const char *text)
 	free(twice);
 	free(once);
 	return true;
+}
+
+static size_t count_str(const char *hay, const char *needle)
+{
+	size_t n = 0;
+	for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+		n++;
+	return n;
+}
+
+Test(fmt, lint_suppressions_survive)
+{
+	/* Each policy has a suppression that silences broad-grant on some words
+	 * and not on others (a grant of ~ or / is one); check_promises compares
+	 * cagec lint's findings before and after formatting. */
+	static const struct {
+		const char *text;
+		size_t broad; /* broad-grant findings left in force */
+	} cases[] = {
+		/* a directive at the end of a continuation line covers that line
+		 * only; re-wrapping would pull the grant of ~ onto it */
+		{ "cage 1\nprofile p {\n    allow read \"~/**\",\n"
+		  "        \"/**\" # cage: allow broad-grant - test\n}\n", 1 },
+		/* a long line with a directive at its end: wrapping would move a
+		 * grant off the directive's line */
+		{ "cage 1\nprofile p {\n    allow read \"~/**\", \"/opt/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa/**\", "
+		  "\"/opt/bbbbbbbbbbbbbbbbbbbbbbbbbbbbbb/**\", \"/**\" # cage: allow broad-grant - test\n}\n", 0 },
+		/* a directive above a one-line profile */
+		{ "cage 1\n# cage: allow broad-grant - test\nprofile p { allow read \"/**\" }\n", 0 },
+		/* a directive after a one-line profile */
+		{ "cage 1\nprofile p { allow read \"/**\" } # cage: allow broad-grant - test\n", 0 },
+		/* a directive after a comma, on a continuation line */
+		{ "cage 1\nprofile p {\n    allow read \"~/**\",\n"
+		  "        \"/**\", # cage: allow broad-grant - test\n        \"/opt/b/**\"\n}\n", 1 },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *m = meaning("t.cage", cases[i].text);
+		/* once for the implicit selection, once for the profile by name */
+		cr_expect_eq(count_str(m, "broad-grant"), 2 * cases[i].broad, "case %zu:\n%s", i, m);
+		cr_expect(strstr(m, "unused-suppression") == NULL, "case %zu:\n%s", i, m);
+		cr_expect(strstr(m, "secret-exposed") != NULL, "case %zu: lint did not run:\n%s", i, m);
+		free(m);
+		cr_expect(check_promises("t.cage", cases[i].text), "case %zu", i);
+	}
 }
 
 /* ---- every .cage file in the repository ---- */
