@@ -384,19 +384,22 @@ static const struct token *fmt_peek(struct fmt_lex *l)
 }
 
 /* '{' ends a profile header. When a statement follows on the same line (a
- * one-line profile), the directives right above the header were about
- * that statement's line, so they move into the body above it. */
+ * one-line profile), directives above the header were about that
+ * statement's line, so they move into the body above it. */
 static void fmt_open(struct fmt *s, struct fmt_lex *l, const struct token *brace)
 {
 	stmt_add_token(s, brace);
 	const struct token *nx = fmt_peek(l);
 	bool item_follows = nx->loc.line == brace->loc.line && nx->kind != LEX_COMMENT &&
 			    nx->kind != TK_RBRACE && nx->kind != TK_NL && nx->kind != LEX_EOF;
+	/* lint applies a directive to the next line of code however many
+	 * comment and blank lines come between, so of the comments since the
+	 * last code, the ones from the first directive on move (in order). */
 	size_t keep = s->nnotes;
-	if (item_follows && !s->pending_blank)
-		while (keep > 0 && fmt_is_directive(&s->notes[keep - 1]) &&
-		       (keep == s->nnotes || !s->notes[keep].blank_before))
-			keep--;
+	if (item_follows)
+		for (size_t i = s->nnotes; i > 0; i--)
+			if (fmt_is_directive(&s->notes[i - 1]))
+				keep = i - 1;
 	size_t nmove = s->nnotes - keep;
 	struct fmt_note *moved = NULL;
 	if (nmove) {
@@ -411,7 +414,7 @@ static void fmt_open(struct fmt *s, struct fmt_lex *l, const struct token *brace
 	s->after_open = true;
 	for (size_t i = 0; i < nmove; i++) {
 		moved[i].depth = s->depth;
-		fmt_note_write(s, &moved[i], false);
+		fmt_note_write(s, &moved[i], i > 0 && moved[i].blank_before);
 	}
 	free(moved);
 	if (nmove)

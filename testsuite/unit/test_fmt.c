@@ -264,10 +264,15 @@ Test(fmt, comments_stay_beside_their_code)
 	       "profile t { allow read \"/**\" }\n",
 	       "# about t\nprofile t {\n    # cage: allow broad-grant - r\n"
 	       "    #  cage: allow secret-exposed - r\n    allow read \"/**\"\n}\n");
-	/* Only directives directly above the header move; not across a blank
-	 * line, not for a profile whose statements start on the next line. */
+	/* From the first directive since the last code on, with the comments
+	 * and blank lines after it (lint skips those to find its line). */
+	expect("cage 1\n# about t\n\n# more\n# cage: allow broad-grant - r\n\n# and why\n"
+	       "profile t { allow read \"/**\" }\n",
+	       "cage 1\n# about t\n\n# more\nprofile t {\n    # cage: allow broad-grant - r\n\n"
+	       "    # and why\n    allow read \"/**\"\n}\n");
 	expect("# cage: allow broad-grant - r\n\nprofile t { allow read \"/**\" }\n",
-	       "# cage: allow broad-grant - r\n\nprofile t {\n    allow read \"/**\"\n}\n");
+	       "profile t {\n    # cage: allow broad-grant - r\n    allow read \"/**\"\n}\n");
+	/* Not for a profile whose statements start on the next line. */
 	expect("# cage: allow broad-grant - r\nprofile t {\n  allow read \"/**\"\n}\n",
 	       "# cage: allow broad-grant - r\nprofile t {\n    allow read \"/**\"\n}\n");
 	expect("# cage: allow broad-grant - r\nprofile t {}\n",
@@ -510,6 +515,9 @@ Test(fmt, lint_suppressions_survive)
 		  "\"/opt/bbbbbbbbbbbbbbbbbbbbbbbbbbbbbb/**\", \"/**\" # cage: allow broad-grant - test\n}\n", 0 },
 		/* a directive above a one-line profile */
 		{ "cage 1\n# cage: allow broad-grant - test\nprofile p { allow read \"/**\" }\n", 0 },
+		/* ... with comments and a blank line between */
+		{ "cage 1\n# cage: allow broad-grant - test\n\n# the profile\n"
+		  "profile p { allow read \"/**\" }\n", 0 },
 		/* a directive after a one-line profile */
 		{ "cage 1\nprofile p { allow read \"/**\" } # cage: allow broad-grant - test\n", 0 },
 		/* a directive after a comma, on a continuation line */
