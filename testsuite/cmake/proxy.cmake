@@ -1,0 +1,11 @@
+# Proxy integration tests: prx_testproxy runs libcage's proxy with rules from
+# its command line; prx_itest starts local servers on 127.0.0.x (echo, HTTP,
+# a never-accepting listener, openssl s_server) and drives the proxy with raw
+# sockets and curl. Needs the curl and openssl programs.
+add_executable(prx_testproxy ${CMAKE_CURRENT_SOURCE_DIR}/proxy/prx_testproxy.c)
+target_link_libraries(prx_testproxy PRIVATE cage)
+find_package(Threads REQUIRED)
+add_executable(prx_itest ${CMAKE_CURRENT_SOURCE_DIR}/proxy/prx_itest.c)
+target_link_libraries(prx_itest PRIVATE PkgConfig::XXHASH Threads::Threads)
+add_test(NAME proxy/integration COMMAND prx_itest $<TARGET_FILE:prx_testproxy>)
+set_tests_properties(proxy/integration PROPERTIES TIMEOUT 300)
