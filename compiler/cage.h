@@ -66,7 +66,7 @@ void cage_print_diagnostics(const cage_policy *p, FILE *out, bool color);
 struct cage_verdict {
 	bool allowed;
 	bool by_default;   /* no rule matched: default deny */
-	const char *rule;  /* the deciding rule as text, e.g. "allow read ~/src/**" */
+	const char *rule;  /* the deciding rule as text, e.g. "allow read ~/src" */
 	const char *file;  /* its location */
 	unsigned line, column;
 };
@@ -80,10 +80,11 @@ bool cage_query_host(cage_policy *p, const char *host, unsigned port,
 		     struct cage_verdict *v, const char **err);
 
 /* ---- backends ---- */
-/* backend: "ir" (text), and "sbpl" / "table" once those backends exist;
- * cage_backends() lists the names this build has, space separated.
- * Returns false with a message in *err (static or owned by p). */
-const char *cage_backends(void);
+/* backend: "ir" (text), and "sbpl" / "table" once those backends exist.
+ * cage_backend_name(i) names the i-th backend this build has (NULL past
+ * the end). cage_emit returns false with a message in *err (static or
+ * owned by p). */
+const char *cage_backend_name(size_t i);
 bool cage_emit(cage_policy *p, const char *backend, FILE *out, const char **err);
 
 #ifdef __cplusplus

@@ -43,14 +43,15 @@ enum ir_target_kind { IR_T_PATH, IR_T_HOST, IR_T_UNIX, IR_T_MACH };
 
 enum ir_pat_kind {
 	IR_PAT_EXACT,   /* no glob characters */
-	IR_PAT_SUBTREE, /* "DIR/**" with a literal DIR: DIR itself and below */
+	IR_PAT_SUBTREE, /* a literal DIR, then a final "**" component: DIR and below */
 	IR_PAT_GLOB,    /* anything else with *, ** or ? */
 };
 
 /* A path pattern. `text` is absolute and normalised (no "//", ".", "..",
  * trailing "/"). Glob syntax: `*` any run of characters but '/', `?` one
- * character but '/', `**` any run including '/'; "/**" at the end also
- * matches the directory itself and "/**\/" in the middle also matches "/". */
+ * character but '/'; a `**` component matches zero or more whole
+ * components, so a final `**` also matches the directory itself. `**` is
+ * only ever a whole component. */
 struct ir_path {
 	const char *text;
 	uint32_t len;

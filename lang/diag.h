@@ -80,6 +80,8 @@ uint32_t diag_display_col(const char *text, size_t line_start, size_t off);
 void diag_add_import_chain(struct diag_list *dl, struct diag *d,
 			   const struct src_file *file);
 
+/* Orders diagnostics by file and position (stable). */
+void diag_sort(struct diag_list *dl);
 void diag_render_one(FILE *out, const struct diag *d, bool color);
 void diag_render(FILE *out, const struct diag_list *dl, bool color);
 const char *diag_sev_name(enum diag_sev sev);

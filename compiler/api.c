@@ -1,0 +1,269 @@
+/*
+ * api.c - the public libcage interface (cage.h) over the internal modules.
+ * This file owns the policy handle: cage_policy_free() is the one place
+ * its memory is released.
+ */
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emit.h"
+#include "path.h"
+#include "policy.h"
+
+const char *cage_version(void)
+{
+	return CAGE_VERSION_STRING;
+}
+
+static char *xstrdup(const char *s)
+{
+	char *p = strdup(s);
+	if (!p) {
+		fputs("cage: out of memory\n", stderr);
+		abort();
+	}
+	return p;
+}
+
+static void push(char ***v, size_t *n, const char *s)
+{
+	char **nv = realloc(*v, (*n + 1) * sizeof(**v));
+	if (!nv) {
+		fputs("cage: out of memory\n", stderr);
+		abort();
+	}
+	nv[(*n)++] = xstrdup(s);
+	*v = nv;
+}
+
+cage_options *cage_options_new(void)
+{
+	return calloc(1, sizeof(cage_options));
+}
+
+void cage_options_free(cage_options *o)
+{
+	if (!o)
+		return;
+	for (size_t i = 0; i < o->ndefines; i++)
+		free(o->defines[i]);
+	for (size_t i = 0; i < o->nincludes; i++)
+		free(o->includes[i]);
+	free(o->defines);
+	free(o->includes);
+	free(o->stdlib);
+	free(o->home);
+	free(o->profile);
+	free(o);
+}
+
+bool cage_options_define(cage_options *o, const char *def)
+{
+	const char *eq = strchr(def, '=');
+	if (!eq || eq == def)
+		return false;
+	push(&o->defines, &o->ndefines, def);
+	return true;
+}
+
+void cage_options_include(cage_options *o, const char *dir)
+{
+	push(&o->includes, &o->nincludes, dir);
+}
+
+static void set_str(char **slot, const char *v)
+{
+	free(*slot);
+	*slot = v ? xstrdup(v) : NULL;
+}
+
+void cage_options_stdlib(cage_options *o, const char *dir) { set_str(&o->stdlib, dir); }
+void cage_options_home(cage_options *o, const char *dir) { set_str(&o->home, dir); }
+void cage_options_profile(cage_options *o, const char *name) { set_str(&o->profile, name); }
+
+static cage_policy *load(const char *name, const char *text, size_t len, const cage_options *o)
+{
+	static const cage_options none;
+	cage_policy *p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	arena_init(&p->arena);
+	diag_list_init(&p->diags, &p->arena);
+	resolve_policy(p, name, text, len, o ? o : &none);
+	return p;
+}
+
+cage_policy *cage_load_file(const char *path, const cage_options *o)
+{
+	return load(path, NULL, 0, o);
+}
+
+cage_policy *cage_load_string(const char *name, const char *text, size_t len, const cage_options *o)
+{
+	return load(name ? name : "<string>", text ? text : "", text ? len : 0, o);
+}
+
+void cage_policy_free(cage_policy *p)
+{
+	if (!p)
+		return;
+	diag_list_free(&p->diags);
+	arena_free(&p->arena);
+	free(p);
+}
+
+size_t cage_error_count(const cage_policy *p) { return p->diags.errors; }
+size_t cage_diagnostic_count(const cage_policy *p) { return p->diags.n; }
+
+bool cage_diagnostic_get(const cage_policy *p, size_t i, struct cage_diagnostic *out)
+{
+	if (i >= p->diags.n)
+		return false;
+	const struct diag *d = p->diags.items[i];
+	out->severity = d->sev == DIAG_ERROR ? CAGE_ERROR : d->sev == DIAG_WARNING ? CAGE_WARNING : CAGE_NOTE;
+	out->file = d->loc.file ? d->loc.file->name : NULL;
+	out->line = d->loc.line;
+	out->column = d->loc.col;
+	out->id = d->id;
+	out->message = d->msg;
+	return true;
+}
+
+void cage_print_diagnostics(const cage_policy *p, FILE *out, bool color)
+{
+	diag_render(out, &p->diags, color);
+}
+
+static void fill_verdict(cage_policy *p, const struct ir_verdict *iv, struct cage_verdict *v)
+{
+	memset(v, 0, sizeof(*v));
+	v->allowed = iv->allowed;
+	v->by_default = iv->rule == NULL;
+	if (!iv->rule)
+		return;
+	const struct ir_rule *r = iv->rule;
+	char acc[128], tgt[512];
+	ir_access_names(r->access, acc, sizeof(acc));
+	if (r->tkind == IR_T_HOST)
+		ir_host_display(&r->t.host, tgt, sizeof(tgt));
+	else if (r->tkind == IR_T_MACH)
+		snprintf(tgt, sizeof(tgt), "%s%s", r->t.mach.name, r->t.mach.prefix ? "*" : "");
+	else
+		ir_path_display(&r->t.path, tgt, sizeof(tgt));
+	snprintf(p->verdict_text, sizeof(p->verdict_text), "%s %s %s", ir_effect_name(r->effect), acc, tgt);
+	v->rule = p->verdict_text;
+	v->file = r->loc.file ? r->loc.file->name : NULL;
+	v->line = r->loc.line;
+	v->column = r->loc.col;
+}
+
+static const struct { const char *name; uint32_t bit; } query_access[] = {
+	{ "read", IR_A_READ },   { "read-metadata", IR_A_READ_META }, { "write", IR_A_WRITE },
+	{ "create", IR_A_CREATE }, { "delete", IR_A_DELETE },       { "exec", IR_A_EXEC },
+	{ "unix", IR_A_UNIX },   { "mach", IR_A_MACH },
+};
+
+bool cage_query_path(cage_policy *p, const char *access, const char *path,
+		     struct cage_verdict *v, const char **err)
+{
+	const struct ir_profile *prof = p->ir ? p->ir->selected : NULL;
+	if (!prof) {
+		*err = "the policy has errors; it cannot be queried";
+		return false;
+	}
+	uint32_t bit = 0;
+	for (size_t i = 0; i < sizeof(query_access) / sizeof(query_access[0]); i++)
+		if (strcmp(access, query_access[i].name) == 0)
+			bit = query_access[i].bit;
+	if (!bit) {
+		*err = "unknown access (read, read-metadata, write, create, delete, exec, unix, mach)";
+		return false;
+	}
+	struct ir_verdict iv;
+	if (bit == IR_A_MACH) {
+		ir_eval_mach(prof, path, &iv);
+		fill_verdict(p, &iv, v);
+		return true;
+	}
+	const char *abs = path;
+	if (path[0] == '~' && (path[1] == '/' || path[1] == '\0')) {
+		if (!p->ir->home) {
+			*err = "'~' in a query needs a home directory (HOME or --home)";
+			return false;
+		}
+		abs = arena_printf(&p->arena, "%s%s", p->ir->home, path + 1);
+	}
+	char *norm;
+	if (!path_normalize(&p->arena, abs, strlen(abs), &norm, err))
+		return false;
+	if (path_has_glob(norm, strlen(norm))) {
+		*err = "a query names one path, without wildcards";
+		return false;
+	}
+	ir_eval_path(prof, bit, norm, &iv);
+	fill_verdict(p, &iv, v);
+	return true;
+}
+
+bool cage_query_host(cage_policy *p, const char *host, unsigned port, struct cage_verdict *v,
+		     const char **err)
+{
+	const struct ir_profile *prof = p->ir ? p->ir->selected : NULL;
+	if (!prof) {
+		*err = "the policy has errors; it cannot be queried";
+		return false;
+	}
+	if (port < 1 || port > 65535) {
+		*err = "port must be 1 to 65535";
+		return false;
+	}
+	size_t n = strlen(host);
+	char *h = arena_strdup(&p->arena, host);
+	if (n >= 2 && h[0] == '[' && h[n - 1] == ']') {
+		h[n - 1] = '\0';
+		h++;
+	}
+	unsigned char a6[16];
+	if (strchr(h, ':')) {
+		if (inet_pton(AF_INET6, h, a6) != 1) {
+			*err = "bad IPv6 address";
+			return false;
+		}
+		char canon[INET6_ADDRSTRLEN];
+		inet_ntop(AF_INET6, a6, canon, sizeof(canon));
+		h = arena_strdup(&p->arena, canon);
+	} else {
+		n = strlen(h);
+		if (n && h[n - 1] == '.')
+			h[--n] = '\0';
+		for (char *c = h; *c; c++)
+			*c = (char)tolower((unsigned char)*c);
+	}
+	struct ir_verdict iv;
+	ir_eval_host(prof, h, port, &iv);
+	fill_verdict(p, &iv, v);
+	return true;
+}
+
+const char *cage_backend_name(size_t i)
+{
+	size_t n;
+	const struct emit_backend *b = emit_backends(&n);
+	return i < n ? b[i].name : NULL;
+}
+
+bool cage_emit(cage_policy *p, const char *backend, FILE *out, const char **err)
+{
+	const struct emit_backend *b = emit_find(backend);
+	if (!b) {
+		*err = "unknown backend";
+		return false;
+	}
+	if (!p->ir || !p->ir->selected) {
+		*err = "the policy has errors; nothing is emitted";
+		return false;
+	}
+	return b->fn(p->ir, p->ir->selected, out, &p->arena, err);
+}

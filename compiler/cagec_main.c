@@ -1,0 +1,192 @@
+/*
+ * cagec_main.c - the cagec program: argument handling and output only.
+ * Everything it does is a call into libcage (cage.h), so an agent host that
+ * embeds the library gets exactly the compiler's behaviour.
+ *
+ * Exit status: 0 success, 1 the policy has errors, 2 usage or I/O error.
+ */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cage.h"
+#include "emit.h"
+#include "outfile.h"
+
+enum { EXIT_POLICY = 1, EXIT_USAGE = 2 };
+
+static const char usage_text[] =
+	"usage: cagec FILE [-o OUT] [-D NAME=VALUE]... [-I DIR]... [--profile NAME]\n"
+	"             [--emit BACKEND] [--home DIR] [--stdlib DIR] [--color=WHEN]\n"
+	"       cagec --version | --help\n"
+	"\n"
+	"Compiles the .cage policy FILE and writes the selected profile with a backend.\n"
+	"\n"
+	"  -o, --output OUT     write to OUT (atomically) instead of standard output\n"
+	"  -D, --define N=V     give param N the value V\n"
+	"  -I, --include DIR    search DIR for imports before the standard library\n"
+	"      --profile NAME   the profile to emit (default: the last one in FILE)\n"
+	"      --emit BACKEND   what to write (default: sbpl when built in, else ir);\n"
+	"                       backends in this build:%s\n"
+	"      --home DIR       what '~' means (default: $HOME)\n"
+	"      --stdlib DIR     where 'import \"std/...\"' is found\n"
+	"      --color=WHEN     colour diagnostics: auto (default), always, never\n"
+	"  -V, --version        print the version and exit\n"
+	"  -h, --help           print this help and exit\n"
+	"\n"
+	"Exit status: 0 success, 1 the policy has errors, 2 usage or I/O error.\n";
+
+static void print_usage(FILE *out)
+{
+	char names[256] = "";
+	size_t n = 0;
+	for (size_t i = 0; cage_backend_name(i) && n < sizeof(names) - 32; i++)
+		n += (size_t)snprintf(names + n, sizeof(names) - n, " %s", cage_backend_name(i));
+	fprintf(out, usage_text, names);
+}
+
+static bool want_color(const char *when)
+{
+	if (strcmp(when, "always") == 0)
+		return true;
+	if (strcmp(when, "never") == 0)
+		return false;
+	const char *term = getenv("TERM");
+	return isatty(STDERR_FILENO) && !getenv("NO_COLOR") && term && strcmp(term, "dumb") != 0;
+}
+
+static const char *default_backend(const char *out)
+{
+	if (out) {
+		size_t n = strlen(out);
+		if (n > 3 && strcmp(out + n - 3, ".sb") == 0 && emit_find("sbpl"))
+			return "sbpl";
+		if (n > 4 && strcmp(out + n - 4, ".cpt") == 0 && emit_find("table"))
+			return "table";
+	}
+	return emit_find("sbpl") ? "sbpl" : "ir";
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "define", required_argument, NULL, 'D' },
+		{ "include", required_argument, NULL, 'I' },
+		{ "profile", required_argument, NULL, 'p' },
+		{ "emit", required_argument, NULL, 'e' },
+		{ "home", required_argument, NULL, 'H' },
+		{ "stdlib", required_argument, NULL, 'S' },
+		{ "color", required_argument, NULL, 'c' },
+		{ "colour", required_argument, NULL, 'c' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	cage_options *opts = cage_options_new();
+	if (!opts) {
+		fputs("cagec: out of memory\n", stderr);
+		return EXIT_USAGE;
+	}
+	const char *output = NULL, *backend = NULL, *color = "auto";
+	int c, status = EXIT_USAGE;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":o:D:I:Vh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o': output = optarg; break;
+		case 'D':
+			if (!cage_options_define(opts, optarg)) {
+				fprintf(stderr, "cagec: -D wants NAME=VALUE, not '%s'\n", optarg);
+				goto out;
+			}
+			break;
+		case 'I': cage_options_include(opts, optarg); break;
+		case 'p': cage_options_profile(opts, optarg); break;
+		case 'e': backend = optarg; break;
+		case 'H': cage_options_home(opts, optarg); break;
+		case 'S': cage_options_stdlib(opts, optarg); break;
+		case 'c':
+			if (strcmp(optarg, "auto") && strcmp(optarg, "always") && strcmp(optarg, "never")) {
+				fprintf(stderr, "cagec: --color wants auto, always or never\n");
+				goto out;
+			}
+			color = optarg;
+			break;
+		case 'V':
+			printf("cagec %s\n", cage_version());
+			status = 0;
+			goto out;
+		case 'h':
+			print_usage(stdout);
+			status = 0;
+			goto out;
+		case ':':
+			fprintf(stderr, "cagec: option '%s' needs a value\n", argv[optind - 1]);
+			goto out;
+		default:
+			fprintf(stderr, "cagec: unknown option '%s' (see cagec --help)\n", argv[optind - 1]);
+			goto out;
+		}
+	}
+	if (optind >= argc) {
+		fputs("cagec: no policy file given (see cagec --help)\n", stderr);
+		goto out;
+	}
+	if (optind + 1 < argc) {
+		fprintf(stderr, "cagec: one policy file at a time ('%s' is extra)\n", argv[optind + 1]);
+		goto out;
+	}
+	if (!backend)
+		backend = default_backend(output);
+	const struct emit_backend *be = emit_find(backend);
+	if (!be) {
+		fprintf(stderr, "cagec: unknown backend '%s' (see cagec --help)\n", backend);
+		goto out;
+	}
+	if (be->binary && !output && isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "cagec: the %s backend writes binary data; use -o FILE\n", backend);
+		goto out;
+	}
+
+	cage_policy *pol = cage_load_file(argv[optind], opts);
+	if (!pol) {
+		fputs("cagec: out of memory\n", stderr);
+		goto out;
+	}
+	cage_print_diagnostics(pol, stderr, want_color(color));
+	if (cage_error_count(pol) > 0) {
+		struct cage_diagnostic d;
+		status = cage_diagnostic_get(pol, 0, &d) && strcmp(d.id ? d.id : "", "io") == 0
+				 ? EXIT_USAGE : EXIT_POLICY;
+		cage_policy_free(pol);
+		goto out;
+	}
+	const char *err = NULL;
+	char ferr[512];
+	if (output) {
+		struct outfile of;
+		if (!outfile_open(&of, output, ferr, sizeof(ferr))) {
+			fprintf(stderr, "cagec: %s\n", ferr);
+		} else if (!cage_emit(pol, backend, of.fp, &err)) {
+			fprintf(stderr, "cagec: %s: %s\n", argv[optind], err);
+			outfile_abort(&of);
+			status = EXIT_POLICY;
+		} else if (!outfile_commit(&of, ferr, sizeof(ferr))) {
+			fprintf(stderr, "cagec: %s\n", ferr);
+		} else {
+			status = 0;
+		}
+	} else if (!cage_emit(pol, backend, stdout, &err)) {
+		fprintf(stderr, "cagec: %s: %s\n", argv[optind], err);
+		status = EXIT_POLICY;
+	} else if (fflush(stdout) != 0 || ferror(stdout)) {
+		perror("cagec: standard output");
+	} else {
+		status = 0;
+	}
+	cage_policy_free(pol);
+out:
+	cage_options_free(opts);
+	return status;
+}

@@ -1,0 +1,125 @@
+/*
+ * eval.c - the one evaluator over the IR. `cagec explain`, the checker, the
+ * monitor and the differential tests all ask it, so every component agrees
+ * on what a policy means.
+ *
+ * Semantics: a `protect` rule that matches denies, whatever its position;
+ * otherwise the last matching rule decides; no match denies.
+ */
+#include "ir.h"
+
+#include <string.h>
+
+#include "path.h"
+
+bool ir_path_match(const struct ir_path *pat, const char *path)
+{
+	return path_match(pat, path);
+}
+
+bool ir_rule_matches_path(const struct ir_rule *r, uint32_t access, const char *path)
+{
+	if (!(r->access & access))
+		return false;
+	if (r->tkind != IR_T_PATH && r->tkind != IR_T_UNIX)
+		return false;
+	return path_match(&r->t.path, path);
+}
+
+static bool port_ok(const struct ir_host *h, unsigned port)
+{
+	if (h->nports == 0)
+		return true;
+	for (size_t i = 0; i < h->nports; i++)
+		if (port >= h->ports[i].lo && port <= h->ports[i].hi)
+			return true;
+	return false;
+}
+
+static bool is_ip_literal(const char *host)
+{
+	if (strchr(host, ':'))
+		return true;
+	for (const char *p = host; *p; p++)
+		if (!((*p >= '0' && *p <= '9') || *p == '.'))
+			return false;
+	return true;
+}
+
+bool ir_host_match(const struct ir_host *h, const char *host, unsigned port)
+{
+	if (!port_ok(h, port))
+		return false;
+	switch (h->kind) {
+	case IR_H_ANY:
+		return !is_ip_literal(host);
+	case IR_H_SUFFIX: {
+		size_t n = strlen(host), m = strlen(h->name);
+		return n > m + 1 && host[n - m - 1] == '.' && strcmp(host + n - m, h->name) == 0 &&
+		       !is_ip_literal(host);
+	}
+	default:
+		return strcmp(h->name, host) == 0;
+	}
+}
+
+static void decide(const struct ir_profile *p, uint32_t access, enum ir_target_kind tk,
+		   bool (*match)(const struct ir_rule *, const void *, unsigned),
+		   const void *arg, unsigned port, struct ir_verdict *v)
+{
+	v->allowed = false;
+	v->rule = NULL;
+	for (size_t i = 0; i < p->nrules; i++) {
+		const struct ir_rule *r = &p->rules[i];
+		if (r->effect == IR_PROTECT && r->tkind == tk && (r->access & access) &&
+		    match(r, arg, port)) {
+			v->rule = r;
+			return;
+		}
+	}
+	for (size_t i = p->nrules; i-- > 0;) {
+		const struct ir_rule *r = &p->rules[i];
+		if (r->tkind == tk && (r->access & access) && match(r, arg, port)) {
+			v->rule = r;
+			v->allowed = r->effect == IR_ALLOW;
+			return;
+		}
+	}
+}
+
+static bool match_path(const struct ir_rule *r, const void *arg, unsigned port)
+{
+	(void)port;
+	return path_match(&r->t.path, arg);
+}
+
+static bool match_host(const struct ir_rule *r, const void *arg, unsigned port)
+{
+	return ir_host_match(&r->t.host, arg, port);
+}
+
+static bool match_mach(const struct ir_rule *r, const void *arg, unsigned port)
+{
+	(void)port;
+	const char *s = arg;
+	if (r->t.mach.prefix)
+		return strncmp(s, r->t.mach.name, strlen(r->t.mach.name)) == 0;
+	return strcmp(s, r->t.mach.name) == 0;
+}
+
+void ir_eval_path(const struct ir_profile *p, uint32_t access, const char *path,
+		  struct ir_verdict *v)
+{
+	decide(p, access, access == IR_A_UNIX ? IR_T_UNIX : IR_T_PATH, match_path, path, 0, v);
+}
+
+void ir_eval_host(const struct ir_profile *p, const char *host, unsigned port,
+		  struct ir_verdict *v)
+{
+	decide(p, IR_A_CONNECT, IR_T_HOST, match_host, host, port, v);
+}
+
+void ir_eval_mach(const struct ir_profile *p, const char *service, struct ir_verdict *v)
+{
+	decide(p, IR_A_MACH, IR_T_MACH, match_mach, service, 0, v);
+}

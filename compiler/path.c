@@ -1,0 +1,198 @@
+/*
+ * path.c - path pattern normalisation and matching (see path.h).
+ *
+ * Matching works on components: a `**` component matches any run of zero or
+ * more components, every other component matches exactly one, with `*` and
+ * `?` never crossing a '/'. Both levels use the greedy wildcard algorithm
+ * with one backtrack point, which is exact when only one kind of star
+ * exists at each level, and runs in time linear in practice, so a hostile
+ * pattern cannot make evaluation explode.
+ */
+#include "path.h"
+
+#include <string.h>
+
+bool path_has_glob(const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (s[i] == '*' || s[i] == '?')
+			return true;
+	return false;
+}
+
+bool path_normalize(struct arena *a, const char *in, size_t len, char **out, const char **err)
+{
+	if (len == 0 || in[0] != '/') {
+		*err = "path is not absolute";
+		return false;
+	}
+	char *buf = arena_alloc(a, len + 2);
+	size_t n = 0;
+	/* Start offsets of the components written so far, for "..". */
+	size_t stack_cap = len / 2 + 2, depth = 0;
+	size_t *starts = arena_alloc(a, stack_cap * sizeof(*starts));
+	bool glob_seen = false;
+	size_t i = 0;
+	while (i < len) {
+		while (i < len && in[i] == '/')
+			i++;
+		size_t s = i;
+		while (i < len && in[i] != '/')
+			i++;
+		size_t clen = i - s;
+		if (clen == 0 || (clen == 1 && in[s] == '.'))
+			continue;
+		if (clen == 2 && in[s] == '.' && in[s + 1] == '.') {
+			if (glob_seen) {
+				*err = "'..' after a wildcard is ambiguous";
+				return false;
+			}
+			if (depth == 0) {
+				*err = "'..' climbs above /";
+				return false;
+			}
+			n = starts[--depth];
+			continue;
+		}
+		const char *c = in + s;
+		for (size_t k = 0; k < clen; k++) {
+			if (c[k] == '\0') {
+				*err = "NUL byte in path";
+				return false;
+			}
+			if (c[k] == '*' && k + 1 < clen && c[k + 1] == '*' && clen != 2) {
+				*err = "'**' must be a whole path component (use '*' within a name)";
+				return false;
+			}
+		}
+		if (path_has_glob(c, clen))
+			glob_seen = true;
+		starts[depth++] = n;
+		buf[n++] = '/';
+		memcpy(buf + n, c, clen);
+		n += clen;
+	}
+	if (n == 0)
+		buf[n++] = '/';
+	buf[n] = '\0';
+	*out = buf;
+	return true;
+}
+
+void path_classify(struct ir_path *p)
+{
+	const char *t = p->text;
+	size_t len = strlen(t);
+	p->len = (uint32_t)len;
+	size_t first = len;
+	for (size_t i = 0; i < len; i++)
+		if (t[i] == '*' || t[i] == '?') {
+			first = i;
+			break;
+		}
+	p->lit_prefix = (uint32_t)first;
+	if (first == len)
+		p->kind = IR_PAT_EXACT;
+	else if (len >= 3 && first == len - 2 && t[len - 3] == '/' && t[len - 2] == '*' &&
+		 t[len - 1] == '*')
+		p->kind = IR_PAT_SUBTREE;
+	else
+		p->kind = IR_PAT_GLOB;
+}
+
+/* One component: `*` any run (no '/'), `?` one character. */
+static bool comp_match(const char *p, size_t pn, const char *s, size_t sn)
+{
+	size_t pi = 0, si = 0, star = (size_t)-1, mark = 0;
+	while (si < sn) {
+		if (pi < pn && (p[pi] == '?' || p[pi] == s[si])) {
+			pi++;
+			si++;
+		} else if (pi < pn && p[pi] == '*') {
+			star = pi++;
+			mark = si;
+		} else if (star != (size_t)-1) {
+			pi = star + 1;
+			si = ++mark;
+		} else {
+			return false;
+		}
+	}
+	while (pi < pn && p[pi] == '*')
+		pi++;
+	return pi == pn;
+}
+
+/* Splits a normalised path into component spans; returns the count. The
+ * root "/" has zero components. */
+struct comp {
+	const char *s;
+	size_t n;
+};
+
+static size_t split(const char *t, struct comp *out, size_t max)
+{
+	size_t k = 0;
+	while (*t) {
+		while (*t == '/')
+			t++;
+		if (!*t)
+			break;
+		const char *s = t;
+		while (*t && *t != '/')
+			t++;
+		if (k == max)
+			return (size_t)-1;
+		out[k].s = s;
+		out[k].n = (size_t)(t - s);
+		k++;
+	}
+	return k;
+}
+
+enum { PATH_MAX_COMPONENTS = 512 };
+
+static bool glob_match(const char *pat, const char *path)
+{
+	struct comp pc[PATH_MAX_COMPONENTS], sc[PATH_MAX_COMPONENTS];
+	size_t pn = split(pat, pc, PATH_MAX_COMPONENTS);
+	size_t sn = split(path, sc, PATH_MAX_COMPONENTS);
+	if (pn == (size_t)-1 || sn == (size_t)-1)
+		return false;
+	size_t pi = 0, si = 0, star = (size_t)-1, mark = 0;
+	while (si < sn) {
+		bool dstar = pi < pn && pc[pi].n == 2 && pc[pi].s[0] == '*' && pc[pi].s[1] == '*';
+		if (pi < pn && !dstar && comp_match(pc[pi].s, pc[pi].n, sc[si].s, sc[si].n)) {
+			pi++;
+			si++;
+		} else if (dstar) {
+			star = pi++;
+			mark = si;
+		} else if (star != (size_t)-1) {
+			pi = star + 1;
+			si = ++mark;
+		} else {
+			return false;
+		}
+	}
+	while (pi < pn && pc[pi].n == 2 && pc[pi].s[0] == '*' && pc[pi].s[1] == '*')
+		pi++;
+	return pi == pn;
+}
+
+bool path_match(const struct ir_path *pat, const char *path)
+{
+	switch (pat->kind) {
+	case IR_PAT_EXACT:
+		return strcmp(pat->text, path) == 0;
+	case IR_PAT_SUBTREE: {
+		size_t plen = pat->len - 3; /* without the final slash and "**" */
+		if (plen == 0)
+			return path[0] == '/';
+		return strncmp(pat->text, path, plen) == 0 &&
+		       (path[plen] == '\0' || path[plen] == '/');
+	}
+	default:
+		return glob_match(pat->text, path);
+	}
+}

@@ -1,0 +1,27 @@
+/*
+ * path.h - path patterns: normalisation and matching.
+ *
+ * Normalisation is lexical (no filesystem access): the policy describes
+ * paths on the machine that will run it, which need not be this one. The
+ * checks in lint (symlink-escape) are where the real filesystem is asked.
+ */
+#ifndef CAGE_PATH_H
+#define CAGE_PATH_H
+
+#include "ir.h"
+
+/* Normalises an absolute pattern: collapses "//" and ".", applies ".."
+ * lexically, drops a trailing "/". `**` must be a whole component.
+ * Returns false with *err (static text) when the pattern is invalid. */
+bool path_normalize(struct arena *a, const char *in, size_t len, char **out, const char **err);
+
+/* Classifies a normalised pattern into kind and literal prefix. */
+void path_classify(struct ir_path *p);
+
+/* True if `path` (absolute, normalised, no glob characters) matches. */
+bool path_match(const struct ir_path *pat, const char *path);
+
+/* True if the text has any glob character. */
+bool path_has_glob(const char *s, size_t len);
+
+#endif

@@ -1,0 +1,47 @@
+/*
+ * policy.h - the library's internal view of a loaded policy (the struct
+ * behind the public cage_policy handle) and of the options that shaped it.
+ * The checker and the backends reach the AST and import records through it.
+ */
+#ifndef CAGE_POLICY_H
+#define CAGE_POLICY_H
+
+#include "../lang/ast.h"
+#include "cage.h"
+#include "ir.h"
+
+struct cage_options {
+	char **defines; /* "name=value" */
+	size_t ndefines;
+	char **includes;
+	size_t nincludes;
+	char *stdlib;
+	char *home;
+	char *profile;
+};
+
+/* One `import` statement as resolved, for the unused-import check. */
+struct policy_import {
+	const struct src_file *from;
+	struct loc loc; /* the import string */
+	const struct src_file *target; /* NULL when it failed */
+};
+
+struct cage_policy {
+	struct arena arena;
+	struct diag_list diags;
+	bool io_error; /* the main file could not be read: a usage error */
+	struct ir_policy *ir;
+	struct ast_file **asts; /* parallel to ir->files */
+	struct policy_import *imports;
+	size_t nimports;
+	/* Scratch for query answers handed to API users. */
+	char verdict_text[1024];
+};
+
+/* Resolves the policy whose main file is `path` (text == NULL: read it) or
+ * the given text. Fills p->ir (even with errors, as far as it got). */
+void resolve_policy(struct cage_policy *p, const char *path, const char *text, size_t len,
+		    const struct cage_options *o);
+
+#endif

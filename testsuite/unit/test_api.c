@@ -1,0 +1,111 @@
+/*
+ * test_api.c - the embedding interface, using nothing but cage.h: what an
+ * agent host sees (load from file and string, read diagnostics, query,
+ * emit).
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cage.h"
+
+Test(api, load_string_query_and_emit)
+{
+	cage_options *o = cage_options_new();
+	cr_assert(o);
+	cr_assert(cage_options_define(o, "ws=/srv/p"));
+	cr_assert(!cage_options_define(o, "no-equals-sign"));
+	cage_options_home(o, "/home/u");
+	const char *text = "cage 1\nparam ws : path\nprofile p {\n"
+			   "    allow read write ws\n    deny write \"{ws}/.git/**\"\n"
+			   "    allow connect \"github.com:443\"\n}\n";
+	cage_policy *p = cage_load_string("embedded.cage", text, strlen(text), o);
+	cr_assert(p);
+	cr_expect_eq(cage_error_count(p), 0);
+
+	struct cage_verdict v;
+	const char *err = NULL;
+	cr_assert(cage_query_path(p, "write", "/srv/p/.git/config", &v, &err));
+	cr_expect(!v.allowed);
+	cr_expect_str_eq(v.file, "embedded.cage");
+	cr_expect_eq(v.line, 5);
+	cr_assert(cage_query_path(p, "write", "/srv/p/main.c", &v, &err));
+	cr_expect(v.allowed);
+	cr_assert(cage_query_host(p, "github.com", 443, &v, &err));
+	cr_expect(v.allowed);
+	cr_assert(cage_query_host(p, "github.com", 22, &v, &err));
+	cr_expect(!v.allowed);
+	cr_expect(v.by_default);
+	cr_expect(!cage_query_path(p, "frobnicate", "/x", &v, &err));
+	cr_expect(!cage_query_path(p, "read", "/a/*", &v, &err), "queries name one path");
+
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&buf, &len);
+	cr_assert(cage_emit(p, "ir", mem, &err), "%s", err);
+	fclose(mem);
+	cr_expect(strstr(buf, "deny write \"/srv/p/.git/**\"") != NULL, "%s", buf);
+	free(buf);
+	cr_expect(!cage_emit(p, "no-such-backend", stdout, &err));
+
+	bool has_ir = false;
+	for (size_t i = 0; cage_backend_name(i); i++)
+		has_ir |= strcmp(cage_backend_name(i), "ir") == 0;
+	cr_expect(has_ir);
+	cage_policy_free(p);
+	cage_options_free(o);
+}
+
+Test(api, diagnostics_are_values)
+{
+	const char *text = "cage 1\nallow read \"relative\"\nallow bogus \"/x\"\n";
+	cage_policy *p = cage_load_string("bad.cage", text, strlen(text), NULL);
+	cr_assert(p);
+	cr_expect_eq(cage_error_count(p), 2);
+	cr_assert_eq(cage_diagnostic_count(p), 2);
+	struct cage_diagnostic d;
+	cr_assert(cage_diagnostic_get(p, 0, &d));
+	cr_expect_eq(d.severity, CAGE_ERROR);
+	cr_expect_str_eq(d.file, "bad.cage");
+	cr_expect_eq(d.line, 2);
+	cr_expect_eq(d.column, 12);
+	cr_expect_str_eq(d.id, "path");
+	cr_assert(cage_diagnostic_get(p, 1, &d));
+	cr_expect_eq(d.line, 3);
+	cr_expect(!cage_diagnostic_get(p, 2, &d));
+
+	struct cage_verdict v;
+	const char *err = NULL;
+	cr_expect(!cage_query_path(p, "read", "/x", &v, &err), "a broken policy answers nothing");
+	cr_expect(err != NULL);
+	cr_expect(!cage_emit(p, "ir", stdout, &err));
+
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&buf, &len);
+	cage_print_diagnostics(p, mem, false);
+	fclose(mem);
+	cr_expect(strstr(buf, "bad.cage:2:12: error: relative path 'relative'") != NULL, "%s", buf);
+	cr_expect(strstr(buf, "\n allow read \"relative\"\n            ^~~~~~~~~~\n") != NULL, "%s", buf);
+	free(buf);
+	cage_policy_free(p);
+}
+
+Test(api, load_file_errors)
+{
+	cage_policy *p = cage_load_file("/nonexistent/policy.cage", NULL);
+	cr_assert(p);
+	cr_expect_eq(cage_error_count(p), 1);
+	struct cage_diagnostic d;
+	cr_assert(cage_diagnostic_get(p, 0, &d));
+	cr_expect_str_eq(d.id, "io");
+	cr_expect(strstr(d.message, "No such file") != NULL);
+	cage_policy_free(p);
+
+	p = cage_load_file("/", NULL);
+	cr_assert(cage_diagnostic_get(p, 0, &d));
+	cr_expect(strstr(d.message, "is a directory") != NULL);
+	cage_policy_free(p);
+	cr_expect_str_eq(cage_version(), CAGE_VERSION_STRING);
+}
