@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cage.h"
+#include "cpt.h"
 #include "emit.h"
 #include "outfile.h"
 
@@ -19,6 +20,7 @@ enum { EXIT_POLICY = 1, EXIT_USAGE = 2 };
 static const char usage_text[] =
 	"usage: cagec FILE [-o OUT] [-D NAME=VALUE]... [-I DIR]... [--profile NAME]\n"
 	"             [--emit BACKEND] [--home DIR] [--stdlib DIR] [--color=WHEN]\n"
+	"       cagec --dump-table TABLE.cpt\n"
 	"       cagec --version | --help\n"
 	"\n"
 	"Compiles the .cage policy FILE and writes the selected profile with a backend.\n"
@@ -32,6 +34,7 @@ static const char usage_text[] =
 	"      --home DIR       what '~' means (default: $HOME)\n"
 	"      --stdlib DIR     where 'import \"std/...\"' is found\n"
 	"      --color=WHEN     colour diagnostics: auto (default), always, never\n"
+	"      --dump-table T   check the proxy table T and print it as text\n"
 	"  -V, --version        print the version and exit\n"
 	"  -h, --help           print this help and exit\n"
 	"\n"
@@ -44,6 +47,26 @@ static void print_usage(FILE *out)
 	for (size_t i = 0; cage_backend_name(i) && n < sizeof(names) - 32; i++)
 		n += (size_t)snprintf(names + n, sizeof(names) - n, " %s", cage_backend_name(i));
 	fprintf(out, usage_text, names);
+}
+
+/* --dump-table: a table that does not load is an error in the input (1), one
+ * that cannot be read at all an I/O error (2). */
+static int dump_table(const char *path)
+{
+	struct cpt_table t;
+	struct cpt_error e;
+	if (!cpt_open(&t, path, &e)) {
+		fprintf(stderr, "cagec: %s: %s%s\n", path,
+			e.code == CPT_E_IO ? "" : "invalid proxy table: ", e.msg);
+		return e.code == CPT_E_IO ? EXIT_USAGE : EXIT_POLICY;
+	}
+	bool ok = cpt_dump(&t, stdout);
+	cpt_close(&t);
+	if (!ok) {
+		perror("cagec: standard output");
+		return EXIT_USAGE;
+	}
+	return 0;
 }
 
 static bool want_color(const char *when)
@@ -80,6 +103,7 @@ int main(int argc, char **argv)
 		{ "stdlib", required_argument, NULL, 'S' },
 		{ "color", required_argument, NULL, 'c' },
 		{ "colour", required_argument, NULL, 'c' },
+		{ "dump-table", required_argument, NULL, 'T' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
@@ -89,7 +113,7 @@ int main(int argc, char **argv)
 		fputs("cagec: out of memory\n", stderr);
 		return EXIT_USAGE;
 	}
-	const char *output = NULL, *backend = NULL, *color = "auto";
+	const char *output = NULL, *backend = NULL, *color = "auto", *dump = NULL;
 	int c, status = EXIT_USAGE;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":o:D:I:Vh", longopts, NULL)) != -1) {
@@ -104,6 +128,7 @@ int main(int argc, char **argv)
 		case 'I': cage_options_include(opts, optarg); break;
 		case 'p': cage_options_profile(opts, optarg); break;
 		case 'e': backend = optarg; break;
+		case 'T': dump = optarg; break;
 		case 'H': cage_options_home(opts, optarg); break;
 		case 'S': cage_options_stdlib(opts, optarg); break;
 		case 'c':
@@ -128,6 +153,15 @@ int main(int argc, char **argv)
 			fprintf(stderr, "cagec: unknown option '%s' (see cagec --help)\n", argv[optind - 1]);
 			goto out;
 		}
+	}
+	if (dump) {
+		if (optind < argc) {
+			fprintf(stderr, "cagec: --dump-table reads a table, not a policy ('%s' is extra)\n",
+				argv[optind]);
+			goto out;
+		}
+		status = dump_table(dump);
+		goto out;
 	}
 	if (optind >= argc) {
 		fputs("cagec: no policy file given (see cagec --help)\n", stderr);

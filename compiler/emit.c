@@ -4,10 +4,13 @@
  */
 #include "emit.h"
 
+#include "cpt_write.h"
+
 #include <string.h>
 
 static const struct emit_backend backends[] = {
 	{ "ir", "the resolved rule list as stable text", false, emit_ir },
+	{ "table", "the proxy rule table (binary, docs/proxy-table.md)", true, cpt_emit },
 };
 
 const struct emit_backend *emit_backends(size_t *n)

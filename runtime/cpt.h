@@ -9,9 +9,9 @@
  * checksum only detects corruption; whoever can write the table can write the
  * policy, so it is not an authenticity check.
  *
- * Decisions follow the language: among the rules matching (host, port) the
- * last one wins, except that a matching `protect` always denies; nothing
- * matching denies. Name rules (exact, `*.suffix`, `*`) never match an IP
+ * Decisions follow the language (and ir_eval_host): among the rules
+ * matching (host, port) the last one wins, except that a matching `protect`
+ * always denies (the first such rule is reported); nothing matching denies. Name rules (exact, `*.suffix`, `*`) never match an IP
  * literal and IP rules never match a name.
  */
 #ifndef CAGE_CPT_H
@@ -53,7 +53,7 @@ struct cpt_error {
 	enum cpt_errcode code;
 	int sys_errno;    /* CPT_E_IO only */
 	uint64_t offset;  /* file offset the problem was found at, when known */
-	char msg[200];    /* one line, no trailing newline */
+	char msg[200];    /* one line without the file name: print "path: msg" */
 };
 
 /* A loaded table. Fields are private to cpt.c; the struct is public only so
