@@ -248,7 +248,9 @@ static bool proxy_start(struct proxy *p, const char *const *args, int *exit_code
 	line[ln] = 0;
 	close(pfd[0]);
 	char addr[128] = "";
-	if (sscanf(line, "listening %127s %63s", addr, p->secret) == 2 && strcmp(addr, "unix")) {
+	/* cagerun prints "proxy http://cage:SECRET@ADDR". */
+	if (sscanf(line, "proxy http://cage:%63[0-9a-f]@%127s", p->secret, addr) == 2 ||
+	    (sscanf(line, "listening %127s %63s", addr, p->secret) == 2 && strcmp(addr, "unix"))) {
 		char *c = strrchr(addr, ':');
 		p->port = c ? (unsigned)atoi(c + 1) : 0;
 		char up[128], enc[200];
@@ -1005,6 +1007,61 @@ static void limit_cases(void)
 	CHECK(proxy_stop(&q) == 0, "limits proxy exit status");
 }
 
+/* cagerun --proxy-only with a compiled policy: the same proxy, decisions
+ * from the real table, rule locations from the policy file. */
+static int cagerun_cases(const char *cagerun)
+{
+	char pol[300], bad[300], req[512], resp[2048];
+	snprintf(pol, sizeof pol, "%s/p.cage", tmpdir);
+	snprintf(bad, sizeof bad, "%s/bad.cage", tmpdir);
+	FILE *f = fopen(pol, "w");
+	fprintf(f, "cage 1\nprofile p {\n    allow connect \"allowed.test:%u\", \"127.0.0.2:%u\"\n"
+		   "    allow connect \"rebind.test:%u\", \"*.allowed.test\"\n"
+		   "    deny connect \"no.allowed.test\"\n}\n",
+		echo_port, echo_port, echo_port);
+	fclose(f);
+	f = fopen(bad, "w");
+	fprintf(f, "cage 1\nprofile p { allow connect \n");
+	fclose(f);
+	char r1[96], r2[96], r3[96];
+	snprintf(r1, sizeof r1, "allowed.test:%u:127.0.0.2", echo_port);
+	snprintf(r2, sizeof r2, "rebind.test:%u:127.0.0.3", echo_port);
+	snprintf(r3, sizeof r3, "no.allowed.test:%u:127.0.0.2", echo_port);
+	proxy_bin = cagerun;
+	const char *bargs[] = { "--proxy-only", "-p", bad, NULL };
+	int ec = -1;
+	CHECK(!proxy_start(&P, bargs, &ec) && ec == 125, "bad policy: exit %d, want 125", ec);
+	const char *args[] = { "--proxy-only", "-p", pol, "--listen", "127.0.0.1:0", "--resolve", r1,
+			       "--resolve", r2, "--resolve", r3, NULL };
+	if (!proxy_start(&P, args, NULL)) {
+		CHECK(false, "cagerun --proxy-only did not start");
+		return 1;
+	}
+	fd_base = fd_count(P.pid);
+	CHECK(tunnel_works(), "cagerun: allowed CONNECT");
+	int fd = tcp_connect("127.0.0.1", P.port);
+	size_t n = expand("CONNECT no.allowed.test:%E HTTP/1.1\r\n%A\r\n", req, sizeof req);
+	send_all(fd, req, n);
+	recv_until_close(fd, resp, sizeof resp, 3000);
+	close(fd);
+	CHECK(status_of(resp) == 403 && strstr(resp, "p.cage:5:"), "cagerun: deny names the rule: %.300s",
+	      resp);
+	fd = tcp_connect("127.0.0.1", P.port);
+	n = expand("CONNECT rebind.test:%E HTTP/1.1\r\n%A\r\n", req, sizeof req);
+	send_all(fd, req, n);
+	recv_until_close(fd, resp, sizeof resp, 3000);
+	close(fd);
+	CHECK(status_of(resp) == 403 && strstr(resp, "loopback"), "cagerun: rebinding: %.300s", resp);
+	fd = tcp_connect("127.0.0.1", P.port);
+	n = expand("CONNECT 127.0.0.2:%E HTTP/1.1\r\n%A\r\n", req, sizeof req);
+	send_all(fd, req, n);
+	CHECK(read_head(fd, resp, sizeof resp) == 200, "cagerun: IP rule: %.100s", resp);
+	close(fd);
+	after_case("cagerun");
+	CHECK(proxy_stop(&P) == 0, "cagerun exit status on SIGTERM");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -1031,6 +1088,15 @@ int main(int argc, char **argv)
 		struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)tarpit_port) };
 		inet_pton(AF_INET, "127.0.0.4", &a.sin_addr);
 		(void)connect(c, (struct sockaddr *)&a, sizeof a);
+	}
+	if (argc > 3 && strcmp(argv[2], "--cagerun") == 0) {
+		cagerun_cases(argv[3]);
+		char rm[300];
+		snprintf(rm, sizeof rm, "rm -rf '%s'", tmpdir);
+		if (system(rm) != 0)
+			fprintf(stderr, "warning: could not remove %s\n", tmpdir);
+		printf("%d checks, %d failures\n", checks, failures);
+		return failures ? 1 : 0;
 	}
 	unsigned https_port = 0;
 	pid_t sserver = start_s_server(&https_port);
