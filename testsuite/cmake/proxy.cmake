@@ -13,3 +13,7 @@ if(TARGET cagerun)
   add_test(NAME proxy/cagerun COMMAND prx_itest $<TARGET_FILE:prx_testproxy> --cagerun $<TARGET_FILE:cagerun>)
   set_tests_properties(proxy/cagerun PROPERTIES TIMEOUT 120)
 endif()
+
+# Benchmark (not a test): build/testsuite/prx_bench build/testsuite/prx_testproxy
+add_executable(prx_bench ${CMAKE_SOURCE_DIR}/testsuite/bench/prx_bench.c)
+target_link_libraries(prx_bench PRIVATE Threads::Threads)
