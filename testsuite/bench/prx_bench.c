@@ -155,13 +155,20 @@ static int tcp_connect(unsigned port, const char *ip)
 	return fd;
 }
 
+static const char *extra_args[8];
+static int nextra;
+
 static bool start_cage(struct proxy *p, const char *bin)
 {
 	int pfd[2];
 	if (pipe(pfd))
 		return false;
-	const char *argv[] = { bin, "--listen", "127.0.0.1:0", "--rule", "allow:127.0.0.2:*",
-			       "--limit", "max_conns=2048", "--limit", "pipe_size=1048576", NULL };
+	const char *argv[24] = { bin, "--listen", "127.0.0.1:0", "--rule", "allow:127.0.0.2:*",
+				 "--limit", "max_conns=2048" };
+	int na = 7;
+	for (int i = 0; i < nextra; i++)
+		argv[na++] = extra_args[i];
+	argv[na] = NULL;
 	posix_spawn_file_actions_t fa;
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_adddup2(&fa, pfd[1], 1);
@@ -422,6 +429,7 @@ int main(int argc, char **argv)
 	}
 	double gib = 1;
 	int runs = 5, iters = 2000, tunnels = 1000;
+	const char *only = "";
 	for (int i = 2; i + 1 < argc; i += 2) {
 		if (!strcmp(argv[i], "--gib"))
 			gib = atof(argv[i + 1]);
@@ -431,8 +439,12 @@ int main(int argc, char **argv)
 			iters = atoi(argv[i + 1]);
 		else if (!strcmp(argv[i], "--tunnels"))
 			tunnels = atoi(argv[i + 1]);
+		else if (!strcmp(argv[i], "--proxy-arg") && nextra < 8)
+			extra_args[nextra++] = argv[i + 1];
+		else if (!strcmp(argv[i], "--only"))
+			only = argv[i + 1];
 	}
-	if (runs < 1 || runs > 50 || iters < 100 || tunnels < 1 || tunnels > 4000)
+	if (runs < 1 || runs > 50 || iters < 100 || tunnels < 1 || tunnels > 4000 || gib <= 0 || gib > 16)
 		return 2;
 	signal(SIGPIPE, SIG_IGN);
 	struct rlimit rl;
@@ -450,6 +462,8 @@ int main(int argc, char **argv)
 	bool have_tiny = start_tinyproxy(&tiny);
 	size_t bytes = (size_t)(gib * (double)(1u << 30));
 
+	if (!strcmp(only, "throughput"))
+		iters = tunnels = 0;
 	/* Throughput: direct, cage, tinyproxy interleaved per run. */
 	double d[50], c[50], t[50];
 	for (int r = 0; r < runs; r++) {
@@ -464,6 +478,12 @@ int main(int argc, char **argv)
 	if (have_tiny)
 		printf("  tinyproxy  %7.2f GB/s  (%.2fx direct)\n", mt / 1e9, mt / md);
 
+	if (!iters) {
+		stop(&cage);
+		if (have_tiny)
+			stop(&tiny);
+		return 0;
+	}
 	/* Set-up latency. */
 	double d50, d99, c50, c99, t50 = 0, t99 = 0;
 	latency(NULL, iters / 10, &d50, &d99); /* warm-up */
