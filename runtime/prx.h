@@ -50,11 +50,12 @@ struct prx_limits {
 	unsigned idle_timeout_ms;   /* tunnel without traffic is closed */
 	unsigned max_conns;         /* concurrent client connections (503 beyond) */
 	size_t pipe_size;           /* splice pipe capacity; 0 = kernel default */
+	unsigned pipe_pool;         /* empty pipes kept for reuse, at most 64 */
 	bool no_splice;             /* force the read/write relay */
 };
 
 /* Defaults: 16 KiB head, 8 KiB line, 100 fields, 10 s head, 10 s connect,
- * 300 s idle, 1024 connections. */
+ * 300 s idle, 1024 connections, 64 pooled pipes. */
 void prx_limits_default(struct prx_limits *l);
 
 struct prx_resolver;

@@ -289,6 +289,10 @@ static int proxy_stop(struct proxy *p)
 	return -1;
 }
 
+/* The main proxy runs with pipe_pool=0, so every descriptor is accounted
+ * exactly; with the pool on (cagerun), pipes are left out of the count. */
+static bool count_pipes = true;
+
 static int fd_count(pid_t pid)
 {
 	char path[64];
@@ -297,8 +301,16 @@ static int fd_count(pid_t pid)
 	if (!d)
 		return -1;
 	int n = 0;
-	for (struct dirent *e; (e = readdir(d));)
-		n += e->d_name[0] != '.';
+	for (struct dirent *e; (e = readdir(d));) {
+		if (e->d_name[0] == '.')
+			continue;
+		char lp[320], target[64] = "";
+		snprintf(lp, sizeof lp, "%s/%s", path, e->d_name);
+		ssize_t k = readlink(lp, target, sizeof target - 1);
+		if (!count_pipes && k > 5 && strncmp(target, "pipe:", 5) == 0)
+			continue;
+		n++;
+	}
 	closedir(d);
 	return n;
 }
@@ -926,7 +938,7 @@ static void unix_socket_cases(void)
 	char rule2[64];
 	snprintf(rule2, sizeof rule2, "allow:127.0.0.2:%u", echo_port);
 	const char *args[] = { "--socket", sock, "--rule", rule, "--rule", rule2, "--resolve", res,
-			       NULL };
+			       "--limit", "pipe_pool=0", NULL };
 	struct proxy u;
 	memset(&u, 0, sizeof u);
 	int ec = -1;
@@ -961,6 +973,40 @@ static void unix_socket_cases(void)
 	CHECK(access(sock, F_OK) != 0, "socket left behind");
 }
 
+/* Pipe reuse: at most pipe_pool pipes stay open once tunnels are gone. */
+static void pool_cases(void)
+{
+	char rule[64], res[96], rule2[64];
+	snprintf(rule, sizeof rule, "allow:allowed.test:%u", echo_port);
+	snprintf(rule2, sizeof rule2, "allow:127.0.0.2:%u", echo_port);
+	snprintf(res, sizeof res, "allowed.test:%u:127.0.0.2", echo_port);
+	const char *args[] = { "--listen", "127.0.0.1:0", "--rule", rule, "--rule", rule2,
+			       "--resolve", res, "--limit", "pipe_pool=2", NULL };
+	if (!proxy_start(&P, args, NULL)) {
+		CHECK(false, "pool proxy did not start");
+		return;
+	}
+	count_pipes = true;
+	int base = fd_count(P.pid);
+	char req[512], resp[512];
+	size_t n = expand("CONNECT allowed.test:%E HTTP/1.1\r\n%A\r\n", req, sizeof req);
+	int fds[4];
+	for (int i = 0; i < 4; i++) { /* four at once: eight pipes in use */
+		fds[i] = tcp_connect("127.0.0.1", P.port);
+		send_all(fds[i], req, n);
+		CHECK(read_head(fds[i], resp, sizeof resp) == 200, "pool: tunnel %d", i);
+	}
+	for (int i = 0; i < 4; i++)
+		close(fds[i]);
+	/* Two pipes (four descriptors) kept, the other six closed. */
+	CHECK(fd_settle(P.pid, base + 4) == base + 4, "pool: kept %d descriptors, want %d",
+	      fd_count(P.pid), base + 4);
+	for (int i = 0; i < 10; i++)
+		CHECK(tunnel_works(), "pool: reused pipes carry bytes (%d)", i);
+	CHECK(fd_settle(P.pid, base + 4) == base + 4, "pool: stays bounded");
+	CHECK(proxy_stop(&P) == 0, "pool proxy exit status");
+}
+
 static void limit_cases(void)
 {
 	char rule[64], res[96], rule2[64];
@@ -969,7 +1015,7 @@ static void limit_cases(void)
 	snprintf(res, sizeof res, "allowed.test:%u:127.0.0.2", echo_port);
 	const char *args[] = { "--listen", "127.0.0.1:0", "--rule", rule, "--rule", rule2,
 			       "--resolve", res, "--limit", "max_conns=3", "--limit",
-			       "idle_timeout_ms=300", NULL };
+			       "idle_timeout_ms=300", "--limit", "pipe_pool=0", NULL };
 	struct proxy q;
 	memset(&q, 0, sizeof q);
 	if (!proxy_start(&q, args, NULL)) {
@@ -1037,6 +1083,7 @@ static int cagerun_cases(const char *cagerun)
 		CHECK(false, "cagerun --proxy-only did not start");
 		return 1;
 	}
+	count_pipes = false; /* cagerun pools empty pipes: count the rest */
 	fd_base = fd_count(P.pid);
 	CHECK(tunnel_works(), "cagerun: allowed CONNECT");
 	int fd = tcp_connect("127.0.0.1", P.port);
@@ -1148,6 +1195,8 @@ int main(int argc, char **argv)
 	args[na++] = "--resolve";
 	args[na++] = res[nr++];
 	args[na++] = "--limit";
+	args[na++] = "pipe_pool=0";
+	args[na++] = "--limit";
 	args[na++] = "header_timeout_ms=400";
 	args[na++] = "--limit";
 	args[na++] = "connect_timeout_ms=400";
@@ -1184,6 +1233,8 @@ int main(int argc, char **argv)
 	CHECK(proxy_stop(&P) == 0, "proxy exit status on SIGTERM");
 	unix_socket_cases();
 	limit_cases();
+	pool_cases();
+	pool_cases();
 
 	if (sserver > 0) {
 		kill(sserver, SIGTERM);

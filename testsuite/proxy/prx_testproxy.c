@@ -160,6 +160,7 @@ static bool set_limit(struct prx_limits *l, const char *kv)
 	LIM("idle_timeout_ms", idle_timeout_ms)
 	LIM("max_conns", max_conns)
 	LIM("pipe_size", pipe_size)
+	LIM("pipe_pool", pipe_pool)
 #undef LIM
 	return false;
 }
