@@ -49,13 +49,13 @@ struct prx_limits {
 	unsigned connect_timeout_ms; /* per upstream address (504) */
 	unsigned idle_timeout_ms;   /* tunnel without traffic is closed */
 	unsigned max_conns;         /* concurrent client connections (503 beyond) */
-	size_t pipe_size;           /* splice pipe capacity; 0 = kernel default */
+	size_t pipe_size;           /* splice pipe size for bulk directions; 0 = kernel default */
 	unsigned pipe_pool;         /* empty pipes kept for reuse, at most 64 */
 	bool no_splice;             /* force the read/write relay */
 };
 
 /* Defaults: 16 KiB head, 8 KiB line, 100 fields, 10 s head, 10 s connect,
- * 300 s idle, 1024 connections, 64 pooled pipes. */
+ * 300 s idle, 1024 connections, 64 pooled pipes, 1 MiB bulk pipes. */
 void prx_limits_default(struct prx_limits *l);
 
 struct prx_resolver;

@@ -28,14 +28,16 @@ struct prx_dir {
 	bool shut;       /* dst got shutdown(SHUT_WR) */
 	bool rd_wait;    /* waiting for src to become readable */
 	bool wr_wait;    /* waiting for dst to become writable */
-	uint64_t bytes;  /* delivered to dst */
+	uint64_t bytes;  /* read from src */
+	size_t grow_to;  /* pipe size once the direction proves to be bulk */
+	bool grown;
 };
 
 enum prx_pump { PRX_PUMP_BLOCKED, PRX_PUMP_DONE, PRX_PUMP_ERROR };
 
 void prx_dir_init(struct prx_dir *d);
-/* Gives the direction its pipe; false (and read/write mode) if none. */
-bool prx_dir_use_pipe(struct prx_dir *d, size_t pipe_size);
+/* Gives the direction a new pipe; false (and read/write mode) if none. */
+bool prx_dir_use_pipe(struct prx_dir *d);
 /* Appends bytes to be written before anything else. */
 bool prx_dir_queue(struct prx_dir *d, const char *p, size_t n);
 /* Moves bytes until src or dst would block, at most `budget` bytes so one

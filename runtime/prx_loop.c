@@ -136,6 +136,7 @@ void prx_limits_default(struct prx_limits *l)
 	l->idle_timeout_ms = 300000;
 	l->max_conns = 1024;
 	l->pipe_pool = 64;
+	l->pipe_size = 1u << 20;
 }
 
 static uint64_t tag_of(const struct prx_server *s, const struct conn *c, unsigned side)
@@ -181,7 +182,7 @@ static void dir_get_pipe(struct prx_server *s, struct prx_dir *d)
 		return;
 	}
 	/* Without a pipe the direction falls back to read/write. */
-	(void)prx_dir_use_pipe(d, s->cfg.limits.pipe_size);
+	(void)prx_dir_use_pipe(d);
 }
 
 static void dir_release(struct prx_server *s, struct prx_dir *d)
@@ -433,6 +434,7 @@ static void tunnel_start(struct prx_server *s, struct conn *c)
 	if (!s->cfg.limits.no_splice) {
 		dir_get_pipe(s, &c->up);
 		dir_get_pipe(s, &c->down);
+		c->up.grow_to = c->down.grow_to = s->cfg.limits.pipe_size;
 	}
 	int one = 1;
 	(void)setsockopt(c->ufd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
@@ -861,7 +863,7 @@ struct prx_server *prx_server_new(const struct prx_config *cfg, char *err, size_
 	if (L->max_conns == 0 || L->max_conns > (1u << 20) || L->max_head < 64 ||
 	    L->max_head > (1u << 20) || L->max_line == 0 || L->max_headers == 0 ||
 	    L->header_timeout_ms == 0 || L->connect_timeout_ms == 0 || L->idle_timeout_ms == 0 ||
-	    L->pipe_pool > PIPE_POOL) {
+	    L->pipe_pool > PIPE_POOL || L->pipe_size > (64u << 20)) {
 		snprintf(err, errlen, "proxy: a limit is zero or out of range");
 		return NULL;
 	}

@@ -27,17 +27,26 @@ void prx_dir_init(struct prx_dir *d)
 	d->pipe[0] = d->pipe[1] = -1;
 }
 
-bool prx_dir_use_pipe(struct prx_dir *d, size_t pipe_size)
+bool prx_dir_use_pipe(struct prx_dir *d)
 {
 	if (pipe2(d->pipe, O_NONBLOCK | O_CLOEXEC) != 0) {
 		d->pipe[0] = d->pipe[1] = -1;
 		return false;
 	}
-	/* A larger pipe means fewer wake-ups per megabyte; failing to grow it
-	 * (per-user pipe quota) only costs speed. */
-	if (pipe_size)
-		(void)fcntl(d->pipe[1], F_SETPIPE_SZ, (int)pipe_size);
 	return true;
+}
+
+/* A larger pipe means fewer wake-ups per megabyte, but pipe pages count
+ * against a per-user quota (fs/pipe-user-pages-soft), past which the kernel
+ * hands out tiny pipes. So only a direction that has filled its default pipe
+ * in one go, i.e. a bulk transfer, asks for more; an interactive tunnel never
+ * does. Failing to grow only costs speed. */
+static void maybe_grow(struct prx_dir *d, size_t n)
+{
+	if (d->grown || !d->grow_to || n < 65536)
+		return;
+	d->grown = true;
+	(void)fcntl(d->pipe[1], F_SETPIPE_SZ, (int)d->grow_to);
 }
 
 static bool reserve(struct prx_dir *d, size_t want)
@@ -137,6 +146,7 @@ enum prx_pump prx_dir_pump(struct prx_dir *d, int src, int dst, size_t budget)
 			}
 			if (n == 0)
 				d->eof = true;
+			maybe_grow(d, (size_t)n);
 			d->inpipe = (size_t)n;
 			moved += (size_t)n;
 			d->bytes += (size_t)n;

@@ -465,18 +465,24 @@ int main(int argc, char **argv)
 	if (!strcmp(only, "throughput"))
 		iters = tunnels = 0;
 	/* Throughput: direct, cage, tinyproxy interleaved per run. */
-	double d[50], c[50], t[50];
+	double d[50], c[50], t[50], ccpu_t = 0, tcpu_t = 0;
 	for (int r = 0; r < runs; r++) {
 		d[r] = throughput(NULL, bytes);
+		double c0 = cpu_s(cage.pid);
 		c[r] = throughput(&cage, bytes);
+		ccpu_t += cpu_s(cage.pid) - c0;
+		double t0 = have_tiny ? cpu_s(tiny.pid) : 0;
 		t[r] = have_tiny ? throughput(&tiny, bytes) : 0;
+		tcpu_t += have_tiny ? cpu_s(tiny.pid) - t0 : 0;
 	}
 	double md = median(d, runs), mc = median(c, runs), mt = median(t, runs);
 	printf("throughput %.2f GiB one way, median of %d runs:\n", gib, runs);
 	printf("  direct     %7.2f GB/s\n", md / 1e9);
-	printf("  cage proxy %7.2f GB/s  (%.2fx direct)\n", mc / 1e9, mc / md);
+	printf("  cage proxy %7.2f GB/s  (%.2fx direct)  proxy CPU %.2f s/GiB\n", mc / 1e9, mc / md,
+	       ccpu_t / (gib * runs));
 	if (have_tiny)
-		printf("  tinyproxy  %7.2f GB/s  (%.2fx direct)\n", mt / 1e9, mt / md);
+		printf("  tinyproxy  %7.2f GB/s  (%.2fx direct)  proxy CPU %.2f s/GiB (main process)\n",
+		       mt / 1e9, mt / md, tcpu_t / (gib * runs));
 
 	if (!iters) {
 		stop(&cage);
