@@ -267,3 +267,14 @@ bool cage_emit(cage_policy *p, const char *backend, FILE *out, const char **err)
 	}
 	return b->fn(p->ir, p->ir->selected, out, &p->arena, err);
 }
+
+bool cage_has_host_rules(const cage_policy *p)
+{
+	if (!p->ir || !p->ir->selected)
+		return false;
+	const struct ir_profile *prof = p->ir->selected;
+	for (size_t i = 0; i < prof->nrules; i++)
+		if (prof->rules[i].tkind == IR_T_HOST)
+			return true;
+	return false;
+}

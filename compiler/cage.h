@@ -86,6 +86,9 @@ bool cage_query_host(cage_policy *p, const char *host, unsigned port,
  * owned by p). */
 const char *cage_backend_name(size_t i);
 bool cage_emit(cage_policy *p, const char *backend, FILE *out, const char **err);
+/* True when the selected profile has connect (host) rules, which the proxy
+ * enforces: a profile written with "sbpl" then needs its "table" too. */
+bool cage_has_host_rules(const cage_policy *p);
 
 #ifdef __cplusplus
 }

@@ -91,6 +91,48 @@ static const char *default_backend(const char *out)
 	return emit_find("sbpl") ? "sbpl" : "ir";
 }
 
+/* A Seatbelt profile can only send traffic to the proxy; the host rules
+ * live in the proxy table, written next to it (OUT.sb -> OUT.cpt). Only
+ * for outputs named *.sb, so the name of the second file is predictable. */
+static int write_table_beside(cage_policy *pol, const char *sb_path, const char *src)
+{
+	size_t n = strlen(sb_path);
+	if (n <= 3 || strcmp(sb_path + n - 3, ".sb") != 0 || !cage_has_host_rules(pol))
+		return 0;
+	size_t stem = n - 3;
+	char *path = malloc(stem + 5);
+	if (!path) {
+		fputs("cagec: out of memory\n", stderr);
+		return EXIT_USAGE;
+	}
+	memcpy(path, sb_path, stem);
+	memcpy(path + stem, ".cpt", 5);
+	int status = 0;
+	if (!emit_find("table")) {
+		fprintf(stderr, "cagec: note: %s has connect rules, which the proxy enforces; "
+				"this build has no proxy table backend yet, so %s is NOT produced\n",
+			src, path);
+		free(path);
+		return 0;
+	}
+	struct outfile of;
+	char ferr[512];
+	const char *err = NULL;
+	if (!outfile_open(&of, path, ferr, sizeof(ferr))) {
+		fprintf(stderr, "cagec: %s\n", ferr);
+		status = EXIT_USAGE;
+	} else if (!cage_emit(pol, "table", of.fp, &err)) {
+		fprintf(stderr, "cagec: %s: %s\n", src, err);
+		outfile_abort(&of);
+		status = EXIT_POLICY;
+	} else if (!outfile_commit(&of, ferr, sizeof(ferr))) {
+		fprintf(stderr, "cagec: %s\n", ferr);
+		status = EXIT_USAGE;
+	}
+	free(path);
+	return status;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -209,7 +251,8 @@ int main(int argc, char **argv)
 		} else if (!outfile_commit(&of, ferr, sizeof(ferr))) {
 			fprintf(stderr, "cagec: %s\n", ferr);
 		} else {
-			status = 0;
+			status = strcmp(backend, "sbpl") == 0 ? write_table_beside(pol, output, argv[optind])
+							      : 0;
 		}
 	} else if (!cage_emit(pol, backend, stdout, &err)) {
 		fprintf(stderr, "cagec: %s: %s\n", argv[optind], err);

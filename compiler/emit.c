@@ -5,11 +5,13 @@
 #include "emit.h"
 
 #include "cpt_write.h"
+#include "sbpl.h"
 
 #include <string.h>
 
 static const struct emit_backend backends[] = {
 	{ "ir", "the resolved rule list as stable text", false, emit_ir },
+	{ "sbpl", "Seatbelt profile for macOS sandbox-exec", false, sbpl_emit },
 	{ "table", "the proxy rule table (binary, docs/proxy-table.md)", true, cpt_emit },
 };
 

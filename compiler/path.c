@@ -26,11 +26,11 @@ bool path_normalize(struct arena *a, const char *in, size_t len, char **out, con
 		*err = "path is not absolute";
 		return false;
 	}
+	/* Start offsets of the components written so far, for "..". */
+	enum { MAX_DEPTH = 1024 };
+	size_t starts[MAX_DEPTH], depth = 0;
 	char *buf = arena_alloc(a, len + 2);
 	size_t n = 0;
-	/* Start offsets of the components written so far, for "..". */
-	size_t stack_cap = len / 2 + 2, depth = 0;
-	size_t *starts = arena_alloc(a, stack_cap * sizeof(*starts));
 	bool glob_seen = false;
 	size_t i = 0;
 	while (i < len) {
@@ -67,6 +67,10 @@ bool path_normalize(struct arena *a, const char *in, size_t len, char **out, con
 		}
 		if (path_has_glob(c, clen))
 			glob_seen = true;
+		if (depth == MAX_DEPTH) {
+			*err = "path has more than 1024 components";
+			return false;
+		}
 		starts[depth++] = n;
 		buf[n++] = '/';
 		memcpy(buf + n, c, clen);

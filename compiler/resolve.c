@@ -29,20 +29,29 @@
 
 enum { RESOLVE_MAX_IMPORT_DEPTH = 32, RESOLVE_MAX_LIST_DEPTH = 16 };
 
-/* A growable array in the arena: old blocks are abandoned on growth, which
- * costs at most twice the final size and keeps ownership trivial. */
+/* Growable arrays for the resolver's working sets. They are malloc'd and
+ * freed when resolution ends; only what the IR keeps is copied, exactly
+ * sized, into the policy's arena. */
 #define VEC(T) struct { T *v; size_t n, cap; }
-#define VEC_PUSH(a, vec, item)                                                   \
+#define VEC_PUSH(vec, item)                                                      \
 	do {                                                                     \
 		if ((vec).n == (vec).cap) {                                      \
 			size_t ncap = (vec).cap ? (vec).cap * 2 : 8;             \
-			void *nv = arena_alloc((a), ncap * sizeof(*(vec).v));    \
-			if ((vec).n)                                             \
-				memcpy(nv, (vec).v, (vec).n * sizeof(*(vec).v)); \
+			void *nv = realloc((vec).v, ncap * sizeof(*(vec).v));    \
+			if (!nv) {                                               \
+				fputs("cage: out of memory\n", stderr);         \
+				abort();                                         \
+			}                                                        \
 			(vec).v = nv;                                            \
 			(vec).cap = ncap;                                        \
 		}                                                                \
 		(vec).v[(vec).n++] = (item);                                     \
+	} while (0)
+#define VEC_FREE(vec)                                                            \
+	do {                                                                     \
+		free((vec).v);                                                   \
+		(vec).v = NULL;                                                  \
+		(vec).n = (vec).cap = 0;                                         \
 	} while (0)
 
 struct rfile {
@@ -179,46 +188,46 @@ static void do_imports(struct rsv *r, struct rfile *rf, size_t depth)
 		char *fs_path = NULL, *display = NULL;
 		if (s->len == 0 || memchr(s->text, '\0', s->len) || s->len != strlen(s->text)) {
 			rdiag(r, DIAG_ERROR, s->loc, "import", "empty import name");
-			VEC_PUSH(r->a, r->imports, rec);
+			VEC_PUSH(r->imports, rec);
 			continue;
 		}
 		if (!import_locate(r, rf, s->text, &fs_path, &display)) {
 			rdiag(r, DIAG_ERROR, s->loc, "import",
 			      "cannot find import '%s' (searched %zu -I director%s and the standard library)",
 			      s->text, r->o->nincludes, r->o->nincludes == 1 ? "y" : "ies");
-			VEC_PUSH(r->a, r->imports, rec);
+			VEC_PUSH(r->imports, rec);
 			continue;
 		}
 		char real[PATH_MAX];
 		if (access(fs_path, F_OK) != 0) {
 			rdiag(r, DIAG_ERROR, s->loc, "import", "cannot find import '%s' (no file %s)",
 			      s->text, fs_path);
-			VEC_PUSH(r->a, r->imports, rec);
+			VEC_PUSH(r->imports, rec);
 			continue;
 		}
 		if (!realpath(fs_path, real)) {
 			rdiag(r, DIAG_ERROR, s->loc, "import", "cannot open import '%s' (%s): %s",
 			      s->text, fs_path, strerror(errno));
-			VEC_PUSH(r->a, r->imports, rec);
+			VEC_PUSH(r->imports, rec);
 			continue;
 		}
 		if (on_stack(r, real)) {
 			struct diag *d = rdiag(r, DIAG_ERROR, s->loc, "import-cycle",
 					       "import cycle: '%s' is already being imported", display);
 			(void)d;
-			VEC_PUSH(r->a, r->imports, rec);
+			VEC_PUSH(r->imports, rec);
 			continue;
 		}
 		struct rfile *done = find_loaded(r, real);
 		if (done) {
 			rec.target = done->src;
-			VEC_PUSH(r->a, r->imports, rec);
+			VEC_PUSH(r->imports, rec);
 			continue;
 		}
 		if (depth + 1 > RESOLVE_MAX_IMPORT_DEPTH) {
 			rdiag(r, DIAG_ERROR, s->loc, "import",
 			      "imports nested more than %d deep", RESOLVE_MAX_IMPORT_DEPTH);
-			VEC_PUSH(r->a, r->imports, rec);
+			VEC_PUSH(r->imports, rec);
 			continue;
 		}
 		char *text;
@@ -226,7 +235,7 @@ static void do_imports(struct rsv *r, struct rfile *rf, size_t depth)
 		const char *err;
 		if (!load_read(r->a, fs_path, &text, &len, &err)) {
 			rdiag(r, DIAG_ERROR, s->loc, "import", "%s", err);
-			VEC_PUSH(r->a, r->imports, rec);
+			VEC_PUSH(r->imports, rec);
 			continue;
 		}
 		struct rfile *child = arena_alloc(r->a, sizeof(*child));
@@ -242,7 +251,7 @@ static void do_imports(struct rsv *r, struct rfile *rf, size_t depth)
 		child->fs_dir = load_dirname(r->a, fs_path);
 		child->display_dir = load_dirname(r->a, display);
 		rec.target = src;
-		VEC_PUSH(r->a, r->imports, rec);
+		VEC_PUSH(r->imports, rec);
 		load_one(r, child, depth + 1);
 	}
 }
@@ -300,7 +309,7 @@ static void check_version(struct rsv *r, struct rfile *rf)
 static void load_one(struct rsv *r, struct rfile *rf, size_t depth)
 {
 	rf->src->id = (int)r->all_loaded.n; /* pre-order: the main file is 0 */
-	VEC_PUSH(r->a, r->all_loaded, rf);
+	VEC_PUSH(r->all_loaded, rf);
 	bool binary;
 	check_nul(r, rf->src, &binary);
 	if (binary) {
@@ -311,10 +320,10 @@ static void load_one(struct rsv *r, struct rfile *rf, size_t depth)
 		check_version(r, rf);
 	}
 	const char *real = rf->src->realpath ? rf->src->realpath : "";
-	VEC_PUSH(r->a, r->loading, real);
+	VEC_PUSH(r->loading, real);
 	do_imports(r, rf, depth);
 	r->loading.n--;
-	VEC_PUSH(r->a, r->files, rf);
+	VEC_PUSH(r->files, rf);
 }
 
 /* ---------------------------------------------------------------- names */
@@ -457,12 +466,12 @@ static void collect(struct rsv *r, struct rfile *rf)
 				p->type = (enum ir_param_type)t;
 			}
 			struct pnode pn = { n, p };
-			VEC_PUSH(r->a, r->params, pn);
+			VEC_PUSH(r->params, pn);
 		} else if (n->kind == AST_LIST) {
 			if (name_taken(r, n->u.list.name, "list"))
 				continue;
 			struct ldef l = { .name = n->u.list.name->text, .node = n };
-			VEC_PUSH(r->a, r->lists, l);
+			VEC_PUSH(r->lists, l);
 		} else if (n->kind == AST_PROFILE) {
 			struct pdef *prev = find_profile(r, n->u.profile.name->text);
 			if (prev) {
@@ -475,7 +484,7 @@ static void collect(struct rsv *r, struct rfile *rf)
 			p->name = n->u.profile.name->text;
 			p->node = n;
 			p->file = rf->src;
-			VEC_PUSH(r->a, r->profiles, p);
+			VEC_PUSH(r->profiles, p);
 		}
 	}
 }
@@ -637,7 +646,7 @@ static void expand_word(struct rsv *r, struct ast_str *w, void *out_vec, size_t 
 		if (!ok)
 			return;
 		struct rword rw = { .text = t, .loc = w->loc, .written = w->text };
-		VEC_PUSH(r->a, *out, rw);
+		VEC_PUSH(*out, rw);
 		return;
 	}
 	struct ir_param *p = find_param(r, w->text, w->len);
@@ -647,7 +656,7 @@ static void expand_word(struct rsv *r, struct ast_str *w, void *out_vec, size_t 
 			return;
 		struct rword rw = { .text = p->value, .loc = w->loc, .subtree = p->type == IR_P_PATH,
 				    .written = w->text };
-		VEC_PUSH(r->a, *out, rw);
+		VEC_PUSH(*out, rw);
 		return;
 	}
 	struct ldef *l = find_list(r, w->text);
@@ -759,8 +768,9 @@ static void add_rule(struct rsv *r, struct layer *L, struct ast_node *n, const c
 			break;
 		}
 		if (ok)
-			VEC_PUSH(r->a, L->rules, rule);
+			VEC_PUSH(L->rules, rule);
 	}
+	VEC_FREE(words);
 }
 
 static bool env_name_ok(const char *s)
@@ -806,7 +816,7 @@ static void add_item(struct rsv *r, struct layer *L, struct ast_node *n, const c
 			}
 			struct ir_env_op op = { .kind = n->kind == AST_ENV_KEEP ? IR_ENV_KEEP : IR_ENV_UNSET,
 						.name = s->text, .loc = s->loc };
-			VEC_PUSH(r->a, L->env, op);
+			VEC_PUSH(L->env, op);
 		}
 		break;
 	case AST_ENV_SET: {
@@ -824,7 +834,7 @@ static void add_item(struct rsv *r, struct layer *L, struct ast_node *n, const c
 			break;
 		}
 		struct ir_env_op op = { .kind = IR_ENV_SET, .name = s->text, .value = v, .loc = s->loc };
-		VEC_PUSH(r->a, L->env, op);
+		VEC_PUSH(L->env, op);
 		break;
 	}
 	case AST_PRIVATE:
@@ -845,42 +855,46 @@ static void add_item(struct rsv *r, struct layer *L, struct ast_node *n, const c
 
 /* ---------------------------------------------------------------- profiles */
 
-static void layer_append(struct rsv *r, struct layer *dst, const struct layer *src)
-{
-	for (size_t i = 0; i < src->rules.n; i++)
-		VEC_PUSH(r->a, dst->rules, src->rules.v[i]);
-	for (size_t i = 0; i < src->env.n; i++)
-		VEC_PUSH(r->a, dst->env, src->env.v[i]);
-	if (src->has_mode) {
-		dst->has_mode = true;
-		dst->mode = src->mode;
-		dst->mode_loc = src->mode_loc;
-	}
-	dst->private_tmp |= src->private_tmp;
-	dst->private_home |= src->private_home;
-}
-
 static struct ir_profile *build_profile(struct rsv *r, const char *name, struct loc loc,
 					const struct layer *module, struct pdef **chain, size_t nchain)
 {
-	struct layer all = { 0 };
-	layer_append(r, &all, module);
-	for (size_t i = 0; i < nchain; i++)
-		layer_append(r, &all, chain[i]->body);
 	struct ir_profile *p = arena_alloc(r->a, sizeof(*p));
 	p->name = name;
 	p->loc = loc;
-	p->mode = all.has_mode ? all.mode : IR_MODE_ENFORCE;
-	p->mode_loc = all.mode_loc;
-	p->private_tmp = all.private_tmp;
-	p->private_home = all.private_home;
-	p->rules = all.rules.v;
-	p->nrules = all.rules.n;
+	size_t nrules = module->rules.n, nenv = module->env.n;
+	for (size_t i = 0; i < nchain; i++) {
+		nrules += chain[i]->body->rules.n;
+		nenv += chain[i]->body->env.n;
+	}
+	p->rules = arena_alloc(r->a, (nrules ? nrules : 1) * sizeof(*p->rules));
+	p->env = arena_alloc(r->a, (nenv ? nenv : 1) * sizeof(*p->env));
+	p->mode = IR_MODE_ENFORCE;
+	for (size_t i = 0; i <= nchain; i++) {
+		const struct layer *L = i == 0 ? module : chain[i - 1]->body;
+		if (L->rules.n)
+			memcpy(p->rules + p->nrules, L->rules.v, L->rules.n * sizeof(*p->rules));
+		p->nrules += L->rules.n;
+		if (L->env.n)
+			memcpy(p->env + p->nenv, L->env.v, L->env.n * sizeof(*p->env));
+		p->nenv += L->env.n;
+		if (L->has_mode) {
+			p->mode = L->mode;
+			p->mode_loc = L->mode_loc;
+		}
+		p->private_tmp |= L->private_tmp;
+		p->private_home |= L->private_home;
+	}
 	for (size_t i = 0; i < p->nrules; i++)
 		p->rules[i].index = (uint32_t)i;
-	p->env = all.env.v;
-	p->nenv = all.env.n;
 	return p;
+}
+
+static void layer_free(struct layer *L)
+{
+	if (!L)
+		return;
+	VEC_FREE(L->rules);
+	VEC_FREE(L->env);
 }
 
 static void resolve_profile(struct rsv *r, struct pdef *pd, const struct layer *module)
@@ -1016,7 +1030,9 @@ void resolve_policy(struct cage_policy *pol, const char *path, const char *text,
 	ir->profiles = arena_alloc(r.a, (r.profiles.n + 2) * sizeof(*ir->profiles));
 	for (size_t i = 0; i < r.profiles.n; i++)
 		ir->profiles[i] = r.profiles.v[i]->ir;
-	pol->imports = r.imports.v;
+	pol->imports = arena_alloc(r.a, (r.imports.n + 1) * sizeof(*pol->imports));
+	if (r.imports.n)
+		memcpy(pol->imports, r.imports.v, r.imports.n * sizeof(*pol->imports));
 	pol->nimports = r.imports.n;
 	ir->fingerprint = fingerprint(&r);
 
@@ -1051,4 +1067,15 @@ void resolve_policy(struct cage_policy *pol, const char *path, const char *text,
 	diag_sort(r.d);
 	if (pol->diags.errors == 0)
 		ir->selected = sel;
+
+	layer_free(&module);
+	for (size_t i = 0; i < r.profiles.n; i++)
+		layer_free(r.profiles.v[i]->body);
+	VEC_FREE(r.files);
+	VEC_FREE(r.loading);
+	VEC_FREE(r.all_loaded);
+	VEC_FREE(r.imports);
+	VEC_FREE(r.params);
+	VEC_FREE(r.lists);
+	VEC_FREE(r.profiles);
 }

@@ -31,6 +31,10 @@ struct lexer {
 	const unsigned char *marker; /* re2c backtracking point */
 	uint32_t line;
 	size_t line_start;
+	/* Display column known at byte offset col_off (on the current line):
+	 * columns are computed incrementally, so a long line costs linear time. */
+	size_t col_off;
+	uint32_t col;
 	bool keep_comments;
 	struct arena *arena;
 	struct diag_list *diags;

@@ -19,17 +19,33 @@ void lex_init(struct lexer *lx, const struct src_file *f, struct arena *a,
 	lx->cur = f->text;
 	lx->lim = f->text + f->len;
 	lx->line = 1;
+	lx->col = 1;
 	lx->arena = a;
 	lx->diags = diags;
 }
 
-static struct loc lex_loc(const struct lexer *lx, const char *start, size_t len)
+static struct loc lex_loc(struct lexer *lx, const char *start, size_t len)
 {
 	size_t off = (size_t)(start - lx->file->text);
+	if (lx->col_off < lx->line_start || off < lx->col_off) {
+		lx->col_off = lx->line_start;
+		lx->col = 1;
+	}
+	/* continue from the last known column: same rules as diag_display_col */
+	uint32_t col = lx->col - 1;
+	for (size_t i = lx->col_off; i < off; i++) {
+		unsigned char c = (unsigned char)lx->file->text[i];
+		if (c == '\t')
+			col = (col / 8 + 1) * 8;
+		else if ((c & 0xC0) != 0x80)
+			col++;
+	}
+	lx->col_off = off;
+	lx->col = col + 1;
 	struct loc l = {
 		.file = lx->file,
 		.line = lx->line,
-		.col = diag_display_col(lx->file->text, lx->line_start, off),
+		.col = col + 1,
 		.off = (uint32_t)off,
 		.len = (uint32_t)len,
 	};
