@@ -300,25 +300,32 @@ static int cmp_d(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* connect (+ CONNECT) + 1-byte echo + close; fills p50/p99 in microseconds. */
-static bool latency(const struct proxy *p, int iters, double *p50, double *p99)
+/* One connect (+ CONNECT) + 1-byte echo + close, in microseconds; < 0 on
+ * failure. */
+static double one_setup(const struct proxy *p)
 {
-	double *v = malloc(sizeof(double) * (size_t)iters);
-	for (int i = 0; i < iters; i++) {
-		double t0 = now_s();
-		int fd = open_tunnel(p, echo_port);
-		char c = 'x';
-		if (fd < 0 || send(fd, &c, 1, MSG_NOSIGNAL) != 1 || recv(fd, &c, 1, 0) != 1) {
-			free(v);
-			return false;
-		}
-		close(fd);
-		v[i] = (now_s() - t0) * 1e6;
+	double t0 = now_s();
+	int fd = open_tunnel(p, echo_port);
+	char c = 'x';
+	if (fd < 0 || send(fd, &c, 1, MSG_NOSIGNAL) != 1 || recv(fd, &c, 1, 0) != 1) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
 	}
-	qsort(v, (size_t)iters, sizeof *v, cmp_d);
-	*p50 = v[iters / 2];
-	*p99 = v[iters * 99 / 100];
-	free(v);
+	close(fd);
+	return (now_s() - t0) * 1e6;
+}
+
+/* The three set-ups interleaved, so that noise from other load on the
+ * machine hits all of them alike. v[k] gets k's samples. */
+static bool latency(const struct proxy *const *ps, int np, int iters, double **v)
+{
+	for (int i = 0; i < iters; i++)
+		for (int k = 0; k < np; k++)
+			if ((v[k][i] = one_setup(ps[k])) < 0)
+				return false;
+	for (int k = 0; k < np; k++)
+		qsort(v[k], (size_t)iters, sizeof(double), cmp_d);
 	return true;
 }
 
@@ -491,17 +498,26 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	/* Set-up latency. */
-	double d50, d99, c50, c99, t50 = 0, t99 = 0;
-	latency(NULL, iters / 10, &d50, &d99); /* warm-up */
-	latency(&cage, iters / 10, &c50, &c99);
-	if (!latency(NULL, iters, &d50, &d99) || !latency(&cage, iters, &c50, &c99) ||
-	    (have_tiny && !latency(&tiny, iters, &t50, &t99)))
+	const struct proxy *ps[3] = { NULL, &cage, have_tiny ? &tiny : NULL };
+	int np = have_tiny ? 3 : 2;
+	double *lv[3];
+	for (int k = 0; k < 3; k++)
+		lv[k] = malloc(sizeof(double) * (size_t)iters);
+	if (!latency(ps, np, iters / 10, lv) || !latency(ps, np, iters, lv))
 		die("latency run failed");
-	printf("set-up latency (connect [+ CONNECT] + 1-byte echo + close), %d iterations:\n", iters);
-	printf("  direct     p50 %6.1f us  p99 %6.1f us\n", d50, d99);
-	printf("  cage proxy p50 %6.1f us  p99 %6.1f us  (p50 +%.1f us)\n", c50, c99, c50 - d50);
-	if (have_tiny)
-		printf("  tinyproxy  p50 %6.1f us  p99 %6.1f us  (p50 +%.1f us)\n", t50, t99, t50 - d50);
+	printf("set-up latency (connect [+ CONNECT] + 1-byte echo + close), %d iterations, "
+	       "interleaved:\n", iters);
+	const char *names[3] = { "direct    ", "cage proxy", "tinyproxy " };
+	for (int k = 0; k < np; k++) {
+		double p50 = lv[k][iters / 2], p99 = lv[k][iters * 99 / 100];
+		printf("  %s p50 %6.1f us  p99 %7.1f us", names[k], p50, p99);
+		if (k)
+			printf("  (p50 %+.1f us, p99 %+.1f us vs direct)", p50 - lv[0][iters / 2],
+			       p99 - lv[0][iters * 99 / 100]);
+		printf("\n");
+	}
+	for (int k = 0; k < 3; k++)
+		free(lv[k]);
 
 	/* Concurrent tunnels. */
 	int okd, okc, okt = 0;
