@@ -99,20 +99,37 @@ static char *build_table(const char *path, cage_options *o, size_t *len)
 	return buf;
 }
 
-int main(int argc, char **argv)
+/* Everything main owns, released on every path out. */
+struct run {
+	cage_options *opts;
+	struct prx_resolver *res;
+	char *tbytes;
+	struct cpt_table table;
+	struct prx_server *srv;
+	int log_fd, sig_fd;
+};
+
+static void run_free(struct run *r)
+{
+	prx_server_free(r->srv);
+	if (r->sig_fd >= 0)
+		close(r->sig_fd);
+	if (r->log_fd >= 0)
+		close(r->log_fd);
+	cpt_close(&r->table);
+	free(r->tbytes);
+	prx_resolver_free(r->res);
+	cage_options_free(r->opts);
+}
+
+/* Parses the command line into cfg and r; returns -1 to go on, or an exit
+ * status. */
+static int parse_args(int argc, char **argv, struct prx_config *cfg, struct run *r,
+		      const char **policy, const char **listen, const char **sock,
+		      const char **logpath)
 {
 	bool proxy_only = false;
-	const char *policy = NULL, *listen = NULL, *sock = NULL, *logpath = NULL;
-	struct prx_config cfg;
-	memset(&cfg, 0, sizeof cfg);
-	prx_limits_default(&cfg.limits);
-	cfg.log_fd = -1;
-	cage_options *o = cage_options_new();
-	struct prx_resolver *res = prx_resolver_new();
 	char err[512];
-	if (!o || !res)
-		return fail("out of memory");
-
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -135,30 +152,30 @@ int main(int argc, char **argv)
 		const char *v = argv[++i];
 		bool ok = true;
 		if (!strcmp(a, "-p") || !strcmp(a, "--policy"))
-			policy = v;
+			*policy = v;
 		else if (!strcmp(a, "-D") || !strcmp(a, "--define"))
-			ok = cage_options_define(o, v);
+			ok = cage_options_define(r->opts, v);
 		else if (!strcmp(a, "-I") || !strcmp(a, "--include"))
-			cage_options_include(o, v);
+			cage_options_include(r->opts, v);
 		else if (!strcmp(a, "--profile"))
-			cage_options_profile(o, v);
+			cage_options_profile(r->opts, v);
 		else if (!strcmp(a, "--listen"))
-			listen = v;
+			*listen = v;
 		else if (!strcmp(a, "--socket"))
-			sock = v;
+			*sock = v;
 		else if (!strcmp(a, "--log"))
-			logpath = v;
+			*logpath = v;
 		else if (!strcmp(a, "--resolve")) {
-			if (!prx_resolver_add(res, v, err, sizeof err))
+			if (!prx_resolver_add(r->res, v, err, sizeof err))
 				return fail(err);
 		} else if (!strcmp(a, "--max-conns"))
-			ok = parse_ms(v, &cfg.limits.max_conns);
+			ok = parse_ms(v, &cfg->limits.max_conns);
 		else if (!strcmp(a, "--header-timeout"))
-			ok = parse_ms(v, &cfg.limits.header_timeout_ms);
+			ok = parse_ms(v, &cfg->limits.header_timeout_ms);
 		else if (!strcmp(a, "--connect-timeout"))
-			ok = parse_ms(v, &cfg.limits.connect_timeout_ms);
+			ok = parse_ms(v, &cfg->limits.connect_timeout_ms);
 		else if (!strcmp(a, "--idle-timeout"))
-			ok = parse_ms(v, &cfg.limits.idle_timeout_ms);
+			ok = parse_ms(v, &cfg->limits.idle_timeout_ms);
 		else {
 			fprintf(stderr, "cagerun: unknown option %s\n", a);
 			usage(stderr);
@@ -172,25 +189,28 @@ int main(int argc, char **argv)
 	if (!proxy_only)
 		return fail("this build implements only --proxy-only; refusing to run anything "
 			    "unsandboxed");
-	if (!policy) {
+	if (!*policy) {
 		usage(stderr);
 		return fail("--proxy-only needs -p POLICY");
 	}
+	return -1;
+}
 
+static int serve(struct run *r, struct prx_config *cfg, const char *policy, const char *listen,
+		 const char *sock, const char *logpath)
+{
+	char err[512];
 	size_t tlen = 0;
-	char *tbytes = build_table(policy, o, &tlen);
-	cage_options_free(o);
-	if (!tbytes)
+	r->tbytes = build_table(policy, r->opts, &tlen);
+	if (!r->tbytes)
 		return EXIT_START;
-	struct cpt_table table;
-	memset(&table, 0, sizeof table);
 	struct cpt_error terr;
-	if (!cpt_load_mem(&table, tbytes, tlen, &terr)) {
+	if (!cpt_load_mem(&r->table, r->tbytes, tlen, &terr)) {
 		fprintf(stderr, "cagerun: %s: proxy table rejected: %s\n", policy, terr.msg);
 		return EXIT_START;
 	}
-	cfg.policy = (struct prx_policy){ &table, on_host, on_addr };
-	cfg.overrides = res;
+	cfg->policy = (struct prx_policy){ &r->table, on_host, on_addr };
+	cfg->overrides = r->res;
 
 	/* A per-run secret: 128 random bits, hex. */
 	unsigned char rnd[16];
@@ -199,14 +219,16 @@ int main(int argc, char **argv)
 		return fail("getrandom failed");
 	for (int i = 0; i < 16; i++)
 		snprintf(secret + 2 * i, 3, "%02x", rnd[i]);
-	cfg.secret = secret;
+	cfg->secret = secret;
 
 	if (logpath) {
-		cfg.log_fd = open(logpath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
-		if (cfg.log_fd < 0) {
+		r->log_fd = open(logpath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW,
+				 0600);
+		if (r->log_fd < 0) {
 			snprintf(err, sizeof err, "--log %s: %s", logpath, strerror(errno));
 			return fail(err);
 		}
+		cfg->log_fd = r->log_fd;
 	}
 	/* Tunnels need descriptors: take what the hard limit allows. */
 	struct rlimit rl;
@@ -223,39 +245,49 @@ int main(int argc, char **argv)
 	sigaddset(&ss, SIGHUP);
 	if (sigprocmask(SIG_BLOCK, &ss, NULL) != 0)
 		return fail("sigprocmask failed");
-	int sfd = signalfd(-1, &ss, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (sfd < 0)
+	r->sig_fd = signalfd(-1, &ss, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (r->sig_fd < 0)
 		return fail("signalfd failed");
 
-	struct prx_server *s = prx_server_new(&cfg, err, sizeof err);
-	if (!s)
+	r->srv = prx_server_new(cfg, err, sizeof err);
+	if (!r->srv)
 		return fail(err);
 	if (!listen && !sock)
 		listen = "127.0.0.1:0";
 	char bound[80] = "";
-	if ((listen && !prx_server_listen_tcp(s, listen, bound, sizeof bound, err, sizeof err)) ||
-	    (sock && !prx_server_listen_unix(s, sock, err, sizeof err))) {
-		prx_server_free(s);
+	if ((listen && !prx_server_listen_tcp(r->srv, listen, bound, sizeof bound, err,
+					      sizeof err)) ||
+	    (sock && !prx_server_listen_unix(r->srv, sock, err, sizeof err)))
 		return fail(err);
-	}
 	/* Standard output is the invoker's: the only place the secret goes. */
 	if (listen)
 		printf("proxy http://cage:%s@%s\n", secret, bound);
 	if (sock)
 		printf("proxy unix:%s\n", sock);
-	if (fflush(stdout) != 0) {
-		prx_server_free(s);
+	if (fflush(stdout) != 0)
 		return fail("cannot write to standard output");
-	}
-	bool ok = prx_server_run(s, sfd, err, sizeof err);
-	prx_server_free(s);
-	close(sfd);
-	if (cfg.log_fd >= 0)
-		close(cfg.log_fd);
-	cpt_close(&table);
-	free(tbytes);
-	prx_resolver_free(res);
-	if (!ok)
+	if (!prx_server_run(r->srv, r->sig_fd, err, sizeof err))
 		return fail(err);
 	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct run r;
+	memset(&r, 0, sizeof r);
+	r.log_fd = r.sig_fd = -1;
+	struct prx_config cfg;
+	memset(&cfg, 0, sizeof cfg);
+	prx_limits_default(&cfg.limits);
+	cfg.log_fd = -1;
+	r.opts = cage_options_new();
+	r.res = prx_resolver_new();
+	int status;
+	const char *policy = NULL, *listen = NULL, *sock = NULL, *logpath = NULL;
+	if (!r.opts || !r.res)
+		status = fail("out of memory");
+	else if ((status = parse_args(argc, argv, &cfg, &r, &policy, &listen, &sock, &logpath)) < 0)
+		status = serve(&r, &cfg, policy, listen, sock, logpath);
+	run_free(&r);
+	return status;
 }

@@ -20,7 +20,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
-#include <spawn.h>
+#include <sys/prctl.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -35,8 +35,6 @@
 #include <unistd.h>
 #include <dirent.h>
 #include <xxhash.h>
-
-extern char **environ;
 
 static int failures, checks;
 static const char *proxy_bin;
@@ -180,6 +178,25 @@ static unsigned start_server(const char *ip, void *(*fn)(void *))
 	return port;
 }
 
+/* ---- child processes ---- */
+
+/* fork + exec with stdin from /dev/null and stdout to out_fd (-1: /dev/null,
+ * -2: inherited). The child dies with us (PR_SET_PDEATHSIG), so a test that
+ * is killed by its time-out leaves no server behind. */
+static pid_t spawn(const char *const *argv, int out_fd)
+{
+	pid_t pid = fork();
+	if (pid != 0)
+		return pid;
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	int null = open("/dev/null", O_RDWR);
+	if (null < 0 || dup2(null, 0) < 0 ||
+	    (out_fd != -2 && dup2(out_fd == -1 ? null : out_fd, 1) < 0))
+		_exit(127);
+	execvp(argv[0], (char *const *)argv);
+	_exit(127);
+}
+
 /* ---- the proxy under test ---- */
 
 struct proxy {
@@ -221,13 +238,9 @@ static bool proxy_start(struct proxy *p, const char *const *args, int *exit_code
 	int pfd[2];
 	if (pipe2(pfd, O_CLOEXEC) != 0)
 		return false;
-	posix_spawn_file_actions_t fa;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, pfd[1], 1);
-	int r = posix_spawn(&p->pid, proxy_bin, &fa, NULL, (char *const *)argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
+	p->pid = spawn(argv, pfd[1]);
 	close(pfd[1]);
-	if (r != 0) {
+	if (p->pid < 0) {
 		close(pfd[0]);
 		return false;
 	}
@@ -807,13 +820,8 @@ static void allowed_cases(void)
 
 static int run(const char *const *argv, unsigned timeout_ms)
 {
-	pid_t pid;
-	posix_spawn_file_actions_t fa;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	int r = posix_spawnp(&pid, argv[0], &fa, NULL, (char *const *)argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	if (r != 0)
+	pid_t pid = spawn(argv, -2);
+	if (pid < 0)
 		return -1;
 	int st;
 	for (unsigned i = 0; i < timeout_ms / 10; i++) {
@@ -901,14 +909,8 @@ static pid_t start_s_server(unsigned *port)
 	snprintf(acc, sizeof acc, "127.0.0.2:%u", *port);
 	const char *argv[] = { "openssl", "s_server", "-quiet", "-accept", acc, "-cert", crt,
 			       "-key", key, "-www", NULL };
-	pid_t pid;
-	posix_spawn_file_actions_t fa;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-	int r = posix_spawnp(&pid, "openssl", &fa, NULL, (char *const *)argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	if (r != 0)
+	pid_t pid = spawn(argv, -1);
+	if (pid < 0)
 		return -1;
 	for (int i = 0; i < 300; i++) { /* up to 3 s to come up */
 		int c = tcp_connect("127.0.0.2", *port);
@@ -1152,7 +1154,7 @@ int main(int argc, char **argv)
 
 	char r[16][128];
 	int k = 0;
-	const char *args[48];
+	const char *args[80];
 	int na = 0;
 #define ARG2(a, ...)                                                  \
 	do {                                                          \

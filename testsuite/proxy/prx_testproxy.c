@@ -188,6 +188,7 @@ int main(int argc, char **argv)
 		}
 		if (!v) {
 			fprintf(stderr, "prx_testproxy: %s needs a value\n", a);
+			prx_resolver_free(res);
 			return 125;
 		}
 		i++;
@@ -204,6 +205,7 @@ int main(int argc, char **argv)
 		else if (strcmp(a, "--resolve") == 0) {
 			if (!prx_resolver_add(res, v, err, sizeof err)) {
 				fprintf(stderr, "prx_testproxy: %s\n", err);
+				prx_resolver_free(res);
 				return 125;
 			}
 		} else if (strcmp(a, "--log") == 0) {
@@ -213,6 +215,7 @@ int main(int argc, char **argv)
 			ok = false;
 		if (!ok) {
 			fprintf(stderr, "prx_testproxy: bad option %s %s\n", a, v);
+			prx_resolver_free(res);
 			return 125;
 		}
 	}
@@ -227,6 +230,7 @@ int main(int argc, char **argv)
 	struct prx_server *s = sfd >= 0 ? prx_server_new(&cfg, err, sizeof err) : NULL;
 	if (!s) {
 		fprintf(stderr, "prx_testproxy: %s\n", sfd < 0 ? strerror(errno) : err);
+		prx_resolver_free(res);
 		return 125;
 	}
 	char bound[80] = "";
@@ -234,6 +238,7 @@ int main(int argc, char **argv)
 	    (sock && !prx_server_listen_unix(s, sock, err, sizeof err))) {
 		fprintf(stderr, "prx_testproxy: %s\n", err);
 		prx_server_free(s);
+		prx_resolver_free(res);
 		return 125;
 	}
 	if (listen)
