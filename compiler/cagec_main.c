@@ -13,6 +13,7 @@
 #include "cage.h"
 #include "cpt.h"
 #include "emit.h"
+#include "lint.h"
 #include "outfile.h"
 
 enum { EXIT_POLICY = 1, EXIT_USAGE = 2 };
@@ -20,6 +21,8 @@ enum { EXIT_POLICY = 1, EXIT_USAGE = 2 };
 static const char usage_text[] =
 	"usage: cagec FILE [-o OUT] [-D NAME=VALUE]... [-I DIR]... [--profile NAME]\n"
 	"             [--emit BACKEND] [--home DIR] [--stdlib DIR] [--color=WHEN]\n"
+	"       cagec lint [options] FILE...     (see cagec lint --help)\n"
+	"       cagec explain [options] FILE ACCESS TARGET\n"
 	"       cagec --dump-table TABLE.cpt\n"
 	"       cagec --version | --help\n"
 	"\n"
@@ -135,6 +138,11 @@ static int write_table_beside(cage_policy *pol, const char *sb_path, const char 
 
 int main(int argc, char **argv)
 {
+	/* Subcommands live in the library; they take their own options. */
+	if (argc > 1 && strcmp(argv[1], "lint") == 0)
+		return lint_main(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "explain") == 0)
+		return explain_main(argc - 1, argv + 1);
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "define", required_argument, NULL, 'D' },

@@ -244,7 +244,9 @@ bool cpt_build(const struct ir_profile *prof, uint64_t fingerprint, struct arena
 	while (pool.len % 8)
 		if (!pool_add(&pool, NULL, 0, true, &off))
 			goto toolarge;
-	if (maxprobe > UINT16_MAX) {
+	if (maxprobe > CPT_MAX_PROBE_LIMIT) {
+		/* Not expected with a half-empty table and XXH3; refusing beats
+		 * writing a table the reader would reject. */
 		*err = "proxy table hash probe sequence too long";
 		return false;
 	}

@@ -46,13 +46,22 @@ static bool is_ip_literal(const char *host)
 	return true;
 }
 
+bool ir_host_is_localhost(const char *host)
+{
+	size_t n = strlen(host);
+	return strcmp(host, "localhost") == 0 ||
+	       (n > 10 && strcmp(host + n - 10, ".localhost") == 0);
+}
+
 bool ir_host_match(const struct ir_host *h, const char *host, unsigned port)
 {
 	if (!port_ok(h, port))
 		return false;
 	switch (h->kind) {
 	case IR_H_ANY:
-		return !is_ip_literal(host);
+		/* "any name" is any public name: loopback is reached only through
+		 * rules that name localhost (per port), never through `*`. */
+		return !is_ip_literal(host) && !ir_host_is_localhost(host);
 	case IR_H_SUFFIX: {
 		size_t n = strlen(host), m = strlen(h->name);
 		return n > m + 1 && host[n - m - 1] == '.' && strcmp(host + n - m, h->name) == 0 &&

@@ -64,7 +64,8 @@ enum ir_host_kind {
 	IR_H_NAME,   /* exact name (includes "localhost") */
 	IR_H_SUFFIX, /* "*.example.com": any name with one or more labels
 			before "example.com", never the apex itself */
-	IR_H_ANY,    /* "*": any name, but never an IP literal */
+	IR_H_ANY,    /* "*": any name, but never an IP literal, "localhost"
+			or a name under ".localhost" (RFC 6761 loopback names) */
 	IR_H_IPV4,
 	IR_H_IPV6,
 };
@@ -169,6 +170,8 @@ void ir_eval_mach(const struct ir_profile *p, const char *service,
 bool ir_rule_matches_path(const struct ir_rule *r, uint32_t access, const char *path);
 bool ir_path_match(const struct ir_path *pat, const char *path);
 bool ir_host_match(const struct ir_host *h, const char *host, unsigned port);
+/* "localhost" or a name ending in ".localhost". */
+bool ir_host_is_localhost(const char *host);
 
 /* ---- text form (ir_print.c) ---- */
 

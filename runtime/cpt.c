@@ -166,6 +166,9 @@ static bool check_header(struct cpt_table *t, const uint8_t *b, size_t size,
 	if (t->nslots < 8 || (t->nslots & (t->nslots - 1)) != 0)
 		return fail(err, CPT_E_CORRUPT, CPT_H_NSLOTS,
 			    "slot count %u is not a power of two >= 8", t->nslots);
+	if (t->max_probe > CPT_MAX_PROBE_LIMIT)
+		return fail(err, CPT_E_CORRUPT, CPT_H_MAXPROBE, "max probe %u over the limit %u",
+			    t->max_probe, CPT_MAX_PROBE_LIMIT);
 	if (t->nlist != t->nrules)
 		return fail(err, CPT_E_CORRUPT, CPT_H_NLIST,
 			    "rule list has %u entries for %u rules", t->nlist, t->nrules);
@@ -444,7 +447,7 @@ void cpt_lookup(const struct cpt_table *t, const struct host_norm *h, unsigned p
 		struct cpt_result *r)
 {
 	struct acc a = { 0 };
-	if (!t->base) {
+	if (!t->base || port == 0 || port > 65535) {
 		finish(t, &a, r);
 		return;
 	}
@@ -469,7 +472,11 @@ void cpt_lookup(const struct cpt_table *t, const struct host_norm *h, unsigned p
 				if (n <= t->suffix_max)
 					scan(t, find_slot(t, CPT_K_SUFFIX, h->name + i + 1, n), port, &a);
 			}
-		if (t->flags & CPT_F_ANY)
+		/* `*` is any public name: never localhost or *.localhost (as
+		 * ir_host_match), which only rules naming them reach. */
+		bool loopback_name = (h->len == 9 && memcmp(h->name, "localhost", 9) == 0) ||
+				     (h->len > 10 && memcmp(h->name + h->len - 10, ".localhost", 10) == 0);
+		if ((t->flags & CPT_F_ANY) && !loopback_name)
 			scan(t, find_slot(t, CPT_K_ANY, "", 0), port, &a);
 	}
 	finish(t, &a, r);
@@ -517,7 +524,7 @@ void cpt_lookup_addr(const struct cpt_table *t, const struct sockaddr *sa,
 			alen = 4;
 		}
 	}
-	if (!t->base || !addr) {
+	if (!t->base || !addr || port == 0) {
 		finish(t, &a, r);
 		return;
 	}

@@ -90,7 +90,8 @@ bool cpt_load_mem(struct cpt_table *t, const void *data, size_t size,
 /* Unmaps a table from cpt_open; harmless on a zeroed or memory table. */
 void cpt_close(struct cpt_table *t);
 
-/* Decide (h, port) for a normalised host (host_normalize). */
+/* Decide (h, port) for a normalised host (host_normalize). Port 0 and ports
+ * above 65535 are denied by default whatever the rules say. */
 void cpt_lookup(const struct cpt_table *t, const struct host_norm *h,
 		unsigned port, struct cpt_result *r);
 /* Normalise and decide. A host that does not normalise is denied by default

@@ -74,6 +74,11 @@ enum {
 	CPT_SLOT_SIZE = 24,
 };
 
+/* Longest probe distance a valid table may have. Tables are at most half
+ * full, so real distances stay far below it (18 for 100,000 keys); the
+ * limit bounds the work of a lookup and of validating a crafted table. */
+#define CPT_MAX_PROBE_LIMIT 512u
+
 #define CPT_LIST_SIZE 4u /* u32 rule record number */
 #define CPT_PORT_SIZE 4u /* u16 lo, u16 hi */
 #define CPT_SUM_SIZE 8u  /* trailing u64 XXH3-64 of everything before it */

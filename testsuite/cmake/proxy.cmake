@@ -17,3 +17,12 @@ endif()
 # Benchmark (not a test): build/testsuite/prx_bench build/testsuite/prx_testproxy
 add_executable(prx_bench ${CMAKE_SOURCE_DIR}/testsuite/bench/prx_bench.c)
 target_link_libraries(prx_bench PRIVATE Threads::Threads)
+
+# libFuzzer target for the request parser, only with -DCAGE_FUZZ=ON and clang:
+#   mkdir -p /tmp/fh/seeds && cd /tmp/fh && .../build-fuzz/testsuite/fuzz_prx_http -max_total_time=300 seeds
+if(CAGE_FUZZ)
+  add_executable(fuzz_prx_http ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/fuzz_prx_http.c)
+  target_link_libraries(fuzz_prx_http PRIVATE cage)
+  target_compile_options(fuzz_prx_http PRIVATE -fsanitize=fuzzer)
+  target_link_options(fuzz_prx_http PRIVATE -fsanitize=fuzzer)
+endif()

@@ -152,8 +152,9 @@ static bool ref_match(const struct ir_host *rh, const struct host_norm *q, unsig
 		      strcmp(q->name + q->len - sl, rh->name) == 0 && q->name[q->len - sl - 1] == '.';
 		break;
 	}
-	case IR_H_ANY:
-		hit = q->kind == HOST_NAME;
+	case IR_H_ANY: /* any public name: never localhost or *.localhost */
+		hit = q->kind == HOST_NAME && strcmp(q->name, "localhost") != 0 &&
+		      !(q->len > 10 && strcmp(q->name + q->len - 10, ".localhost") == 0);
 		break;
 	case IR_H_IPV4:
 		hit = q->kind == HOST_IPV4 && memcmp(q->addr, rh->addr, 4) == 0;

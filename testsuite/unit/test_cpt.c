@@ -134,7 +134,6 @@ Test(cpt, ports_lists_and_ranges)
 	expect("example.com", 80, 'A', 0);
 	expect("example.com", 443, 'A', 0);
 	expect("example.com", 81, '-', 0);
-	expect("example.com", 0, '-', 0);
 	expect("x.org", 8000, 'A', 1);
 	expect("x.org", 8050, 'A', 1);
 	expect("x.org", 8100, 'A', 1);
@@ -187,12 +186,38 @@ Test(cpt, protect_with_ports_only_covers_its_ports)
 	expect("db.example", 443, 'A', 2);
 }
 
-Test(cpt, star_never_matches_ip_literals)
+Test(cpt, impossible_ports_denied)
+{
+	tir_add(&T, IR_ALLOW, "*");
+	tir_add(&T, IR_ALLOW, "127.0.0.1");
+	build();
+	struct cpt_result r;
+	cpt_lookup_str(&tab, "example.com", 11, 1, &r);
+	cr_assert(r.allowed, "control: port 1 is allowed by `*`");
+	cpt_lookup_str(&tab, "example.com", 11, 0, &r);
+	cr_assert(!r.allowed && r.by_default);
+	cpt_lookup_str(&tab, "example.com", 11, 65536, &r);
+	cr_assert(!r.allowed && r.by_default);
+	cpt_lookup_str(&tab, "example.com", 11, 65536 + 443, &r);
+	cr_assert(!r.allowed && r.by_default);
+	struct sockaddr_in in = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(0x7f000001) };
+	in.sin_port = htons(80);
+	cpt_lookup_addr(&tab, (const struct sockaddr *)&in, &r);
+	cr_assert(r.allowed, "control: 127.0.0.1:80 allowed");
+	in.sin_port = 0;
+	cpt_lookup_addr(&tab, (const struct sockaddr *)&in, &r);
+	cr_assert(!r.allowed && r.by_default);
+}
+
+Test(cpt, star_never_matches_ip_literals_or_localhost)
 {
 	tir_add(&T, IR_ALLOW, "*");
 	build();
 	expect("anything.example", 443, 'A', 0);
-	expect("localhost", 3000, 'A', 0);
+	expect("localhost", 3000, '-', 0);
+	expect("LocalHost.", 3000, '-', 0);
+	expect("app.localhost", 3000, '-', 0);
+	expect("notlocalhost", 3000, 'A', 0);
 	expect("127.0.0.1", 80, '-', 0);
 	expect("0x7f.1", 80, '-', 0);
 	expect("2130706433", 80, '-', 0);

@@ -253,6 +253,8 @@ Test(corrupt, structural_lies_with_valid_checksum)
 	size_t sname = first_slot(buf, &l, CPT_K_NAME), ssuf = first_slot(buf, &l, CPT_K_SUFFIX);
 	size_t sempty = first_slot(buf, &l, 0);
 
+	cpt_wr16(c + CPT_H_MAXPROBE, CPT_MAX_PROBE_LIMIT + 1);
+	expect_corrupt(c, "max probe over the limit");
 	cpt_wr32(r1 + CPT_R_INDEX, 0);
 	expect_corrupt(c, "rule indexes not ascending");
 	r0[CPT_R_EFFECT] = 3;
@@ -321,7 +323,7 @@ Test(corrupt, structural_lies_with_valid_checksum)
 		uint8_t *next = c + l.slots + (size_t)((i + 1) % l.nslots) * CPT_SLOT_SIZE;
 		if (s[CPT_S_KIND] && !next[CPT_S_KIND]) {
 			memcpy(next, s, CPT_SLOT_SIZE);
-			cpt_wr16(c + CPT_H_MAXPROBE, (uint16_t)l.nslots);
+			cpt_wr16(c + CPT_H_MAXPROBE, CPT_MAX_PROBE_LIMIT);
 			cpt_wr32(c + CPT_H_NKEYS, cpt_rd32(c + CPT_H_NKEYS) + 1);
 			expect_corrupt(c, "duplicate key");
 			break;

@@ -1,0 +1,202 @@
+/*
+ * lint_explain.c - `cagec explain`: why one access is allowed or denied.
+ *
+ * The verdict is the evaluator's (ir_eval_*), so explain can never
+ * disagree with the backends; this file only adds the story around it:
+ * the deciding rule with its location, and every other rule that matched
+ * and lost (the earlier ones it overrode, or the allows a protect beat).
+ */
+#include "lint_int.h"
+
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "path.h"
+
+static const struct {
+	const char *name;
+	uint32_t bit;
+} access_words[] = {
+	{ "read", IR_A_READ },     { "read-metadata", IR_A_READ_META }, { "write", IR_A_WRITE },
+	{ "create", IR_A_CREATE }, { "delete", IR_A_DELETE },         { "exec", IR_A_EXEC },
+	{ "unix", IR_A_UNIX },     { "mach", IR_A_MACH },             { "connect", IR_A_CONNECT },
+};
+
+static void rule_line(FILE *out, const struct ir_rule *r)
+{
+	char acc[128], t[1024];
+	lint_access_text(r->access, acc, sizeof acc);
+	lint_target_text(r, t, sizeof t);
+	if (r->loc.file)
+		fprintf(out, "%s:%u:%u: ", r->loc.file->name, r->loc.line, r->loc.col);
+	fprintf(out, "%s %s %s", ir_effect_name(r->effect), acc, t);
+	if (r->layer)
+		fprintf(out, " (profile %s)", r->layer);
+	fputc('\n', out);
+}
+
+/* Splits "host", "host:port", "[v6]:port"; lowercases names and strips a
+ * final dot, canonicalises IPv6, as the proxy does before asking. */
+static bool parse_host(struct arena *a, const char *in, char **host, unsigned *port,
+		       const char **err)
+{
+	char *s = arena_strdup(a, in);
+	*port = 443;
+	char *colon = NULL;
+	if (s[0] == '[') {
+		char *rb = strchr(s, ']');
+		if (!rb) {
+			*err = "unclosed '[' in an IPv6 address";
+			return false;
+		}
+		*rb = '\0';
+		if (rb[1] == ':')
+			colon = rb + 1;
+		else if (rb[1]) {
+			*err = "expected ':PORT' after ']'";
+			return false;
+		}
+		s++;
+	} else {
+		colon = strrchr(s, ':');
+		if (colon && strchr(s, ':') != colon) {
+			*err = "write IPv6 addresses in brackets: [::1]:8080";
+			return false;
+		}
+	}
+	if (colon) {
+		*colon = '\0';
+		char *end;
+		long p = strtol(colon + 1, &end, 10);
+		if (!colon[1] || *end || p < 1 || p > 65535) {
+			*err = "port must be 1 to 65535";
+			return false;
+		}
+		*port = (unsigned)p;
+	}
+	unsigned char a6[16];
+	if (strchr(s, ':')) {
+		if (inet_pton(AF_INET6, s, a6) != 1) {
+			*err = "bad IPv6 address";
+			return false;
+		}
+		char canon[INET6_ADDRSTRLEN];
+		inet_ntop(AF_INET6, a6, canon, sizeof canon);
+		*host = arena_strdup(a, canon);
+		return true;
+	}
+	size_t n = strlen(s);
+	if (n && s[n - 1] == '.')
+		s[--n] = '\0';
+	if (!n) {
+		*err = "empty host name";
+		return false;
+	}
+	for (char *c = s; *c; c++)
+		*c = (char)tolower((unsigned char)*c);
+	*host = s;
+	return true;
+}
+
+static bool rule_matches(const struct ir_rule *r, uint32_t bit, const char *target, unsigned port)
+{
+	if (!(r->access & bit))
+		return false;
+	switch (bit) {
+	case IR_A_CONNECT:
+		return r->tkind == IR_T_HOST && ir_host_match(&r->t.host, target, port);
+	case IR_A_MACH:
+		if (r->tkind != IR_T_MACH)
+			return false;
+		return r->t.mach.prefix
+			? strncmp(target, r->t.mach.name, strlen(r->t.mach.name)) == 0
+			: strcmp(target, r->t.mach.name) == 0;
+	case IR_A_UNIX:
+		return r->tkind == IR_T_UNIX && ir_path_match(&r->t.path, target);
+	default:
+		return r->tkind == IR_T_PATH && ir_path_match(&r->t.path, target);
+	}
+}
+
+bool lint_explain(FILE *out, struct cage_policy *pol, const char *access, const char *target,
+		  bool *allowed, const char **err)
+{
+	const struct ir_profile *prof = pol->ir ? pol->ir->selected : NULL;
+	if (!prof) {
+		*err = "the policy has errors; it cannot be explained";
+		return false;
+	}
+	uint32_t bit = 0;
+	for (size_t i = 0; i < sizeof access_words / sizeof access_words[0]; i++)
+		if (strcmp(access, access_words[i].name) == 0)
+			bit = access_words[i].bit;
+	if (!bit) {
+		*err = "unknown access (read, read-metadata, write, create, delete, exec, unix, "
+		       "mach, connect)";
+		return false;
+	}
+	struct ir_verdict v;
+	const char *what = target;
+	unsigned port = 0;
+	char shown[8192];
+	if (bit == IR_A_CONNECT) {
+		char *host;
+		if (!parse_host(&pol->arena, target, &host, &port, err))
+			return false;
+		ir_eval_host(prof, host, port, &v);
+		what = host;
+		snprintf(shown, sizeof shown, "%s%s%s:%u", strchr(host, ':') ? "[" : "", host,
+			 strchr(host, ':') ? "]" : "", port);
+	} else if (bit == IR_A_MACH) {
+		ir_eval_mach(prof, target, &v);
+		snprintf(shown, sizeof shown, "%s", target);
+	} else {
+		const char *abs = target;
+		if (target[0] == '~' && (target[1] == '/' || target[1] == '\0')) {
+			if (!pol->ir->home) {
+				*err = "'~' needs a home directory (HOME or --home)";
+				return false;
+			}
+			abs = arena_printf(&pol->arena, "%s%s", pol->ir->home, target + 1);
+		}
+		char *norm;
+		if (!path_normalize(&pol->arena, abs, strlen(abs), &norm, err))
+			return false;
+		if (path_has_glob(norm, strlen(norm))) {
+			*err = "explain names one path, without wildcards";
+			return false;
+		}
+		ir_eval_path(prof, bit, norm, &v);
+		what = norm;
+		size_t h = pol->ir->home ? strlen(pol->ir->home) : 0;
+		if (h && strncmp(norm, pol->ir->home, h) == 0 && (norm[h] == '/' || !norm[h]))
+			snprintf(shown, sizeof shown, "~%s", norm + h);
+		else
+			snprintf(shown, sizeof shown, "%s", norm);
+	}
+	*allowed = v.allowed;
+	fprintf(out, "%s: %s %s (profile %s)\n", v.allowed ? "allowed" : "denied", access, shown,
+		prof->name);
+	if (!v.rule) {
+		fputs("  decided by: no rule matches, so the default deny applies\n", out);
+		return true;
+	}
+	fputs("  decided by: ", out);
+	rule_line(out, v.rule);
+	if (v.rule->effect == IR_PROTECT)
+		fputs("              (a protect decides wherever it matches, in any order)\n", out);
+	else
+		fputs("              (the last matching rule decides)\n", out);
+	bool any = false;
+	for (size_t i = 0; i < prof->nrules; i++) {
+		const struct ir_rule *r = &prof->rules[i];
+		if (r == v.rule || !rule_matches(r, bit, what, port))
+			continue;
+		fputs(any ? "              " : "  overrode:   ", out);
+		rule_line(out, r);
+		any = true;
+	}
+	return true;
+}

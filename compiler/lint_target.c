@@ -1,0 +1,58 @@
+/*
+ * lint_target.c - unsupported-on-target: rules a backend cannot express
+ * as written, each reported with what happens instead. Which targets are
+ * considered comes from --target (default: macOS, cagec's default backend).
+ *
+ * Only limits that follow from the platform are listed here, not guesses
+ * about backends: Seatbelt names loopback hosts port by port (the SBPL
+ * backend refuses more than 1024 loopback ports), and Linux has no Mach
+ * services at all.
+ */
+#include "lint_int.h"
+
+#include <string.h>
+
+enum { SBPL_LOOPBACK_PORT_LIMIT = 1024 };
+
+static bool loopback(const struct ir_host *h)
+{
+	static const uint8_t one[16] = { [15] = 1 };
+	if (h->kind == IR_H_NAME)
+		return strcmp(h->name, "localhost") == 0;
+	if (h->kind == IR_H_IPV4)
+		return h->addr[0] == 127 && h->addr[1] == 0 && h->addr[2] == 0 && h->addr[3] == 1;
+	if (h->kind == IR_H_IPV6)
+		return memcmp(h->addr, one, 16) == 0;
+	return false;
+}
+
+void lint_check_target(struct lint_ctx *c)
+{
+	unsigned targets = c->o->targets ? c->o->targets : LINT_T_MACOS;
+	const struct ir_profile *p = c->prof;
+	for (size_t i = 0; i < p->nrules; i++) {
+		const struct ir_rule *r = &p->rules[i];
+		if (lint_is_std(r->loc.file))
+			continue;
+		char t[512];
+		lint_target_text(r, t, sizeof t);
+		if (r->tkind == IR_T_MACH && (targets & LINT_T_LINUX)) {
+			lint_report(c, "unsupported-on-target", r, NULL,
+				    "%s mach %s: Linux has no Mach services; on Linux this rule is "
+				    "ignored", ir_effect_name(r->effect), t);
+			continue;
+		}
+		if (r->tkind == IR_T_HOST && (targets & LINT_T_MACOS) && loopback(&r->t.host) &&
+		    p->mode != IR_MODE_ENFORCE_FS) {
+			size_t n = 0;
+			for (size_t k = 0; k < r->t.host.nports; k++)
+				n += (size_t)r->t.host.ports[k].hi - r->t.host.ports[k].lo + 1;
+			if (n > SBPL_LOOPBACK_PORT_LIMIT)
+				lint_report(c, "unsupported-on-target", r, NULL,
+					    "connect %s: Seatbelt names loopback ports one by one and "
+					    "%zu ports is more than the SBPL backend writes (%d); it "
+					    "refuses to compile this profile for macOS",
+					    t, n, SBPL_LOOPBACK_PORT_LIMIT);
+		}
+	}
+}

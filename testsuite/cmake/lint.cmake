@@ -1,0 +1,34 @@
+# cagec lint: the per-finding corpus (testsuite/corpus/lint/<id>/{bad,ok}-N),
+# the command line (formats, controls, explain), and the pre-commit hook
+# driven by the real pre-commit program in a scratch repository.
+file(GLOB CAGE_LINT_CASES CONFIGURE_DEPENDS
+  ${CMAKE_CURRENT_SOURCE_DIR}/corpus/lint/*/bad-*.cage
+  ${CMAKE_CURRENT_SOURCE_DIR}/corpus/lint/*/ok-*.cage)
+foreach(case ${CAGE_LINT_CASES})
+  get_filename_component(name ${case} NAME_WE)
+  get_filename_component(dir ${case} DIRECTORY)
+  get_filename_component(id ${dir} NAME)
+  add_test(NAME lint-corpus/${id}/${name}
+    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/corpus/lint/run.sh $<TARGET_FILE:cagec> ${case})
+  set_tests_properties(lint-corpus/${id}/${name} PROPERTIES TIMEOUT 60)
+endforeach()
+add_test(NAME lint/cli COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/lint/cli.sh
+  $<TARGET_FILE:cagec> ${CMAKE_SOURCE_DIR})
+set_tests_properties(lint/cli PROPERTIES TIMEOUT 120)
+find_program(PRE_COMMIT pre-commit)
+find_program(GIT git)
+if(PRE_COMMIT AND GIT)
+  add_test(NAME lint/pre-commit COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/lint/precommit.sh
+    $<TARGET_FILE:cagec> ${CMAKE_SOURCE_DIR})
+  set_tests_properties(lint/pre-commit PROPERTIES TIMEOUT 300)
+else()
+  message(WARNING "pre-commit or git not found: the lint/pre-commit test is not registered")
+endif()
+# The shipped examples must lint without errors (warnings are allowed: they
+# are the examples' authors' call), in one call as pre-commit would run it.
+file(GLOB CAGE_LINT_EXAMPLES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/examples/*.cage)
+if(CAGE_LINT_EXAMPLES)
+  add_test(NAME lint/examples
+    COMMAND $<TARGET_FILE:cagec> lint --home /Users/u --stdlib ${CMAKE_SOURCE_DIR}/stdlib
+      --color=never ${CAGE_LINT_EXAMPLES})
+endif()

@@ -1,0 +1,198 @@
+#!/bin/sh
+# cli.sh - `cagec lint` and `cagec explain` from the outside: exit
+# statuses, many files in one call, -W / -Werror, suppressions, JSON and
+# SARIF well-formed (SARIF checked for what code scanning uploads need),
+# explain's verdicts, and the docs naming every check and option.
+# Usage: cli.sh CAGEC SOURCE_DIR
+set -eu
+cagec=$1
+src=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp"
+fails=0
+fail() {
+	echo "FAIL: $*" >&2
+	fails=$((fails + 1))
+}
+# run WANT_STATUS ARGS...: output in $tmp/out
+run() {
+	want=$1
+	shift
+	set +e
+	"$cagec" "$@" --home /home/u --stdlib "$src/stdlib" >out 2>err
+	got=$?
+	set -e
+	[ "$got" -eq "$want" ] || { fail "cagec $*: status $got, want $want"; cat out err >&2; }
+}
+
+cat >clean.cage <<'EOF'
+cage 1
+profile p {
+    allow read write "~/src/**"
+    deny write "~/src/.git/hooks/**"
+    allow connect "github.com:443"
+}
+EOF
+cat >unsafe.cage <<'EOF'
+cage 1
+profile p {
+    deny read "~/src/private/**"
+    allow read "~/src/**"
+}
+EOF
+cat >warn.cage <<'EOF'
+cage 1
+profile p {
+    allow connect "*"
+}
+EOF
+cat >suppressed.cage <<'EOF'
+cage 1
+profile p {
+    # cage: allow broad-host — a web crawler: it may reach any site
+    allow connect "*"
+}
+EOF
+cat >secrets.cage <<'EOF'
+cage 1
+protect "~/.ssh/**"
+profile p {
+    allow read "~/**"
+    allow read write "~/src/**"
+}
+EOF
+
+run 0 lint clean.cage
+[ ! -s out ] || fail "a clean policy printed findings"
+run 1 lint unsafe.cage
+grep -q '^unsafe.cage:4:16: error: allow read re-opens ~/src/private/\*\* that line 3 denies \[unsafe-order\]$' out ||
+	fail "unsafe-order message"
+grep -q '^unsafe.cage:3:15: note: ' out || fail "no note at the second rule"
+# many files, one process; the status is the worst of them
+run 1 lint clean.cage unsafe.cage warn.cage
+grep -q '^unsafe.cage:' out && grep -q '^warn.cage:' out || fail "not every file was linted"
+run 0 lint warn.cage
+grep -q '\[broad-host\]' out || fail "broad-host not reported"
+run 1 lint -Werror warn.cage
+grep -q 'error: .*\[broad-host\]' out || fail "-Werror did not make it an error"
+run 1 lint -W broad-host=error warn.cage
+run 0 lint -W no-broad-host warn.cage
+[ ! -s out ] || fail "-W no-broad-host still reports"
+run 0 lint -Wno-broad-host warn.cage
+[ ! -s out ] || fail "-Wno-broad-host still reports"
+run 0 lint -W unsafe-order=warning unsafe.cage
+grep -q 'warning: .*\[unsafe-order\]' out || fail "-W ID=warning"
+run 0 lint suppressed.cage
+[ ! -s out ] || fail "a suppression with a reason did not silence the finding"
+run 2 lint -W no-such-check warn.cage
+run 2 lint -W unknown-param=off warn.cage
+run 2 lint --format yaml warn.cage
+run 2 lint does-not-exist.cage
+run 2 lint
+run 0 lint --list-checks
+for id in unsafe-order protect-violation dead-rule redundant-rule symlink-escape writable-ancestor \
+	hardlink-alias noncanonical-path secret-exposed broad-grant broad-host ip-literal unknown-param \
+	unused-param unused-import unsupported-on-target; do
+	grep -q "^$id " out || fail "--list-checks lacks $id"
+	grep -q "\`$id\`" "$src/docs/lint.md" || fail "docs/lint.md does not describe $id"
+done
+# every option of `cagec lint --help` is documented
+"$cagec" lint --help | grep -o -- '--[a-z][a-z-]*' | sort -u >help-opts
+grep -o -- '--[a-z][a-z-]*' "$src/docs/lint.md" | sort -u >doc-opts
+missing=$(comm -23 help-opts doc-opts)
+[ -z "$missing" ] || fail "options in cagec lint --help but not in docs/lint.md: $missing"
+
+# JSON: parses, and the counts agree with the findings
+run 1 lint --format json clean.cage unsafe.cage secrets.cage
+python3 - out <<'EOF' || fail "JSON output"
+import json, sys
+d = json.load(open(sys.argv[1]))
+diags = d["diagnostics"]
+assert d["errors"] == sum(x["severity"] == "error" for x in diags), d["errors"]
+assert d["warnings"] == sum(x["severity"] == "warning" for x in diags)
+ids = {x["id"] for x in diags}
+assert {"unsafe-order", "protect-violation", "secret-exposed"} <= ids, ids
+for x in diags:
+    assert x["file"] and x["line"] >= 1 and x["column"] >= 1 and x["message"], x
+EOF
+
+# SARIF 2.1.0 as code scanning reads it
+run 1 lint --format sarif clean.cage unsafe.cage secrets.cage warn.cage
+python3 - out <<'EOF' || fail "SARIF output"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["version"] == "2.1.0" and "sarif-2.1.0" in d["$schema"]
+assert len(d["runs"]) == 1
+run = d["runs"][0]
+drv = run["tool"]["driver"]
+assert drv["name"] == "cagec" and drv["version"]
+rules = [r["id"] for r in drv["rules"]]
+assert len(rules) == len(set(rules))
+for r in drv["rules"]:
+    assert r["shortDescription"]["text"]
+    assert r["defaultConfiguration"]["level"] in ("error", "warning", "note")
+assert run["results"], "no results"
+# only property names the SARIF 2.1.0 schema defines at each level
+# (its objects have additionalProperties: false)
+def keys(obj, allowed, what):
+    extra = set(obj) - set(allowed)
+    assert not extra, (what, extra)
+keys(d, ["$schema", "version", "runs"], "sarifLog")
+keys(run, ["tool", "columnKind", "results"], "run")
+assert run["columnKind"] in ("utf16CodeUnits", "unicodeCodePoints")
+keys(run["tool"], ["driver"], "tool")
+keys(drv, ["name", "version", "rules"], "toolComponent")
+for r in drv["rules"]:
+    keys(r, ["id", "shortDescription", "defaultConfiguration"], "reportingDescriptor")
+    keys(r["shortDescription"], ["text"], "multiformatMessageString")
+    keys(r["defaultConfiguration"], ["level"], "reportingConfiguration")
+def phys(p):
+    keys(p, ["artifactLocation", "region"], "physicalLocation")
+    keys(p["artifactLocation"], ["uri", "uriBaseId"], "artifactLocation")
+    keys(p["region"], ["startLine", "startColumn", "endColumn"], "region")
+    r = p["region"]
+    assert all(isinstance(v, int) and v >= 1 for v in r.values()), r
+    assert r.get("endColumn", 10**9) >= r.get("startColumn", 1), r
+allowed = {"ruleId", "ruleIndex", "level", "message", "locations", "relatedLocations"}
+for res in run["results"]:
+    assert set(res) <= allowed, set(res) - allowed
+    keys(res["message"], ["text"], "message")
+    for l in res["locations"]:
+        keys(l, ["physicalLocation"], "location")
+        phys(l["physicalLocation"])
+    for rel in res.get("relatedLocations", []):
+        keys(rel, ["id", "message", "physicalLocation"], "relatedLocation")
+        phys(rel["physicalLocation"])
+    assert rules[res["ruleIndex"]] == res["ruleId"]
+    assert res["level"] in ("error", "warning", "note")
+    assert res["message"]["text"]
+    loc = res["locations"][0]["physicalLocation"]
+    uri = loc["artifactLocation"]["uri"]
+    assert uri.endswith(".cage") and " " not in uri, uri
+    assert loc["region"]["startLine"] >= 1 and loc["region"].get("startColumn", 1) >= 1
+    for rel in res.get("relatedLocations", []):
+        assert rel["id"] >= 1 and rel["message"]["text"]
+        assert rel["physicalLocation"]["region"]["startLine"] >= 1
+kinds = {r["ruleId"] for r in run["results"]}
+assert {"unsafe-order", "broad-host", "protect-violation"} <= kinds, kinds
+EOF
+
+# explain: verdict, deciding rule with location, what it overrode
+run 0 explain unsafe.cage read '~/src/private/a.txt'
+grep -q '^allowed: read ~/src/private/a.txt (profile p)$' out || fail "explain verdict"
+grep -q 'decided by: unsafe.cage:4:16: allow read ~/src/\*\*' out || fail "explain deciding rule"
+grep -q 'overrode: *unsafe.cage:3:15: deny read ~/src/private/\*\*' out || fail "explain overrode"
+run 1 explain secrets.cage read /home/u/.ssh/id_rsa
+grep -q '^denied: read ~/.ssh/id_rsa' out && grep -q 'decided by: secrets.cage:2:9: protect' out ||
+	fail "explain of a protected path"
+grep -q 'overrode: *secrets.cage:4:16: allow read ~/\*\*' out || fail "explain lists the beaten allow"
+run 0 explain clean.cage connect github.com:443
+grep -q '^allowed: connect github.com:443' out || fail "explain connect"
+run 1 explain clean.cage connect github.com:22
+grep -q 'default deny' out || fail "explain default deny"
+run 2 explain clean.cage teleport /x
+run 2 explain clean.cage read
+
+[ "$fails" -eq 0 ] || { echo "$fails failure(s)" >&2; exit 1; }
+echo "lint cli: all checks passed"
