@@ -28,6 +28,7 @@ struct prx_dir {
 	bool shut;       /* dst got shutdown(SHUT_WR) */
 	bool rd_wait;    /* waiting for src to become readable */
 	bool wr_wait;    /* waiting for dst to become writable */
+	bool budget;     /* stopped by the byte budget, not by EAGAIN */
 	uint64_t bytes;  /* read from src */
 	size_t grow_to;  /* pipe size once the direction proves to be bulk */
 	bool grown;

@@ -325,8 +325,32 @@ static void linger_event(struct prx_server *s, struct conn *c)
 
 /* ---- tunnels ---- */
 
+static bool pump_up(struct conn *c)
+{
+	return prx_dir_pump(&c->up, c->cfd, c->ufd, PUMP_BUDGET) != PRX_PUMP_ERROR;
+}
+
+static bool pump_down(struct conn *c)
+{
+	return prx_dir_pump(&c->down, c->ufd, c->cfd, PUMP_BUDGET) != PRX_PUMP_ERROR;
+}
+
 static void tunnel_update(struct prx_server *s, struct conn *c)
 {
+	/* A socket that hung up is out of epoll: no event will say it has
+	 * more to read. What it sent before is all in our receive buffer
+	 * (bounded by the kernel), so a direction stopped only by the byte
+	 * budget goes on now; one waiting for bytes that cannot come is over. */
+	for (int i = 0; i < 64 && c->udead && c->down.rd_wait && c->down.budget; i++)
+		if (!pump_down(c)) {
+			conn_close(s, c);
+			return;
+		}
+	for (int i = 0; i < 64 && c->cdead && c->up.rd_wait && c->up.budget; i++)
+		if (!pump_up(c)) {
+			conn_close(s, c);
+			return;
+		}
 	bool up_done = c->up.eof && c->up.shut && !c->up.inpipe && c->up.off == c->up.len;
 	bool down_done = c->down.eof && c->down.shut && !c->down.inpipe &&
 			 c->down.off == c->down.len;
@@ -334,7 +358,6 @@ static void tunnel_update(struct prx_server *s, struct conn *c)
 		conn_close(s, c);
 		return;
 	}
-	/* A dead socket has no events left to wait for. */
 	if ((c->cdead && c->up.rd_wait) || (c->udead && c->down.rd_wait)) {
 		conn_close(s, c);
 		return;
@@ -344,16 +367,6 @@ static void tunnel_update(struct prx_server *s, struct conn *c)
 	if ((!c->cdead && !ep_set(s, c, SIDE_CLIENT, cm)) ||
 	    (!c->udead && !ep_set(s, c, SIDE_UP, um)))
 		conn_close(s, c);
-}
-
-static bool pump_up(struct conn *c)
-{
-	return prx_dir_pump(&c->up, c->cfd, c->ufd, PUMP_BUDGET) != PRX_PUMP_ERROR;
-}
-
-static bool pump_down(struct conn *c)
-{
-	return prx_dir_pump(&c->down, c->ufd, c->cfd, PUMP_BUDGET) != PRX_PUMP_ERROR;
 }
 
 static void tunnel_event(struct prx_server *s, struct conn *c, unsigned side, uint32_t ev)

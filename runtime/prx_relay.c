@@ -85,11 +85,12 @@ static bool would_block(int e)
 enum prx_pump prx_dir_pump(struct prx_dir *d, int src, int dst, size_t budget)
 {
 	size_t moved = 0;
-	d->rd_wait = d->wr_wait = false;
+	d->rd_wait = d->wr_wait = d->budget = false;
 	/* Bounded: every pass either moves bytes (counted against budget),
 	 * changes state once (eof/shut), or returns. */
 	for (;;) {
 		if (moved >= budget) {
+			d->budget = true;
 			if (d->off < d->len || d->inpipe)
 				d->wr_wait = true;
 			else

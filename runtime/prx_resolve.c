@@ -188,9 +188,24 @@ struct prx_dns {
 	size_t busy;
 	bool stop;
 	int efd;
-	pthread_t th[DNS_THREADS];
-	int nth;
+	/* The loop and each worker hold a reference; the last one out frees.
+	 * Workers are detached so that stopping the proxy never waits for a
+	 * getaddrinfo() stuck on an unreachable DNS server. */
+	int refs;
 };
+
+static void dns_unref_locked(struct prx_dns *d)
+{
+	if (--d->refs > 0) {
+		pthread_mutex_unlock(&d->mu);
+		return;
+	}
+	pthread_mutex_unlock(&d->mu);
+	pthread_cond_destroy(&d->cv);
+	pthread_mutex_destroy(&d->mu);
+	close(d->efd);
+	free(d);
+}
 
 static void run_job(struct dns_job *j)
 {
@@ -239,6 +254,8 @@ static void *worker(void *arg)
 		run_job(&j);
 
 		pthread_mutex_lock(&d->mu);
+		if (d->stop)
+			break;
 		d->d[(d->dh + d->dn) % DNS_SLOTS] = j;
 		d->dn++;
 		d->busy--;
@@ -247,7 +264,7 @@ static void *worker(void *arg)
 		if (write(d->efd, &one, sizeof one) < 0)
 			(void)0;
 	}
-	pthread_mutex_unlock(&d->mu);
+	dns_unref_locked(d);
 	return NULL;
 }
 
@@ -266,15 +283,31 @@ struct prx_dns *prx_dns_new(char *err, size_t errlen)
 	}
 	pthread_mutex_init(&d->mu, NULL);
 	pthread_cond_init(&d->cv, NULL);
+	d->refs = 1;
+	pthread_attr_t attr;
+	if (pthread_attr_init(&attr) != 0 ||
+	    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED) != 0) {
+		snprintf(err, errlen, "pthread_attr: failed");
+		prx_dns_free(d);
+		return NULL;
+	}
 	for (int i = 0; i < DNS_THREADS; i++) {
-		int e = pthread_create(&d->th[i], NULL, worker, d);
+		pthread_t th;
+		pthread_mutex_lock(&d->mu);
+		d->refs++;
+		pthread_mutex_unlock(&d->mu);
+		int e = pthread_create(&th, &attr, worker, d);
 		if (e) {
+			pthread_mutex_lock(&d->mu);
+			d->refs--;
+			pthread_mutex_unlock(&d->mu);
+			pthread_attr_destroy(&attr);
 			snprintf(err, errlen, "pthread_create: %s", strerror(e));
 			prx_dns_free(d);
 			return NULL;
 		}
-		d->nth++;
 	}
+	pthread_attr_destroy(&attr);
 	return d;
 }
 
@@ -328,13 +361,7 @@ void prx_dns_free(struct prx_dns *d)
 	pthread_mutex_lock(&d->mu);
 	d->stop = true;
 	pthread_cond_broadcast(&d->cv);
-	pthread_mutex_unlock(&d->mu);
-	/* A worker inside getaddrinfo() finishes that lookup first (bounded by
-	 * the resolver's own time-out, resolv.conf "timeout"/"attempts"). */
-	for (int i = 0; i < d->nth; i++)
-		pthread_join(d->th[i], NULL);
-	pthread_cond_destroy(&d->cv);
-	pthread_mutex_destroy(&d->mu);
-	close(d->efd);
-	free(d);
+	/* A worker inside getaddrinfo() drops its reference when that lookup
+	 * returns; its answer is thrown away. */
+	dns_unref_locked(d);
 }
