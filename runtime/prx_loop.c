@@ -11,14 +11,18 @@
  * quarter of the shortest time-out), which keeps the hot path free of timer
  * bookkeeping.
  *
+ * Listeners are in prx_listen.c; the server and slot structures in
+ * prx_server.h.
+ *
  * The order of checks for a request: syntax (prx_http.c), the client's
  * secret (TCP listeners), host normalisation (host.h), the policy for
  * (host, port), resolution, and then the class of every resolved address:
  * internal addresses survive only if the name was an IP literal the policy
  * allowed, or `localhost` allowed for this port, or a rule names the address.
  */
-#include "prx_int.h"
 #include "prx_http.h"
+#include "prx_int.h"
+#include "prx_server.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -34,82 +38,8 @@
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
-#include <sys/stat.h>
-#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
-
-enum st { ST_FREE, ST_HEAD, ST_RESOLVING, ST_CONNECTING, ST_TUNNEL, ST_LINGER };
-
-#define SIDE_CLIENT 0u
-#define SIDE_UP 1u
-#define TAG_SPECIAL (1ull << 63)
-#define TAG_STOP (TAG_SPECIAL | 1)
-#define TAG_DNS (TAG_SPECIAL | 2)
-#define TAG_LISTEN (TAG_SPECIAL | 16) /* + listener index */
-#define MAX_LISTEN 2
-#define LINGER_MS 1000
-#define LINGER_BYTES (256u * 1024)
-#define PUMP_BUDGET (4u << 20)
-#define ACCEPT_BATCH 64
-#define PIPE_POOL 64
-
-struct conn {
-	enum st st;
-	uint32_t gen;
-	int cfd, ufd;
-	uint32_t cmask, umask; /* registered epoll interest */
-	bool cdead, udead;     /* hung up and removed from epoll */
-	bool need_auth;
-	uint64_t t0;      /* monotonic ms at accept */
-	int64_t t0_real;  /* wall ms at accept */
-	uint64_t deadline;
-	char client[64];
-	char *head;
-	size_t hlen, hcap;
-	struct prx_req req;
-	struct host_norm host;
-	bool have_host;
-	char method[16];
-	unsigned port;
-	int status;
-	const char *decision, *reason;
-	char rule[160];
-	char why[512];
-	struct prx_addrs addrs;
-	int ai;
-	bool last_timeout;
-	struct prx_dir up, down; /* client->upstream, upstream->client */
-	size_t lingered;
-};
-
-struct listener {
-	int fd;
-	bool tcp;
-};
-
-struct prx_server {
-	struct prx_config cfg;
-	char secret[128];
-	int ep;
-	struct listener l[MAX_LISTEN];
-	int nl;
-	char unix_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
-	bool unix_created;
-	struct conn *c;
-	unsigned nslots, nactive;
-	unsigned *freelist;
-	unsigned nfree;
-	struct prx_dns *dns;
-	uint64_t now, next_scan, tick, accept_resume;
-	bool accept_paused;
-	bool log_failed;
-	/* Empty pipes of closed tunnels, reused: saves six syscalls per
-	 * tunnel. Only verifiably empty pipes enter (FIONREAD == 0), so no
-	 * byte of one tunnel can ever reach another. */
-	int pool[PIPE_POOL][2];
-	unsigned npool;
-};
 
 static uint64_t mono_ms(void)
 {
@@ -460,16 +390,6 @@ static void tunnel_start(struct prx_server *s, struct conn *c)
 
 /* ---- upstream ---- */
 
-static void fmt_addr(const struct sockaddr *sa, char *out, size_t cap)
-{
-	char ip[INET6_ADDRSTRLEN] = "?";
-	if (sa->sa_family == AF_INET)
-		inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, ip, sizeof ip);
-	else if (sa->sa_family == AF_INET6)
-		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, ip, sizeof ip);
-	snprintf(out, cap, "%s", ip);
-}
-
 static void connect_next(struct prx_server *s, struct conn *c)
 {
 	for (; c->ai < c->addrs.n; c->ai++) {
@@ -571,7 +491,7 @@ static void filter_and_connect(struct prx_server *s, struct conn *c)
 			keep.len[keep.n++] = c->addrs.len[i];
 		} else if (!first_bad[0]) {
 			char ip[INET6_ADDRSTRLEN];
-			fmt_addr(sa, ip, sizeof ip);
+			prx_fmt_addr(sa, ip, sizeof ip);
 			snprintf(first_bad, sizeof first_bad, "%s (%s)", ip, host_class_name(cl));
 		}
 	}
@@ -800,7 +720,7 @@ static void accept_event(struct prx_server *s, struct listener *l)
 		c->deadline = s->now + s->cfg.limits.header_timeout_ms;
 		if (l->tcp) {
 			char ip[INET6_ADDRSTRLEN];
-			fmt_addr((struct sockaddr *)&ss, ip, sizeof ip);
+			prx_fmt_addr((struct sockaddr *)&ss, ip, sizeof ip);
 			unsigned port = ss.ss_family == AF_INET6
 						? ntohs(((struct sockaddr_in6 *)&ss)->sin6_port)
 						: ntohs(((struct sockaddr_in *)&ss)->sin_port);
@@ -939,163 +859,6 @@ struct prx_server *prx_server_new(const struct prx_config *cfg, char *err, size_
 	unsigned t = min_u(L->header_timeout_ms, min_u(L->connect_timeout_ms, L->idle_timeout_ms));
 	s->tick = t / 4 < 10 ? 10 : t / 4 > 250 ? 250 : t / 4;
 	return s;
-}
-
-static bool add_listener(struct prx_server *s, int fd, bool tcp, char *err, size_t errlen)
-{
-	if (s->nl >= MAX_LISTEN) {
-		snprintf(err, errlen, "proxy: at most %d listeners", MAX_LISTEN);
-		close(fd);
-		return false;
-	}
-	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = TAG_LISTEN + (uint64_t)s->nl };
-	if (listen(fd, 4096) != 0 || epoll_ctl(s->ep, EPOLL_CTL_ADD, fd, &ev) != 0) {
-		snprintf(err, errlen, "listen: %s", strerror(errno));
-		close(fd);
-		return false;
-	}
-	s->l[s->nl].fd = fd;
-	s->l[s->nl].tcp = tcp;
-	s->nl++;
-	return true;
-}
-
-bool prx_server_listen_tcp(struct prx_server *s, const char *hostport, char *bound,
-			   size_t boundlen, char *err, size_t errlen)
-{
-	if (!s->secret[0]) {
-		snprintf(err, errlen, "proxy: a TCP listener needs a secret");
-		return false;
-	}
-	const char *colon = strrchr(hostport, ':');
-	char ip[64];
-	if (!colon || (size_t)(colon - hostport) >= sizeof ip) {
-		snprintf(err, errlen, "--listen %s: expected ADDR:PORT", hostport);
-		return false;
-	}
-	memcpy(ip, hostport, (size_t)(colon - hostport));
-	ip[colon - hostport] = 0;
-	char *end;
-	errno = 0;
-	unsigned long port = strtoul(colon + 1, &end, 10);
-	if (errno || *end || end == colon + 1 || port > 65535) {
-		snprintf(err, errlen, "--listen %s: bad port", hostport);
-		return false;
-	}
-	struct sockaddr_storage ss;
-	socklen_t sl;
-	memset(&ss, 0, sizeof ss);
-	struct sockaddr_in *a4 = (struct sockaddr_in *)&ss;
-	struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)&ss;
-	char *ip6 = ip;
-	size_t il = strlen(ip);
-	if (il >= 2 && ip[0] == '[' && ip[il - 1] == ']') {
-		ip[il - 1] = 0;
-		ip6 = ip + 1;
-	}
-	if (inet_pton(AF_INET, ip, &a4->sin_addr) == 1) {
-		a4->sin_family = AF_INET;
-		a4->sin_port = htons((uint16_t)port);
-		sl = sizeof *a4;
-	} else if (inet_pton(AF_INET6, ip6, &a6->sin6_addr) == 1) {
-		a6->sin6_family = AF_INET6;
-		a6->sin6_port = htons((uint16_t)port);
-		sl = sizeof *a6;
-	} else {
-		snprintf(err, errlen, "--listen %s: not an IP address", hostport);
-		return false;
-	}
-	if (host_addr_class((struct sockaddr *)&ss) != HOST_CLASS_LOOPBACK) {
-		snprintf(err, errlen, "--listen %s: only loopback addresses are allowed", hostport);
-		return false;
-	}
-	int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0) {
-		snprintf(err, errlen, "socket: %s", strerror(errno));
-		return false;
-	}
-	int one = 1;
-	(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-	if (bind(fd, (struct sockaddr *)&ss, sl) != 0) {
-		snprintf(err, errlen, "--listen %s: %s", hostport, strerror(errno));
-		close(fd);
-		return false;
-	}
-	sl = sizeof ss;
-	if (getsockname(fd, (struct sockaddr *)&ss, &sl) != 0) {
-		snprintf(err, errlen, "getsockname: %s", strerror(errno));
-		close(fd);
-		return false;
-	}
-	char b[INET6_ADDRSTRLEN];
-	fmt_addr((struct sockaddr *)&ss, b, sizeof b);
-	unsigned p = ss.ss_family == AF_INET6 ? ntohs(a6->sin6_port) : ntohs(a4->sin_port);
-	if (bound)
-		snprintf(bound, boundlen, ss.ss_family == AF_INET6 ? "[%s]:%u" : "%s:%u", b, p);
-	return add_listener(s, fd, true, err, errlen);
-}
-
-bool prx_server_listen_unix(struct prx_server *s, const char *path, char *err, size_t errlen)
-{
-	struct sockaddr_un sun = { .sun_family = AF_UNIX };
-	if (strlen(path) >= sizeof sun.sun_path || s->unix_path[0]) {
-		snprintf(err, errlen, "--socket %s: path too long (or a second socket)", path);
-		return false;
-	}
-	/* The directory is the access control: ours, and closed to others. */
-	char dir[sizeof sun.sun_path];
-	snprintf(dir, sizeof dir, "%s", path);
-	char *slash = strrchr(dir, '/');
-	if (!slash)
-		snprintf(dir, sizeof dir, ".");
-	else if (slash == dir)
-		dir[1] = 0;
-	else
-		*slash = 0;
-	struct stat st;
-	if (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-		snprintf(err, errlen, "--socket %s: %s is not a directory", path, dir);
-		return false;
-	}
-	if (st.st_uid != geteuid() || (st.st_mode & 077)) {
-		snprintf(err, errlen,
-			 "--socket %s: directory %s must belong to us with mode 0700 (it has "
-			 "uid %u mode %04o)",
-			 path, dir, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
-		return false;
-	}
-	if (lstat(path, &st) == 0) {
-		if (!S_ISSOCK(st.st_mode) || st.st_uid != geteuid()) {
-			snprintf(err, errlen, "--socket %s: exists and is not our socket", path);
-			return false;
-		}
-		if (unlink(path) != 0) { /* a stale socket from an earlier run */
-			snprintf(err, errlen, "--socket %s: %s", path, strerror(errno));
-			return false;
-		}
-	}
-	memcpy(sun.sun_path, path, strlen(path) + 1);
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0) {
-		snprintf(err, errlen, "socket: %s", strerror(errno));
-		return false;
-	}
-	mode_t old = umask(0177);
-	int r = bind(fd, (struct sockaddr *)&sun, sizeof sun);
-	int e = errno;
-	umask(old);
-	if (r != 0) {
-		snprintf(err, errlen, "--socket %s: %s", path, strerror(e));
-		close(fd);
-		return false;
-	}
-	snprintf(s->unix_path, sizeof s->unix_path, "%s", path);
-	if (chmod(path, 0600) != 0) {
-		snprintf(err, errlen, "--socket %s: chmod: %s", path, strerror(errno));
-		close(fd);
-		return false;
-	}
-	return add_listener(s, fd, false, err, errlen);
 }
 
 static void dispatch(struct prx_server *s, uint64_t tag, uint32_t ev)
