@@ -219,7 +219,8 @@ static void resolved(const char *path, char *out, size_t cap)
 	for (size_t i = 0; i < 3; i++) {
 		size_t l = strlen(links[i]);
 		if (strncmp(path, links[i], l) == 0 && (path[l] == '/' || path[l] == '\0')) {
-			snprintf(out, cap, "/private%s", path);
+			int n = snprintf(out, cap, "/private%s", path);
+			cr_assert(n >= 0 && (size_t)n < cap, "query path too long: %s", path);
 			return;
 		}
 	}
