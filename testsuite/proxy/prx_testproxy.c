@@ -46,8 +46,8 @@ static bool name_match(const struct rule *r, const struct host_norm *h)
 	if (r->h.kind != HOST_NAME || h->kind != HOST_NAME)
 		return r->h.kind == h->kind && r->h.kind != HOST_NAME &&
 		       memcmp(r->h.addr, h->addr, r->h.kind == HOST_IPV4 ? 4 : 16) == 0;
-	if (r->any)
-		return true;
+	if (r->any) /* as in the language: every name but localhost */
+		return strcmp(h->name, "localhost") != 0;
 	if (r->suffix)
 		return h->len > r->h.len && h->name[h->len - r->h.len - 1] == '.' &&
 		       strcmp(h->name + h->len - r->h.len, r->h.name) == 0;
