@@ -381,10 +381,17 @@ static void tunnel_start(struct prx_server *s, struct conn *c)
 	}
 	int one = 1;
 	(void)setsockopt(c->ufd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-	if (!pump_down(c) || !pump_up(c)) {
+	/* Write what is queued now; for reading, wait for epoll to say so.
+	 * It is level-triggered, so bytes already waiting are reported at
+	 * once, and the usual case (nothing yet) costs no syscall. */
+	enum prx_pump r1 = prx_dir_flush(&c->down, c->cfd);
+	enum prx_pump r2 = prx_dir_flush(&c->up, c->ufd);
+	if (r1 == PRX_PUMP_ERROR || r2 == PRX_PUMP_ERROR) {
 		conn_close(s, c);
 		return;
 	}
+	c->down.rd_wait = r1 == PRX_PUMP_DONE;
+	c->up.rd_wait = r2 == PRX_PUMP_DONE;
 	tunnel_update(s, c);
 }
 
@@ -421,7 +428,8 @@ static void connect_next(struct prx_server *s, struct conn *c)
 				c->last_timeout = false;
 				continue;
 			}
-			if (!ep_add(s, c, SIDE_UP, 0))
+			/* Registered with the interest a fresh tunnel has. */
+			if (!ep_add(s, c, SIDE_UP, EPOLLIN))
 				break;
 			tunnel_start(s, c);
 			return;
@@ -644,6 +652,10 @@ static void head_event(struct prx_server *s, struct conn *c)
 			break;
 		}
 		c->hlen += (size_t)n;
+		/* A complete head: stop; anything after it stays in the
+		 * kernel until the tunnel reads it, in order. */
+		if (memmem(c->head, c->hlen, "\r\n\r\n", 4))
+			break;
 	}
 	struct prx_http_limits hl = { s->cfg.limits.max_head, s->cfg.limits.max_line,
 				      s->cfg.limits.max_headers };
