@@ -818,6 +818,35 @@ static void allowed_cases(void)
 	after_case("allowed cases");
 }
 
+/* Many tunnels at once: all carry their bytes, and every descriptor is
+ * returned afterwards. */
+static void concurrent_cases(void)
+{
+	enum { N = 200 };
+	static int fds[N];
+	char req[512], resp[512];
+	size_t n = expand("CONNECT allowed.test:%E HTTP/1.1\r\n%A\r\n", req, sizeof req);
+	int ok = 0;
+	for (int i = 0; i < N; i++) {
+		fds[i] = tcp_connect("127.0.0.1", P.port);
+		if (fds[i] >= 0)
+			send_all(fds[i], req, n);
+	}
+	for (int i = 0; i < N; i++) {
+		char msg[16], back[16];
+		int m = snprintf(msg, sizeof msg, "t%05d", i);
+		if (fds[i] >= 0 && read_head(fds[i], resp, sizeof resp) == 200 &&
+		    send_all(fds[i], msg, (size_t)m) && recv(fds[i], back, (size_t)m, MSG_WAITALL) == m &&
+		    memcmp(msg, back, (size_t)m) == 0)
+			ok++;
+	}
+	CHECK(ok == N, "concurrent tunnels: %d of %d carried their bytes", ok, N);
+	for (int i = 0; i < N; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	after_case("200 concurrent tunnels");
+}
+
 /* ---- curl and openssl s_server ---- */
 
 static int run(const char *const *argv, unsigned timeout_ms)
@@ -1268,6 +1297,7 @@ int main(int argc, char **argv)
 	CHECK(tunnel_works(), "first tunnel");
 
 	allowed_cases();
+	concurrent_cases();
 	malformed_cases();
 	curl_cases(https_port);
 	CHECK(proxy_stop(&P) == 0, "proxy exit status on SIGTERM");
