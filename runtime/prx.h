@@ -1,0 +1,94 @@
+/*
+ * prx.h - the filtering HTTP proxy: the only road from a caged process to the
+ * network.
+ *
+ * It serves CONNECT and absolute-form http:// requests, asks a policy for
+ * every (host, port), refuses internal addresses that no rule names, and
+ * relays allowed traffic (splice(2) through a pipe on Linux). Everything is
+ * bounded: head size and time, idle time, connection count, descriptors.
+ * The server is one object owned by its caller; nothing here is global.
+ *
+ * The caller must ignore SIGPIPE (prx_server_run refuses to start otherwise,
+ * since splice(2) into a closed socket raises it) and hands in a descriptor
+ * that becomes readable when the server should stop (a signalfd or the read
+ * end of a self-pipe).
+ */
+#ifndef CAGE_PRX_H
+#define CAGE_PRX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "host.h"
+
+struct prx_verdict {
+	bool allowed;
+	/* Where the deciding rule is ("policy.cage:12:5"); "" = no rule matched
+	 * (default deny). */
+	char rule[160];
+};
+
+/* The policy the proxy enforces. Both calls must be fast, must not block,
+ * and must not keep the pointers they are given. */
+struct prx_policy {
+	void *ctx;
+	/* A normalised name or IP literal, and a port. */
+	void (*host)(void *ctx, const struct host_norm *h, unsigned port, struct prx_verdict *v);
+	/* An address a name resolved to: allowed only if a rule names this very
+	 * address (an IP-literal rule). Used for internal addresses. */
+	void (*addr)(void *ctx, const struct sockaddr *sa, unsigned port, struct prx_verdict *v);
+};
+
+struct prx_limits {
+	size_t max_head;            /* request head bytes (431 beyond) */
+	size_t max_line;            /* request line bytes (414 beyond) */
+	unsigned max_headers;       /* header fields (431 beyond) */
+	unsigned header_timeout_ms; /* whole head must arrive in this (408) */
+	unsigned connect_timeout_ms; /* per upstream address (504) */
+	unsigned idle_timeout_ms;   /* tunnel without traffic is closed */
+	unsigned max_conns;         /* concurrent client connections (503 beyond) */
+	size_t pipe_size;           /* splice pipe size for bulk directions; 0 = kernel default */
+	unsigned pipe_pool;         /* empty pipes kept for reuse, at most 64 */
+	bool no_splice;             /* force the read/write relay */
+};
+
+/* Defaults: 16 KiB head, 8 KiB line, 100 fields, 10 s head, 10 s connect,
+ * 300 s idle, 1024 connections, 64 pooled pipes, 1 MiB bulk pipes. */
+void prx_limits_default(struct prx_limits *l);
+
+struct prx_resolver;
+
+struct prx_config {
+	struct prx_policy policy;
+	struct prx_limits limits;
+	const struct prx_resolver *overrides; /* --resolve entries; may be NULL */
+	int log_fd;         /* JSON-lines access log, -1 for none; not owned */
+	const char *secret; /* required for TCP listeners; copied */
+};
+
+struct prx_server;
+
+/* Errors are returned as text in err (always NUL-terminated). */
+struct prx_server *prx_server_new(const struct prx_config *cfg, char *err, size_t errlen);
+/* Listens on "127.0.0.1:PORT" (PORT 0 = any); the bound address is written
+ * to bound ("127.0.0.1:41234"). Only loopback addresses are accepted. */
+bool prx_server_listen_tcp(struct prx_server *s, const char *hostport, char *bound,
+			   size_t boundlen, char *err, size_t errlen);
+/* Listens on a unix socket at path (mode 0600). Its directory must belong to
+ * us and be closed to group and others, so nobody else can reach it. */
+bool prx_server_listen_unix(struct prx_server *s, const char *path, char *err,
+			    size_t errlen);
+/* Serves until stop_fd is readable. Returns false with err on a fatal error. */
+bool prx_server_run(struct prx_server *s, int stop_fd, char *err, size_t errlen);
+/* Closes every descriptor the server owns and removes its unix socket. */
+void prx_server_free(struct prx_server *s);
+
+/* ---- --resolve overrides (prx_resolve.c) ---- */
+struct prx_resolver *prx_resolver_new(void);
+void prx_resolver_free(struct prx_resolver *r);
+/* "host:port:addr[,addr...]" as curl's --resolve; addr may be [v6]. */
+bool prx_resolver_add(struct prx_resolver *r, const char *spec, char *err, size_t errlen);
+
+#endif

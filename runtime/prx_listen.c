@@ -1,0 +1,186 @@
+/*
+ * prx_listen.c - where the proxy listens, and who can reach it.
+ *
+ * TCP listeners are loopback only and every request on them must carry the
+ * per-run secret; the unix socket is created 0600 inside a directory that
+ * must belong to us and be closed to everyone else, so the file system is
+ * its access control. Both are refused at start rather than weakened.
+ */
+#include "prx_server.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+void prx_fmt_addr(const struct sockaddr *sa, char *out, size_t cap)
+{
+	char ip[INET6_ADDRSTRLEN] = "?";
+	if (sa->sa_family == AF_INET)
+		inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, ip, sizeof ip);
+	else if (sa->sa_family == AF_INET6)
+		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, ip, sizeof ip);
+	snprintf(out, cap, "%s", ip);
+}
+
+static bool add_listener(struct prx_server *s, int fd, bool tcp, char *err, size_t errlen)
+{
+	if (s->nl >= MAX_LISTEN) {
+		snprintf(err, errlen, "proxy: at most %d listeners", MAX_LISTEN);
+		close(fd);
+		return false;
+	}
+	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = TAG_LISTEN + (uint64_t)s->nl };
+	if (listen(fd, 4096) != 0 || epoll_ctl(s->ep, EPOLL_CTL_ADD, fd, &ev) != 0) {
+		snprintf(err, errlen, "listen: %s", strerror(errno));
+		close(fd);
+		return false;
+	}
+	s->l[s->nl].fd = fd;
+	s->l[s->nl].tcp = tcp;
+	s->nl++;
+	return true;
+}
+
+bool prx_server_listen_tcp(struct prx_server *s, const char *hostport, char *bound,
+			   size_t boundlen, char *err, size_t errlen)
+{
+	if (!s->secret[0]) {
+		snprintf(err, errlen, "proxy: a TCP listener needs a secret");
+		return false;
+	}
+	const char *colon = strrchr(hostport, ':');
+	char ip[64];
+	if (!colon || (size_t)(colon - hostport) >= sizeof ip) {
+		snprintf(err, errlen, "--listen %s: expected ADDR:PORT", hostport);
+		return false;
+	}
+	memcpy(ip, hostport, (size_t)(colon - hostport));
+	ip[colon - hostport] = 0;
+	char *end;
+	errno = 0;
+	unsigned long port = strtoul(colon + 1, &end, 10);
+	if (errno || *end || end == colon + 1 || port > 65535) {
+		snprintf(err, errlen, "--listen %s: bad port", hostport);
+		return false;
+	}
+	struct sockaddr_storage ss;
+	socklen_t sl;
+	memset(&ss, 0, sizeof ss);
+	struct sockaddr_in *a4 = (struct sockaddr_in *)&ss;
+	struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)&ss;
+	char *ip6 = ip;
+	size_t il = strlen(ip);
+	if (il >= 2 && ip[0] == '[' && ip[il - 1] == ']') {
+		ip[il - 1] = 0;
+		ip6 = ip + 1;
+	}
+	if (inet_pton(AF_INET, ip, &a4->sin_addr) == 1) {
+		a4->sin_family = AF_INET;
+		a4->sin_port = htons((uint16_t)port);
+		sl = sizeof *a4;
+	} else if (inet_pton(AF_INET6, ip6, &a6->sin6_addr) == 1) {
+		a6->sin6_family = AF_INET6;
+		a6->sin6_port = htons((uint16_t)port);
+		sl = sizeof *a6;
+	} else {
+		snprintf(err, errlen, "--listen %s: not an IP address", hostport);
+		return false;
+	}
+	if (host_addr_class((struct sockaddr *)&ss) != HOST_CLASS_LOOPBACK) {
+		snprintf(err, errlen, "--listen %s: only loopback addresses are allowed", hostport);
+		return false;
+	}
+	int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		snprintf(err, errlen, "socket: %s", strerror(errno));
+		return false;
+	}
+	int one = 1;
+	(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+	if (bind(fd, (struct sockaddr *)&ss, sl) != 0) {
+		snprintf(err, errlen, "--listen %s: %s", hostport, strerror(errno));
+		close(fd);
+		return false;
+	}
+	sl = sizeof ss;
+	if (getsockname(fd, (struct sockaddr *)&ss, &sl) != 0) {
+		snprintf(err, errlen, "getsockname: %s", strerror(errno));
+		close(fd);
+		return false;
+	}
+	char b[INET6_ADDRSTRLEN];
+	prx_fmt_addr((struct sockaddr *)&ss, b, sizeof b);
+	unsigned p = ss.ss_family == AF_INET6 ? ntohs(a6->sin6_port) : ntohs(a4->sin_port);
+	if (bound)
+		snprintf(bound, boundlen, ss.ss_family == AF_INET6 ? "[%s]:%u" : "%s:%u", b, p);
+	return add_listener(s, fd, true, err, errlen);
+}
+
+bool prx_server_listen_unix(struct prx_server *s, const char *path, char *err, size_t errlen)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	if (strlen(path) >= sizeof sun.sun_path || s->unix_path[0]) {
+		snprintf(err, errlen, "--socket %s: path too long (or a second socket)", path);
+		return false;
+	}
+	/* The directory is the access control: ours, and closed to others. */
+	char dir[sizeof sun.sun_path];
+	snprintf(dir, sizeof dir, "%s", path);
+	char *slash = strrchr(dir, '/');
+	if (!slash)
+		snprintf(dir, sizeof dir, ".");
+	else if (slash == dir)
+		dir[1] = 0;
+	else
+		*slash = 0;
+	struct stat st;
+	if (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "--socket %s: %s is not a directory", path, dir);
+		return false;
+	}
+	if (st.st_uid != geteuid() || (st.st_mode & 077)) {
+		snprintf(err, errlen,
+			 "--socket %s: directory %s must belong to us with mode 0700 (it has "
+			 "uid %u mode %04o)",
+			 path, dir, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
+		return false;
+	}
+	if (lstat(path, &st) == 0) {
+		if (!S_ISSOCK(st.st_mode) || st.st_uid != geteuid()) {
+			snprintf(err, errlen, "--socket %s: exists and is not our socket", path);
+			return false;
+		}
+		if (unlink(path) != 0) { /* a stale socket from an earlier run */
+			snprintf(err, errlen, "--socket %s: %s", path, strerror(errno));
+			return false;
+		}
+	}
+	memcpy(sun.sun_path, path, strlen(path) + 1);
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		snprintf(err, errlen, "socket: %s", strerror(errno));
+		return false;
+	}
+	mode_t old = umask(0177);
+	int r = bind(fd, (struct sockaddr *)&sun, sizeof sun);
+	int e = errno;
+	umask(old);
+	if (r != 0) {
+		snprintf(err, errlen, "--socket %s: %s", path, strerror(e));
+		close(fd);
+		return false;
+	}
+	snprintf(s->unix_path, sizeof s->unix_path, "%s", path);
+	if (chmod(path, 0600) != 0) {
+		snprintf(err, errlen, "--socket %s: chmod: %s", path, strerror(errno));
+		close(fd);
+		return false;
+	}
+	return add_listener(s, fd, false, err, errlen);
+}
