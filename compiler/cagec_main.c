@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cage.h"
+#include "cli.h"
 #include "cpt.h"
 #include "emit.h"
 #include "lint.h"
@@ -24,6 +25,7 @@ static const char usage_text[] =
 	"             [--emit BACKEND] [--home DIR] [--stdlib DIR] [--color=WHEN]\n"
 	"       cagec lint [options] FILE...     (see cagec lint --help)\n"
 	"       cagec explain [options] FILE ACCESS TARGET\n"
+	"       cagec fmt [--check | -w] FILE...  (see cagec fmt --help)\n"
 	"       cagec --dump-table TABLE.cpt\n"
 	"       cagec --version | --help\n"
 	"\n"
@@ -71,16 +73,6 @@ static int dump_table(const char *path)
 		return EXIT_USAGE;
 	}
 	return 0;
-}
-
-static bool want_color(const char *when)
-{
-	if (strcmp(when, "always") == 0)
-		return true;
-	if (strcmp(when, "never") == 0)
-		return false;
-	const char *term = getenv("TERM");
-	return isatty(STDERR_FILENO) && !getenv("NO_COLOR") && term && strcmp(term, "dumb") != 0;
 }
 
 static const char *default_backend(const char *out)
@@ -173,19 +165,17 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 'o': output = optarg; break;
 		case 'D':
-			if (!cage_options_define(opts, optarg)) {
-				fprintf(stderr, "cagec: -D wants NAME=VALUE, not '%s'\n", optarg);
+		case 'I':
+		case 'p':
+		case 'H':
+		case 'S':
+			if (cli_policy_opt(c, optarg, opts) < 0)
 				goto out;
-			}
 			break;
-		case 'I': cage_options_include(opts, optarg); break;
-		case 'p': cage_options_profile(opts, optarg); break;
 		case 'e': backend = optarg; break;
 		case 'T': dump = optarg; break;
-		case 'H': cage_options_home(opts, optarg); break;
-		case 'S': cage_options_stdlib(opts, optarg); break;
 		case 'c':
-			if (strcmp(optarg, "auto") && strcmp(optarg, "always") && strcmp(optarg, "never")) {
+			if (!cli_color_valid(optarg)) {
 				fprintf(stderr, "cagec: --color wants auto, always or never\n");
 				goto out;
 			}
@@ -241,7 +231,7 @@ int main(int argc, char **argv)
 		fputs("cagec: out of memory\n", stderr);
 		goto out;
 	}
-	cage_print_diagnostics(pol, stderr, want_color(color));
+	cage_print_diagnostics(pol, stderr, cli_want_color(color, STDERR_FILENO));
 	if (cage_error_count(pol) > 0) {
 		struct cage_diagnostic d;
 		status = cage_diagnostic_get(pol, 0, &d) && strcmp(d.id ? d.id : "", "io") == 0

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "fmt.h"
 #include "load.h"
 #include "outfile.h"
@@ -303,16 +304,6 @@ done:
 	return status;
 }
 
-static bool fmt_want_color(const char *when, FILE *err)
-{
-	if (strcmp(when, "always") == 0)
-		return true;
-	if (strcmp(when, "never") == 0)
-		return false;
-	const char *term = getenv("TERM");
-	return isatty(fileno(err)) && !getenv("NO_COLOR") && term && strcmp(term, "dumb") != 0;
-}
-
 int fmt_command(int argc, char **argv, FILE *out, FILE *err)
 {
 	struct fmt_opts o = { 0 };
@@ -339,7 +330,7 @@ int fmt_command(int argc, char **argv, FILE *out, FILE *err)
 			o.write = true;
 		} else if (strncmp(a, "--color=", 8) == 0 || strncmp(a, "--colour=", 9) == 0) {
 			color = strchr(a, '=') + 1;
-			if (strcmp(color, "auto") && strcmp(color, "always") && strcmp(color, "never")) {
+			if (!cli_color_valid(color)) {
 				fprintf(err, "cagec fmt: --color wants auto, always or never\n");
 				return FMT_EXIT_USAGE;
 			}
@@ -359,7 +350,7 @@ int fmt_command(int argc, char **argv, FILE *out, FILE *err)
 		fputs("cagec fmt: printing formats one file; use --check or -w for several\n", err);
 		return FMT_EXIT_USAGE;
 	}
-	o.color = fmt_want_color(color, err);
+	o.color = cli_want_color(color, fileno(err));
 	int status = 0;
 	for (int i = first; i < argc; i++) {
 		int s = fmt_one(argv[i], &o, out, err);

@@ -12,6 +12,7 @@
  * Exit status: 0 no errors, 1 some file has an error finding (or does not
  * compile), 2 usage or I/O error.
  */
+#include "cli.h"
 #include "lint_int.h"
 
 #include <getopt.h>
@@ -52,16 +53,6 @@ static const char explain_usage[] =
 	"overrode. Exit status 0 allowed, 1 denied, 2 usage or policy error.\n"
 	"\n"
 	"  -D, -I, --profile, --home, --stdlib as for cagec\n";
-
-static bool want_color(const char *when)
-{
-	if (strcmp(when, "always") == 0)
-		return true;
-	if (strcmp(when, "never") == 0)
-		return false;
-	const char *term = getenv("TERM");
-	return isatty(STDOUT_FILENO) && !getenv("NO_COLOR") && term && strcmp(term, "dumb") != 0;
-}
 
 /* Loads `file`; missing params get placeholders (see the top comment). */
 static struct cage_policy *load(const char *file, cage_options *opts)
@@ -109,23 +100,6 @@ static struct cage_policy *load(const char *file, cage_options *opts)
 }
 
 /* Options both subcommands share. Returns 1 handled, 0 not ours, -1 error. */
-static int common_opt(int c, cage_options *opts)
-{
-	switch (c) {
-	case 'D':
-		if (!cage_options_define(opts, optarg)) {
-			fprintf(stderr, "cagec: -D wants NAME=VALUE, not '%s'\n", optarg);
-			return -1;
-		}
-		return 1;
-	case 'I': cage_options_include(opts, optarg); return 1;
-	case 'p': cage_options_profile(opts, optarg); return 1;
-	case 'H': cage_options_home(opts, optarg); return 1;
-	case 'S': cage_options_stdlib(opts, optarg); return 1;
-	default: return 0;
-	}
-}
-
 int lint_main(int argc, char **argv)
 {
 	enum { O_FORMAT = 256, O_RESOLVE, O_ROOT, O_TARGET, O_LIST, O_COLOR };
@@ -160,7 +134,7 @@ int lint_main(int argc, char **argv)
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":D:I:W:h", longopts, NULL)) != -1) {
-		int r = common_opt(c, opts);
+		int r = cli_policy_opt(c, optarg, opts);
 		if (r < 0)
 			goto out;
 		if (r > 0)
@@ -212,7 +186,7 @@ int lint_main(int argc, char **argv)
 			goto out;
 		}
 		case O_COLOR:
-			if (strcmp(optarg, "auto") && strcmp(optarg, "always") && strcmp(optarg, "never")) {
+			if (!cli_color_valid(optarg)) {
 				fputs("cagec: --color wants auto, always or never\n", stderr);
 				goto out;
 			}
@@ -235,7 +209,7 @@ int lint_main(int argc, char **argv)
 		fputs("cagec: lint: no policy file given (see cagec lint --help)\n", stderr);
 		goto out;
 	}
-	bool text = strcmp(format, "text") == 0, col = want_color(color);
+	bool text = strcmp(format, "text") == 0, col = cli_want_color(color, STDOUT_FILENO);
 	size_t n = (size_t)(argc - optind);
 	pols = calloc(n, sizeof *pols);
 	if (!pols) {
@@ -310,7 +284,7 @@ int explain_main(int argc, char **argv)
 	optind = 1;
 	/* options may follow the operands; "--" ends them */
 	while ((c = getopt_long(argc, argv, ":D:I:h", longopts, NULL)) != -1) {
-		int r = common_opt(c, opts);
+		int r = cli_policy_opt(c, optarg, opts);
 		if (r < 0)
 			goto out;
 		if (r > 0)
@@ -336,7 +310,7 @@ int explain_main(int argc, char **argv)
 		fputs("cagec: out of memory\n", stderr);
 		goto out;
 	}
-	diag_render(stderr, &pol->diags, want_color("auto"));
+	diag_render(stderr, &pol->diags, cli_want_color("auto", STDERR_FILENO));
 	const char *err = NULL;
 	if (!pol->diags.errors) {
 		bool allowed;

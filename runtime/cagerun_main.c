@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cage.h"
+#include "cli.h"
 #include "cpt.h"
 #include "prx.h"
 
@@ -77,7 +78,7 @@ static char *build_table(const char *path, cage_options *o, size_t *len)
 		fprintf(stderr, "cagerun: out of memory\n");
 		return NULL;
 	}
-	cage_print_diagnostics(p, stderr, isatty(2));
+	cage_print_diagnostics(p, stderr, cli_want_color("auto", STDERR_FILENO));
 	if (cage_error_count(p) > 0) {
 		fprintf(stderr, "cagerun: %s: policy has errors; not starting\n", path);
 		cage_policy_free(p);
