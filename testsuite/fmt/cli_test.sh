@@ -41,13 +41,13 @@ grep -q '^-profile p { allow read "/a" }$' "$T/out" || fail "--check diff lacks 
 grep -q '^+    allow read "/a"$' "$T/out" || fail "--check diff lacks the new line"
 grep -q "messy.cage is not formatted" "$T/err" || fail "--check does not list the file"
 grep -q "clean.cage" "$T/err" && fail "--check lists a formatted file"
-# The diff is a real patch: applying it gives the formatted file.
-if command -v patch >/dev/null 2>&1; then
-	cp "$T/messy.cage" "$T/patched.cage"
-	sed "s|^--- .*|--- $T/patched.cage|; s|^+++ .*|+++ $T/patched.cage|" "$T/out" >"$T/diff"
-	patch -s "$T/patched.cage" <"$T/diff" >/dev/null 2>&1 || fail "--check diff does not apply"
-	cmp -s "$T/patched.cage" "$T/clean.cage" || fail "--check diff does not produce the formatted file"
-fi
+# The diff is a real patch: applying it gives the formatted file. (patch is
+# a test dependency installed by .ci/deps; its absence is a failure.)
+command -v patch >/dev/null 2>&1 || fail "patch(1) is not installed"
+cp "$T/messy.cage" "$T/patched.cage"
+sed "s|^--- .*|--- $T/patched.cage|; s|^+++ .*|+++ $T/patched.cage|" "$T/out" >"$T/diff"
+patch -s "$T/patched.cage" <"$T/diff" >/dev/null 2>&1 || fail "--check diff does not apply"
+cmp -s "$T/patched.cage" "$T/clean.cage" || fail "--check diff does not produce the formatted file"
 
 # Syntax errors: diagnostic, status 1, file untouched even with -w.
 cp "$T/bad.cage" "$T/bad.orig"
