@@ -1,0 +1,125 @@
+/*
+ * resolve_int.h - what the resolver's files share: its working state and
+ * the steps resolve.c calls in order (load, names, rules). Internal to
+ * compiler/resolve*.c.
+ */
+#ifndef CAGE_RESOLVE_INT_H
+#define CAGE_RESOLVE_INT_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "policy.h"
+
+enum { RESOLVE_MAX_IMPORT_DEPTH = 32, RESOLVE_MAX_LIST_DEPTH = 16 };
+
+/* Growable arrays for the resolver's working sets. They are malloc'd and
+ * freed when resolution ends; only what the IR keeps is copied, exactly
+ * sized, into the policy's arena. */
+#define VEC(T) struct { T *v; size_t n, cap; }
+#define VEC_PUSH(vec, item)                                                      \
+	do {                                                                     \
+		if ((vec).n == (vec).cap) {                                      \
+			size_t ncap = (vec).cap ? (vec).cap * 2 : 8;             \
+			void *nv = realloc((vec).v, ncap * sizeof(*(vec).v));    \
+			if (!nv) {                                               \
+				fputs("cage: out of memory\n", stderr);         \
+				abort();                                         \
+			}                                                        \
+			(vec).v = nv;                                            \
+			(vec).cap = ncap;                                        \
+		}                                                                \
+		(vec).v[(vec).n++] = (item);                                     \
+	} while (0)
+#define VEC_FREE(vec)                                                            \
+	do {                                                                     \
+		free((vec).v);                                                   \
+		(vec).v = NULL;                                                  \
+		(vec).n = (vec).cap = 0;                                         \
+	} while (0)
+
+struct rfile {
+	struct src_file *src;
+	struct ast_file *ast;
+	const char *fs_dir;      /* for relative imports */
+	const char *display_dir; /* for display names of relative imports */
+};
+
+struct layer {
+	VEC(struct ir_rule) rules;
+	VEC(struct ir_env_op) env;
+	bool has_mode;
+	enum ir_mode mode;
+	struct loc mode_loc;
+	bool private_tmp, private_home;
+};
+
+struct pdef {
+	const char *name;
+	struct ast_node *node;
+	const struct src_file *file;
+	struct pdef *parent;
+	struct layer *body;
+	struct ir_profile *ir;
+	int state; /* 0 new, 1 in progress, 2 done */
+};
+
+struct ldef {
+	const char *name;
+	struct ast_node *node;
+	int state;
+};
+
+struct pnode {
+	struct ast_node *node;
+	struct ir_param *param;
+};
+
+struct rsv {
+	struct cage_policy *pol;
+	struct arena *a;
+	struct diag_list *d;
+	const struct cage_options *o;
+	const char *home;
+	size_t home_len;
+	VEC(struct rfile *) files;      /* load (post) order */
+	VEC(const char *) loading;      /* realpaths on the import stack */
+	VEC(struct rfile *) all_loaded; /* for dedupe by realpath */
+	VEC(struct policy_import) imports;
+	VEC(struct pnode) params;
+	VEC(struct ldef) lists;
+	VEC(struct pdef *) profiles;
+};
+
+/* A resolved word: the text to parse as a target and where it came from. */
+struct rword {
+	const char *text;
+	struct loc loc;
+	bool subtree; /* a bare path param: the directory and all below */
+	const char *written;
+};
+
+typedef VEC(struct rword) rword_vec;
+
+/* A diagnostic with the import chain of its file as notes. */
+__attribute__((format(printf, 5, 6))) struct diag *
+rsv_diag(struct rsv *r, enum diag_sev sev, struct loc loc, const char *id, const char *fmt, ...);
+
+/* resolve_load.c: reads a file and, depth first, everything it imports. */
+void rsv_load(struct rsv *r, struct rfile *rf, size_t depth);
+
+/* resolve_names.c: params, lists and profiles by name; param values. */
+struct ir_param *rsv_find_param(struct rsv *r, const char *name, size_t len);
+struct ldef *rsv_find_list(struct rsv *r, const char *name);
+struct pdef *rsv_find_profile(struct rsv *r, const char *name);
+void rsv_collect(struct rsv *r, struct rfile *rf);
+void rsv_assign_params(struct rsv *r);
+char *rsv_expand_home(struct rsv *r, const char *s, struct loc loc, uint32_t *home_len);
+char *rsv_interpolate(struct rsv *r, const struct ast_str *s, bool *ok);
+void rsv_expand_word(struct rsv *r, struct ast_str *w, rword_vec *out, size_t depth);
+
+/* resolve_rules.c: one item (rule, mode, env, private) into a layer. */
+void rsv_add_item(struct rsv *r, struct layer *L, struct ast_node *n, const char *layer_name);
+
+#endif

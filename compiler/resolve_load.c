@@ -1,0 +1,216 @@
+/*
+ * resolve_load.c - loading a policy's files: the main file and, depth
+ * first, its imports, found on the search path (-I, then the standard
+ * library) or relative to the importing file. Each file is read once;
+ * cycles, missing files and imports nested too deep are diagnostics.
+ */
+#include "resolve_int.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <unistd.h>
+
+#include "../lang/parse_ctx.h"
+#include "load.h"
+
+static struct rfile *find_loaded(struct rsv *r, const char *real)
+{
+	for (size_t i = 0; i < r->all_loaded.n; i++)
+		if (r->all_loaded.v[i]->src->realpath &&
+		    strcmp(r->all_loaded.v[i]->src->realpath, real) == 0)
+			return r->all_loaded.v[i];
+	return NULL;
+}
+
+static bool on_stack(struct rsv *r, const char *real)
+{
+	for (size_t i = 0; i < r->loading.n; i++)
+		if (strcmp(r->loading.v[i], real) == 0)
+			return true;
+	return false;
+}
+
+
+static bool has_suffix(const char *s, const char *suf)
+{
+	size_t n = strlen(s), m = strlen(suf);
+	return n >= m && strcmp(s + n - m, suf) == 0;
+}
+
+/* Finds the file an import names: relative ("./", "../"), absolute, or on
+ * the search path (-I dirs, then the standard library). */
+static bool import_locate(struct rsv *r, const struct rfile *from, const char *name,
+			  char **fs_path, char **display)
+{
+	const char *file = has_suffix(name, ".cage") ? name : arena_printf(r->a, "%s.cage", name);
+	if (strncmp(name, "./", 2) == 0 || strncmp(name, "../", 3) == 0) {
+		*fs_path = load_join(r->a, from->fs_dir, file);
+		*display = load_join(r->a, from->display_dir, file);
+		return true;
+	}
+	if (name[0] == '/') {
+		*fs_path = load_join(r->a, "/", file);
+		*display = *fs_path;
+		return true;
+	}
+	for (size_t i = 0; i < r->o->nincludes; i++) {
+		char *p = load_join(r->a, r->o->includes[i], file);
+		if (access(p, F_OK) == 0) {
+			*fs_path = p;
+			*display = p;
+			return true;
+		}
+	}
+	const char *std = r->o->stdlib ? r->o->stdlib : CAGE_STDLIB_DIR;
+	*fs_path = load_join(r->a, std, file);
+	*display = arena_strdup(r->a, file);
+	return access(*fs_path, F_OK) == 0;
+}
+
+static void do_imports(struct rsv *r, struct rfile *rf, size_t depth)
+{
+	for (struct ast_node *n = rf->ast->items; n; n = n->next) {
+		if (n->kind != AST_IMPORT)
+			continue;
+		struct ast_str *s = n->u.import.path;
+		struct policy_import rec = { .from = rf->src, .loc = s->loc };
+		char *fs_path = NULL, *display = NULL;
+		if (s->len == 0 || memchr(s->text, '\0', s->len) || s->len != strlen(s->text)) {
+			rsv_diag(r, DIAG_ERROR, s->loc, "import", "empty import name");
+			VEC_PUSH(r->imports, rec);
+			continue;
+		}
+		if (!import_locate(r, rf, s->text, &fs_path, &display)) {
+			rsv_diag(r, DIAG_ERROR, s->loc, "import",
+			      "cannot find import '%s' (searched %zu -I director%s and the standard library)",
+			      s->text, r->o->nincludes, r->o->nincludes == 1 ? "y" : "ies");
+			VEC_PUSH(r->imports, rec);
+			continue;
+		}
+		char real[PATH_MAX];
+		if (access(fs_path, F_OK) != 0) {
+			rsv_diag(r, DIAG_ERROR, s->loc, "import", "cannot find import '%s' (no file %s)",
+			      s->text, fs_path);
+			VEC_PUSH(r->imports, rec);
+			continue;
+		}
+		if (!realpath(fs_path, real)) {
+			rsv_diag(r, DIAG_ERROR, s->loc, "import", "cannot open import '%s' (%s): %s",
+			      s->text, fs_path, strerror(errno));
+			VEC_PUSH(r->imports, rec);
+			continue;
+		}
+		if (on_stack(r, real)) {
+			struct diag *d = rsv_diag(r, DIAG_ERROR, s->loc, "import-cycle",
+					       "import cycle: '%s' is already being imported", display);
+			(void)d;
+			VEC_PUSH(r->imports, rec);
+			continue;
+		}
+		struct rfile *done = find_loaded(r, real);
+		if (done) {
+			rec.target = done->src;
+			VEC_PUSH(r->imports, rec);
+			continue;
+		}
+		if (depth + 1 > RESOLVE_MAX_IMPORT_DEPTH) {
+			rsv_diag(r, DIAG_ERROR, s->loc, "import",
+			      "imports nested more than %d deep", RESOLVE_MAX_IMPORT_DEPTH);
+			VEC_PUSH(r->imports, rec);
+			continue;
+		}
+		char *text;
+		size_t len;
+		const char *err;
+		if (!load_read(r->a, fs_path, &text, &len, &err)) {
+			rsv_diag(r, DIAG_ERROR, s->loc, "import", "%s", err);
+			VEC_PUSH(r->imports, rec);
+			continue;
+		}
+		struct rfile *child = arena_alloc(r->a, sizeof(*child));
+		struct src_file *src = arena_alloc(r->a, sizeof(*src));
+		src->name = display;
+		src->realpath = arena_strdup(r->a, real);
+		src->text = text;
+		src->len = len;
+		src->importer = rf->src;
+		src->import_line = s->loc.line;
+		src->import_col = s->loc.col;
+		child->src = src;
+		child->fs_dir = load_dirname(r->a, fs_path);
+		child->display_dir = load_dirname(r->a, display);
+		rec.target = src;
+		VEC_PUSH(r->imports, rec);
+		rsv_load(r, child, depth + 1);
+	}
+}
+
+static void check_nul(struct rsv *r, struct src_file *f, bool *binary)
+{
+	const char *nul = memchr(f->text, '\0', f->len);
+	*binary = nul != NULL;
+	if (nul) {
+		size_t off = (size_t)(nul - f->text);
+		uint32_t line = 1;
+		size_t ls = 0;
+		for (size_t i = 0; i < off; i++)
+			if (f->text[i] == '\n') {
+				line++;
+				ls = i + 1;
+			}
+		struct loc l = { .file = f, .line = line, .col = diag_display_col(f->text, ls, off),
+				 .off = (uint32_t)off, .len = 1 };
+		rsv_diag(r, DIAG_ERROR, l, "syntax",
+		      "NUL byte in policy text (is this a binary file?)");
+	}
+}
+
+static void check_version(struct rsv *r, struct rfile *rf)
+{
+	struct ast_node *first = rf->ast->items;
+	bool seen = false;
+	for (struct ast_node *n = first; n; n = n->next) {
+		if (n->kind != AST_VERSION)
+			continue;
+		if (seen || n != first) {
+			rsv_diag(r, DIAG_ERROR, n->loc, "version",
+			      "the version line must be the first statement, and only once");
+			continue;
+		}
+		seen = true;
+		if (strcmp(n->u.version.number->text, "1") != 0)
+			rsv_diag(r, DIAG_ERROR, n->u.version.number->loc, "version",
+			      "unsupported language version %s (this cagec understands 1)",
+			      n->u.version.number->text);
+	}
+	if (!first || first->kind != AST_VERSION) {
+		if (rf->ast->syntax_errors && !first)
+			return; /* nothing parsed: the syntax errors say enough */
+		struct loc l = { .file = rf->src, .line = 1, .col = 1, .off = 0,
+				 .len = rf->src->len ? 1 : 0 };
+		if (l.len && (rf->src->text[0] == '\n' || rf->src->text[0] == '\r'))
+			l.len = 0;
+		rsv_diag(r, DIAG_ERROR, l, "version",
+		      "missing version line: a policy starts with 'cage 1'");
+	}
+}
+
+void rsv_load(struct rsv *r, struct rfile *rf, size_t depth)
+{
+	rf->src->id = (int)r->all_loaded.n; /* pre-order: the main file is 0 */
+	VEC_PUSH(r->all_loaded, rf);
+	bool binary;
+	check_nul(r, rf->src, &binary);
+	if (binary) {
+		rf->ast = arena_alloc(r->a, sizeof(*rf->ast));
+		rf->ast->src = rf->src;
+	} else {
+		rf->ast = parse_file(rf->src, r->a, r->d);
+		check_version(r, rf);
+	}
+	const char *real = rf->src->realpath ? rf->src->realpath : "";
+	VEC_PUSH(r->loading, real);
+	do_imports(r, rf, depth);
+	r->loading.n--;
+	VEC_PUSH(r->files, rf);
+}

@@ -1,0 +1,336 @@
+/*
+ * resolve_names.c - the resolver's names: params (types, -D values,
+ * defaults), lists and profiles, and the expansion of words that use them
+ * ({param} interpolation, bare params, nested lists, `~`).
+ */
+#include "resolve_int.h"
+
+#include "path.h"
+#include "target.h"
+
+struct ir_param *rsv_find_param(struct rsv *r, const char *name, size_t len)
+{
+	for (size_t i = 0; i < r->params.n; i++) {
+		const char *pn = r->params.v[i].param->name;
+		if (strlen(pn) == len && memcmp(pn, name, len) == 0)
+			return r->params.v[i].param;
+	}
+	return NULL;
+}
+
+struct ldef *rsv_find_list(struct rsv *r, const char *name)
+{
+	for (size_t i = 0; i < r->lists.n; i++)
+		if (strcmp(r->lists.v[i].name, name) == 0)
+			return &r->lists.v[i];
+	return NULL;
+}
+
+struct pdef *rsv_find_profile(struct rsv *r, const char *name)
+{
+	for (size_t i = 0; i < r->profiles.n; i++)
+		if (strcmp(r->profiles.v[i]->name, name) == 0)
+			return r->profiles.v[i];
+	return NULL;
+}
+
+static bool name_taken(struct rsv *r, const struct ast_str *name, const char *what)
+{
+	struct loc prev = { 0 };
+	bool taken = false;
+	struct ir_param *p = rsv_find_param(r, name->text, name->len);
+	struct ldef *l = rsv_find_list(r, name->text);
+	if (p) {
+		taken = true;
+		prev = p->loc;
+	} else if (l) {
+		taken = true;
+		prev = l->node->u.list.name->loc;
+	}
+	if (taken) {
+		struct diag *d = rsv_diag(r, DIAG_ERROR, name->loc, "redefinition",
+				       "%s '%s' reuses a name that is already defined", what, name->text);
+		diag_note(r->d, d, prev, "'%s' was first defined here", name->text);
+	}
+	return taken;
+}
+
+static const char *param_type_names[] = { "path", "host", "string", "port" };
+
+/* Returns the home-expanded absolute text of a path written by the user,
+ * or NULL after reporting why not. */
+char *rsv_expand_home(struct rsv *r, const char *s, struct loc loc, uint32_t *home_len)
+{
+	*home_len = 0;
+	if (s[0] != '~')
+		return (char *)s;
+	if (s[1] != '\0' && s[1] != '/') {
+		rsv_diag(r, DIAG_ERROR, loc, "path", "'~user' is not supported; write '~/' or an absolute path");
+		return NULL;
+	}
+	if (!r->home) {
+		rsv_diag(r, DIAG_ERROR, loc, "path",
+		      "'~' needs a home directory: set HOME or pass --home DIR");
+		return NULL;
+	}
+	*home_len = (uint32_t)r->home_len;
+	return arena_printf(r->a, "%s%s", r->home, s + 1);
+}
+
+static bool check_param_value(struct rsv *r, struct ir_param *p, const char *v, struct loc loc)
+{
+	const char *err = NULL;
+	switch (p->type) {
+	case IR_P_PATH: {
+		if (path_has_glob(v, strlen(v)) || strchr(v, '{') || strchr(v, '}')) {
+			err = "a path param must be a plain path (no '*', '?', '{' or '}')";
+			break;
+		}
+		uint32_t hl;
+		char *e = rsv_expand_home(r, v, loc, &hl);
+		if (!e)
+			return false;
+		char *norm;
+		if (!path_normalize(r->a, e, strlen(e), &norm, &err))
+			break;
+		/* Keep the value as written relative to ~ so that display stays
+		 * home-relative; normalisation happens again after interpolation. */
+		p->value = v[0] == '~' ? v : norm;
+		return true;
+	}
+	case IR_P_HOST: {
+		struct ir_host h;
+		if (!target_parse_host(r->a, v, strlen(v), &h, &err))
+			break;
+		p->value = v;
+		return true;
+	}
+	case IR_P_PORT: {
+		char *end;
+		long n = strtol(v, &end, 10);
+		if (*v == '\0' || *end != '\0' || n < 1 || n > 65535) {
+			err = "a port is a number from 1 to 65535";
+			break;
+		}
+		p->value = v;
+		return true;
+	}
+	case IR_P_STRING:
+		p->value = v;
+		return true;
+	}
+	rsv_diag(r, DIAG_ERROR, loc, "param", "bad value '%s' for %s param '%s': %s", v,
+	      param_type_names[p->type], p->name, err);
+	return false;
+}
+
+void rsv_collect(struct rsv *r, struct rfile *rf)
+{
+	for (struct ast_node *n = rf->ast->items; n; n = n->next) {
+		if (n->kind == AST_PARAM) {
+			struct ast_str *name = n->u.param.name, *type = n->u.param.type;
+			if (name_taken(r, name, "param"))
+				continue;
+			struct ir_param *p = arena_alloc(r->a, sizeof(*p));
+			p->name = name->text;
+			p->loc = name->loc;
+			size_t t;
+			for (t = 0; t < 4; t++)
+				if (strcmp(type->text, param_type_names[t]) == 0)
+					break;
+			if (t == 4) {
+				rsv_diag(r, DIAG_ERROR, type->loc, "param",
+				      "unknown param type '%s' (path, host, string or port)", type->text);
+				p->type = IR_P_STRING;
+			} else {
+				p->type = (enum ir_param_type)t;
+			}
+			struct pnode pn = { n, p };
+			VEC_PUSH(r->params, pn);
+		} else if (n->kind == AST_LIST) {
+			if (name_taken(r, n->u.list.name, "list"))
+				continue;
+			struct ldef l = { .name = n->u.list.name->text, .node = n };
+			VEC_PUSH(r->lists, l);
+		} else if (n->kind == AST_PROFILE) {
+			struct pdef *prev = rsv_find_profile(r, n->u.profile.name->text);
+			if (prev) {
+				struct diag *d = rsv_diag(r, DIAG_ERROR, n->u.profile.name->loc, "redefinition",
+						       "profile '%s' is defined twice", prev->name);
+				diag_note(r->d, d, prev->node->u.profile.name->loc, "first defined here");
+				continue;
+			}
+			struct pdef *p = arena_alloc(r->a, sizeof(*p));
+			p->name = n->u.profile.name->text;
+			p->node = n;
+			p->file = rf->src;
+			VEC_PUSH(r->profiles, p);
+		}
+	}
+}
+
+void rsv_assign_params(struct rsv *r)
+{
+	/* -D first: each must name a declared param. */
+	for (size_t i = 0; i < r->o->ndefines; i++) {
+		const char *def = r->o->defines[i];
+		const char *eq = strchr(def, '=');
+		struct loc none = { 0 };
+		struct ir_param *p = rsv_find_param(r, def, (size_t)(eq - def));
+		if (!p) {
+			rsv_diag(r, DIAG_ERROR, none, "unknown-param",
+			      "-D %.*s: the policy declares no param of that name", (int)(eq - def), def);
+			continue;
+		}
+		if (p->from_define) {
+			rsv_diag(r, DIAG_ERROR, none, "param", "-D %s given more than once", p->name);
+			continue;
+		}
+		p->from_define = true;
+		struct loc ploc = p->loc;
+		if (!check_param_value(r, p, arena_strdup(r->a, eq + 1), ploc))
+			p->value = NULL;
+	}
+	for (size_t i = 0; i < r->params.n; i++) {
+		struct ir_param *p = r->params.v[i].param;
+		struct ast_node *n = r->params.v[i].node;
+		if (p->from_define)
+			continue;
+		if (n->u.param.deflt) {
+			check_param_value(r, p, n->u.param.deflt->text, n->u.param.deflt->loc);
+		} else {
+			rsv_diag(r, DIAG_ERROR, p->loc, "param",
+			      "param '%s' has no value: give it with -D %s=%s", p->name, p->name,
+			      p->type == IR_P_PATH ? "PATH" : p->type == IR_P_HOST ? "HOST"
+			      : p->type == IR_P_PORT ? "PORT" : "VALUE");
+		}
+	}
+}
+
+/* ---- words: interpolation and expansion of params and lists ---- */
+
+/* Narrows `loc` (a string token) to where `needle` appears in its raw text. */
+static struct loc sub_loc(struct loc loc, const char *needle, size_t nlen)
+{
+	if (!loc.file || loc.off + loc.len > loc.file->len)
+		return loc;
+	const char *raw = loc.file->text + loc.off;
+	for (size_t i = 0; i + nlen <= loc.len; i++)
+		if (memcmp(raw + i, needle, nlen) == 0) {
+			struct loc l = loc;
+			l.off += (uint32_t)i;
+			l.len = (uint32_t)nlen;
+			l.col += (uint32_t)i; /* same line, no tabs inside strings */
+			return l;
+		}
+	return loc;
+}
+
+/* Replaces each {name} with the param's value. */
+char *rsv_interpolate(struct rsv *r, const struct ast_str *s, bool *ok)
+{
+	*ok = true;
+	if (!memchr(s->text, '{', s->len) && !memchr(s->text, '}', s->len))
+		return (char *)s->text;
+	size_t cap = s->len + 1;
+	char *out = malloc(cap);
+	size_t n = 0;
+	for (size_t i = 0; i < s->len;) {
+		char c = s->text[i];
+		const char *add = NULL;
+		size_t alen = 0;
+		if (c == '{') {
+			const char *close = memchr(s->text + i, '}', s->len - i);
+			if (!close) {
+				rsv_diag(r, DIAG_ERROR, s->loc, "syntax", "unmatched '{' in '%s'", s->text);
+				*ok = false;
+				break;
+			}
+			size_t nl = (size_t)(close - (s->text + i + 1));
+			struct ir_param *p = rsv_find_param(r, s->text + i + 1, nl);
+			if (!p) {
+				struct loc l = sub_loc(s->loc, s->text + i, nl + 2);
+				rsv_diag(r, DIAG_ERROR, l, "unknown-param", "no param named '%.*s'",
+				      (int)nl, s->text + i + 1);
+				*ok = false;
+			} else {
+				p->used = true;
+				if (!p->value)
+					*ok = false;
+				else {
+					add = p->value;
+					alen = strlen(add);
+				}
+			}
+			i += nl + 2;
+		} else if (c == '}') {
+			rsv_diag(r, DIAG_ERROR, s->loc, "syntax", "unmatched '}' in '%s'", s->text);
+			*ok = false;
+			break;
+		} else {
+			add = s->text + i;
+			alen = 1;
+			i++;
+		}
+		if (add) {
+			if (n + alen + 1 > cap) {
+				cap = (n + alen + 1) * 2;
+				char *nb = realloc(out, cap);
+				if (!nb) {
+					free(out);
+					fputs("cage: out of memory\n", stderr);
+					abort();
+				}
+				out = nb;
+			}
+			memcpy(out + n, add, alen);
+			n += alen;
+		}
+	}
+	char *res = arena_strndup(r->a, out, n);
+	free(out);
+	return res;
+}
+
+static void expand_list(struct rsv *r, struct ldef *l, struct ast_str *use, rword_vec *out,
+			size_t depth)
+{
+	if (l->state == 1 || depth > RESOLVE_MAX_LIST_DEPTH) {
+		rsv_diag(r, DIAG_ERROR, use->loc, "list", "list '%s' refers to itself", l->name);
+		return;
+	}
+	l->state = 1;
+	for (struct ast_str *it = l->node->u.list.items; it; it = it->next)
+		rsv_expand_word(r, it, out, depth + 1);
+	l->state = 0;
+}
+
+void rsv_expand_word(struct rsv *r, struct ast_str *w, rword_vec *out, size_t depth)
+{
+	if (!w->is_ident) {
+		bool ok;
+		char *t = rsv_interpolate(r, w, &ok);
+		if (!ok)
+			return;
+		struct rword rw = { .text = t, .loc = w->loc, .written = w->text };
+		VEC_PUSH(*out, rw);
+		return;
+	}
+	struct ir_param *p = rsv_find_param(r, w->text, w->len);
+	if (p) {
+		p->used = true;
+		if (!p->value)
+			return;
+		struct rword rw = { .text = p->value, .loc = w->loc, .subtree = p->type == IR_P_PATH,
+				    .written = w->text };
+		VEC_PUSH(*out, rw);
+		return;
+	}
+	struct ldef *l = rsv_find_list(r, w->text);
+	if (l) {
+		expand_list(r, l, w, out, depth);
+		return;
+	}
+	rsv_diag(r, DIAG_ERROR, w->loc, "unknown-name",
+	      "'%s' is neither a param nor a list (write paths and hosts in quotes)", w->text);
+}
