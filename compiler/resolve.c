@@ -39,11 +39,23 @@ static struct ir_profile *build_profile(struct rsv *r, const char *name, struct 
 	struct ir_profile *p = arena_alloc(r->a, sizeof(*p));
 	p->name = name;
 	p->loc = loc;
+	const struct layer empty = { 0 };
 	size_t nrules = module->rules.n, nenv = module->env.n;
 	for (size_t i = 0; i < nchain; i++) {
 		nrules += chain[i]->body->rules.n;
 		nenv += chain[i]->body->env.n;
 	}
+	if (nrules > RESOLVE_MAX_IR_RULES - r->ir_rules) {
+		if (!r->too_large)
+			rsv_diag(r, DIAG_ERROR, loc, "too-large",
+				 "policy too large: with profile '%s' the profiles would hold more "
+				 "than %d rules in all", name, RESOLVE_MAX_IR_RULES);
+		r->too_large = true;
+		nchain = 0; /* an empty stand-in: the error stops the compile */
+		module = &empty;
+		nrules = nenv = 0;
+	}
+	r->ir_rules += nrules;
 	p->rules = arena_alloc(r->a, (nrules ? nrules : 1) * sizeof(*p->rules));
 	p->env = arena_alloc(r->a, (nenv ? nenv : 1) * sizeof(*p->env));
 	p->mode = IR_MODE_ENFORCE;
@@ -75,11 +87,13 @@ static void layer_free(struct layer *L)
 	VEC_FREE(L->env);
 }
 
-static void resolve_profile(struct rsv *r, struct pdef *pd, const struct layer *module)
+static void resolve_profile(struct rsv *r, struct pdef *pd, const struct layer *module,
+			    unsigned level)
 {
 	if (pd->state == 2)
 		return;
 	pd->state = 1;
+	pd->chain_depth = 1;
 	struct ast_str *parent = pd->node->u.profile.parent;
 	if (parent) {
 		struct pdef *pp = rsv_find_profile(r, parent->text);
@@ -88,9 +102,20 @@ static void resolve_profile(struct rsv *r, struct pdef *pd, const struct layer *
 		} else if (pp->state == 1) {
 			rsv_diag(r, DIAG_ERROR, parent->loc, "extends",
 			      "profile '%s' extends itself through '%s'", pd->name, parent->text);
+		} else if (level >= RESOLVE_MAX_EXTENDS_DEPTH) {
+			rsv_diag(r, DIAG_ERROR, parent->loc, "extends",
+				 "'extends' chains longer than %d profiles are not supported",
+				 RESOLVE_MAX_EXTENDS_DEPTH);
 		} else {
-			resolve_profile(r, pp, module);
-			pd->parent = pp;
+			resolve_profile(r, pp, module, level + 1);
+			if (pp->chain_depth >= RESOLVE_MAX_EXTENDS_DEPTH) {
+				rsv_diag(r, DIAG_ERROR, parent->loc, "extends",
+					 "'extends' chains longer than %d profiles are not supported",
+					 RESOLVE_MAX_EXTENDS_DEPTH);
+			} else {
+				pd->parent = pp;
+				pd->chain_depth = pp->chain_depth + 1;
+			}
 		}
 	}
 	pd->body = arena_alloc(r->a, sizeof(*pd->body));
@@ -186,7 +211,7 @@ void resolve_policy(struct cage_policy *pol, const char *path, const char *text,
 		for (struct ast_node *n = r.files.v[i]->ast->items; n; n = n->next)
 			rsv_add_item(&r, &module, n, NULL);
 	for (size_t i = 0; i < r.profiles.n; i++)
-		resolve_profile(&r, r.profiles.v[i], &module);
+		resolve_profile(&r, r.profiles.v[i], &module, 1);
 
 	ir->nfiles = r.files.n;
 	ir->files = arena_alloc(r.a, (r.files.n + 1) * sizeof(*ir->files));
@@ -256,4 +281,5 @@ void resolve_policy(struct cage_policy *pol, const char *path, const char *text,
 	VEC_FREE(r.params);
 	VEC_FREE(r.lists);
 	VEC_FREE(r.profiles);
+	rsv_names_free(&r);
 }

@@ -12,7 +12,17 @@
 
 #include "policy.h"
 
-enum { RESOLVE_MAX_IMPORT_DEPTH = 32, RESOLVE_MAX_LIST_DEPTH = 16 };
+/* Limits that keep a hostile or mistaken policy from costing more than a
+ * plausible one: import nesting, list nesting, `extends` chains, and the
+ * rules of all profiles together (each profile holds its own flat copy of
+ * every layer it inherits, so the total can grow as profiles × rules). */
+enum {
+	RESOLVE_MAX_IMPORT_DEPTH = 32,
+	RESOLVE_MAX_LIST_DEPTH = 16,
+	RESOLVE_MAX_EXTENDS_DEPTH = 64,
+	RESOLVE_MAX_IR_RULES = 2000000,
+	RESOLVE_MAX_EXPANSION = 4000000, /* words expanded, lists included */
+};
 
 /* Growable arrays for the resolver's working sets. They are malloc'd and
  * freed when resolution ends; only what the IR keeps is copied, exactly
@@ -56,6 +66,7 @@ struct layer {
 };
 
 struct pdef {
+	unsigned chain_depth; /* 1 for a profile without parent */
 	const char *name;
 	struct ast_node *node;
 	const struct src_file *file;
@@ -76,6 +87,14 @@ struct pnode {
 	struct ir_param *param;
 };
 
+/* Names to positions in one of the resolver's vectors, so that looking a
+ * name up costs the same with ten names as with a hundred thousand. Slots
+ * hold position + 1 (0 = empty); linear probing, at most half full. */
+struct name_index {
+	size_t *slot;
+	size_t cap, n;
+};
+
 struct rsv {
 	struct cage_policy *pol;
 	struct arena *a;
@@ -90,6 +109,10 @@ struct rsv {
 	VEC(struct pnode) params;
 	VEC(struct ldef) lists;
 	VEC(struct pdef *) profiles;
+	struct name_index param_ix, list_ix, profile_ix;
+	size_t ir_rules; /* rules in all profiles built so far */
+	size_t expand_steps; /* words expanded so far (see rsv_expand_word) */
+	bool too_large;  /* RESOLVE_MAX_IR_RULES was reported */
 };
 
 /* A resolved word: the text to parse as a target and where it came from. */
@@ -114,6 +137,7 @@ struct ir_param *rsv_find_param(struct rsv *r, const char *name, size_t len);
 struct ldef *rsv_find_list(struct rsv *r, const char *name);
 struct pdef *rsv_find_profile(struct rsv *r, const char *name);
 void rsv_collect(struct rsv *r, struct rfile *rf);
+void rsv_names_free(struct rsv *r);
 void rsv_assign_params(struct rsv *r);
 char *rsv_expand_home(struct rsv *r, const char *s, struct loc loc, uint32_t *home_len);
 char *rsv_interpolate(struct rsv *r, const struct ast_str *s, bool *ok);

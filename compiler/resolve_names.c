@@ -5,33 +5,98 @@
  */
 #include "resolve_int.h"
 
+#include <xxhash.h>
+
 #include "path.h"
 #include "target.h"
 
+enum name_kind { NAME_PARAM, NAME_LIST, NAME_PROFILE };
+
+static const char *name_at(const struct rsv *r, enum name_kind k, size_t i)
+{
+	switch (k) {
+	case NAME_PARAM: return r->params.v[i].param->name;
+	case NAME_LIST: return r->lists.v[i].name;
+	default: return r->profiles.v[i]->name;
+	}
+}
+
+static struct name_index *index_of(struct rsv *r, enum name_kind k)
+{
+	return k == NAME_PARAM ? &r->param_ix : k == NAME_LIST ? &r->list_ix : &r->profile_ix;
+}
+
+/* Position + 1 of `name` among the kind's entries, 0 when absent. */
+static size_t name_find(struct rsv *r, enum name_kind k, const char *name, size_t len)
+{
+	const struct name_index *ix = index_of(r, k);
+	if (!ix->cap)
+		return 0;
+	size_t mask = ix->cap - 1;
+	for (size_t h = XXH3_64bits(name, len) & mask;; h = (h + 1) & mask) {
+		size_t v = ix->slot[h];
+		if (!v)
+			return 0;
+		const char *cand = name_at(r, k, v - 1);
+		if (strlen(cand) == len && memcmp(cand, name, len) == 0)
+			return v;
+	}
+}
+
+static void name_put(size_t *slots, size_t cap, const char *name, size_t pos)
+{
+	size_t mask = cap - 1;
+	size_t h = XXH3_64bits(name, strlen(name)) & mask;
+	while (slots[h])
+		h = (h + 1) & mask;
+	slots[h] = pos + 1;
+}
+
+/* Records that entry `pos` of the kind's vector is called what it is called. */
+static void name_add(struct rsv *r, enum name_kind k, size_t pos)
+{
+	struct name_index *ix = index_of(r, k);
+	if (2 * (ix->n + 1) > ix->cap) {
+		size_t cap = ix->cap ? ix->cap * 2 : 64;
+		size_t *slots = calloc(cap, sizeof(*slots));
+		if (!slots) {
+			fputs("cage: out of memory\n", stderr);
+			abort();
+		}
+		for (size_t i = 0; i < ix->cap; i++)
+			if (ix->slot[i])
+				name_put(slots, cap, name_at(r, k, ix->slot[i] - 1), ix->slot[i] - 1);
+		free(ix->slot);
+		ix->slot = slots;
+		ix->cap = cap;
+	}
+	name_put(ix->slot, ix->cap, name_at(r, k, pos), pos);
+	ix->n++;
+}
+
+void rsv_names_free(struct rsv *r)
+{
+	free(r->param_ix.slot);
+	free(r->list_ix.slot);
+	free(r->profile_ix.slot);
+}
+
 struct ir_param *rsv_find_param(struct rsv *r, const char *name, size_t len)
 {
-	for (size_t i = 0; i < r->params.n; i++) {
-		const char *pn = r->params.v[i].param->name;
-		if (strlen(pn) == len && memcmp(pn, name, len) == 0)
-			return r->params.v[i].param;
-	}
-	return NULL;
+	size_t v = name_find(r, NAME_PARAM, name, len);
+	return v ? r->params.v[v - 1].param : NULL;
 }
 
 struct ldef *rsv_find_list(struct rsv *r, const char *name)
 {
-	for (size_t i = 0; i < r->lists.n; i++)
-		if (strcmp(r->lists.v[i].name, name) == 0)
-			return &r->lists.v[i];
-	return NULL;
+	size_t v = name_find(r, NAME_LIST, name, strlen(name));
+	return v ? &r->lists.v[v - 1] : NULL;
 }
 
 struct pdef *rsv_find_profile(struct rsv *r, const char *name)
 {
-	for (size_t i = 0; i < r->profiles.n; i++)
-		if (strcmp(r->profiles.v[i]->name, name) == 0)
-			return r->profiles.v[i];
-	return NULL;
+	size_t v = name_find(r, NAME_PROFILE, name, strlen(name));
+	return v ? r->profiles.v[v - 1] : NULL;
 }
 
 static bool name_taken(struct rsv *r, const struct ast_str *name, const char *what)
@@ -147,11 +212,13 @@ void rsv_collect(struct rsv *r, struct rfile *rf)
 			}
 			struct pnode pn = { n, p };
 			VEC_PUSH(r->params, pn);
+			name_add(r, NAME_PARAM, r->params.n - 1);
 		} else if (n->kind == AST_LIST) {
 			if (name_taken(r, n->u.list.name, "list"))
 				continue;
 			struct ldef l = { .name = n->u.list.name->text, .node = n };
 			VEC_PUSH(r->lists, l);
+			name_add(r, NAME_LIST, r->lists.n - 1);
 		} else if (n->kind == AST_PROFILE) {
 			struct pdef *prev = rsv_find_profile(r, n->u.profile.name->text);
 			if (prev) {
@@ -165,6 +232,7 @@ void rsv_collect(struct rsv *r, struct rfile *rf)
 			p->node = n;
 			p->file = rf->src;
 			VEC_PUSH(r->profiles, p);
+			name_add(r, NAME_PROFILE, r->profiles.n - 1);
 		}
 	}
 }
@@ -295,8 +363,13 @@ char *rsv_interpolate(struct rsv *r, const struct ast_str *s, bool *ok)
 static void expand_list(struct rsv *r, struct ldef *l, struct ast_str *use, rword_vec *out,
 			size_t depth)
 {
-	if (l->state == 1 || depth > RESOLVE_MAX_LIST_DEPTH) {
+	if (l->state == 1) {
 		rsv_diag(r, DIAG_ERROR, use->loc, "list", "list '%s' refers to itself", l->name);
+		return;
+	}
+	if (depth > RESOLVE_MAX_LIST_DEPTH) {
+		rsv_diag(r, DIAG_ERROR, use->loc, "list", "lists nested more than %d deep",
+			 RESOLVE_MAX_LIST_DEPTH);
 		return;
 	}
 	l->state = 1;
@@ -307,6 +380,15 @@ static void expand_list(struct rsv *r, struct ldef *l, struct ast_str *use, rwor
 
 void rsv_expand_word(struct rsv *r, struct ast_str *w, rword_vec *out, size_t depth)
 {
+	/* Lists that name lists several times grow exponentially with depth:
+	 * count every step so such a policy fails fast instead of hanging. */
+	if (++r->expand_steps > RESOLVE_MAX_EXPANSION) {
+		if (r->expand_steps == RESOLVE_MAX_EXPANSION + 1)
+			rsv_diag(r, DIAG_ERROR, w->loc, "too-large",
+				 "policy too large: its lists and rules expand to more than %d targets",
+				 RESOLVE_MAX_EXPANSION);
+		return;
+	}
 	if (!w->is_ident) {
 		bool ok;
 		char *t = rsv_interpolate(r, w, &ok);

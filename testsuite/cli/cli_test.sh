@@ -68,6 +68,15 @@ expect 1 'deep.cage:2:1: error: unexpected' -- "$tmp/deep.cage"
 # is linear (the time-out above catches a quadratic regression)
 awk 'BEGIN { print "cage 1"; printf "allow read \"/a0\""; for (i = 1; i < 100000; i++) printf ", \"/a%d\"", i; print "" }' >"$tmp/wide.cage"
 expect 0 '' -- "$tmp/wide.cage" --emit ir -o "$tmp/wide.ir"
+# costs that grow faster than the input are cut off with an error, not a
+# hang: lists naming lists (4^16 targets), a 20,000-profile extends chain,
+# 10,000 module rules copied into 5,000 profiles
+awk 'BEGIN { print "cage 1"; print "list l0 = \"a.com\""; for (i = 1; i <= 16; i++) printf "list l%d = l%d, l%d, l%d, l%d\n", i, i-1, i-1, i-1, i-1; print "allow connect l16" }' >"$tmp/explode.cage"
+expect 1 'error: policy too large: its lists and rules expand' -- "$tmp/explode.cage"
+awk 'BEGIN { print "cage 1"; print "profile p0 { allow read \"/a\" }"; for (i = 1; i < 20000; i++) printf "profile p%d extends p%d {}\n", i, i-1 }' >"$tmp/chain.cage"
+expect 1 "chain.cage:66:21: error: 'extends' chains longer than 64" -- "$tmp/chain.cage"
+awk 'BEGIN { print "cage 1"; for (i = 0; i < 10000; i++) printf "allow read \"/m%d\"\n", i; for (i = 0; i < 5000; i++) printf "profile p%d {}\n", i }' >"$tmp/wideprof.cage"
+expect 1 "error: policy too large: with profile 'p200'" -- "$tmp/wideprof.cage"
 # import cycle, missing import, param never given
 printf 'cage 1\nimport "./b"\n' >"$tmp/a.cage"
 printf 'cage 1\nimport "./a"\n' >"$tmp/b.cage"
