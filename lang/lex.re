@@ -20,6 +20,11 @@ void lex_init(struct lexer *lx, const struct src_file *f, struct arena *a,
 	lx->lim = f->text + f->len;
 	lx->line = 1;
 	lx->col = 1;
+	/* A UTF-8 byte order mark, as some editors write, is not text. */
+	if (f->len >= 3 && memcmp(f->text, "\xEF\xBB\xBF", 3) == 0) {
+		lx->cur += 3;
+		lx->col_off = 3;
+	}
 	lx->arena = a;
 	lx->diags = diags;
 }
