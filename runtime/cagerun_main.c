@@ -145,6 +145,11 @@ static int parse_args(int argc, char **argv, struct prx_config *cfg, struct run 
 			proxy_only = true;
 			continue;
 		}
+		/* `cagerun -p P -- cmd ...`: what users of a sandbox launcher type.
+		 * Say plainly that nothing will run rather than "unknown option". */
+		if (!strcmp(a, "--"))
+			return fail("launching a command inside the sandbox is not built yet "
+				    "(only --proxy-only is); nothing was run");
 		if (i + 1 >= argc) {
 			fprintf(stderr, "cagerun: %s needs a value\n", a);
 			usage(stderr);
