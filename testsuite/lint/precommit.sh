@@ -8,36 +8,8 @@
 set -eu
 cagec=$1
 src=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-export HOME="$tmp/home" PRE_COMMIT_HOME="$tmp/cache" GIT_CONFIG_NOSYSTEM=1
-export GIT_AUTHOR_NAME=test GIT_AUTHOR_EMAIL=test@example.invalid
-export GIT_COMMITTER_NAME=test GIT_COMMITTER_EMAIL=test@example.invalid
-export PATH="$(dirname "$cagec"):$PATH"
-mkdir -p "$HOME"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-
-# the hook repository: exactly the manifest this source tree ships
-mkdir "$tmp/hooks"
-cp "$src/.pre-commit-hooks.yaml" "$tmp/hooks/"
-git -C "$tmp/hooks" init -q
-git -C "$tmp/hooks" add .pre-commit-hooks.yaml
-git -C "$tmp/hooks" commit -q -m hooks
-rev=$(git -C "$tmp/hooks" rev-parse HEAD)
-
-mkdir "$tmp/proj"
-cd "$tmp/proj"
-git init -q
-cat >.pre-commit-config.yaml <<YAML
-repos:
-  - repo: $tmp/hooks
-    rev: $rev
-    hooks:
-      - id: cage-lint
-YAML
-git add .pre-commit-config.yaml
-git commit -q -m config --no-verify
-pre-commit install >/dev/null
+hook_id=cage-lint
+. "$src/testsuite/precommit/setup.sh"
 
 cat >clean.cage <<'CAGE'
 cage 1
