@@ -136,14 +136,12 @@ int main(int argc, char **argv)
 		return lint_main(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "explain") == 0)
 		return explain_main(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "fmt") == 0)
+		return fmt_command(argc - 1, argv + 1, stdout, stderr);
 	static const struct option longopts[] = {
+		CLI_POLICY_LONGOPTS,
 		{ "output", required_argument, NULL, 'o' },
-		{ "define", required_argument, NULL, 'D' },
-		{ "include", required_argument, NULL, 'I' },
-		{ "profile", required_argument, NULL, 'p' },
 		{ "emit", required_argument, NULL, 'e' },
-		{ "home", required_argument, NULL, 'H' },
-		{ "stdlib", required_argument, NULL, 'S' },
 		{ "color", required_argument, NULL, 'c' },
 		{ "colour", required_argument, NULL, 'c' },
 		{ "dump-table", required_argument, NULL, 'T' },
@@ -151,8 +149,6 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	if (argc > 1 && strcmp(argv[1], "fmt") == 0) /* its own options: fmt_cli.c */
-		return fmt_command(argc - 1, argv + 1, stdout, stderr);
 	cage_options *opts = cage_options_new();
 	if (!opts) {
 		fputs("cagec: out of memory\n", stderr);

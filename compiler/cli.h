@@ -20,4 +20,13 @@ bool cli_color_valid(const char *when);
  * after printing why `arg` is bad. */
 int cli_policy_opt(int c, const char *arg, cage_options *o);
 
+/* The getopt_long rows for those options, to put in a `struct option`
+ * table (the including file needs <getopt.h>). */
+#define CLI_POLICY_LONGOPTS                                      \
+	{ "define", required_argument, NULL, 'D' },              \
+	{ "include", required_argument, NULL, 'I' },             \
+	{ "profile", required_argument, NULL, 'p' },             \
+	{ "home", required_argument, NULL, 'H' },                \
+	{ "stdlib", required_argument, NULL, 'S' }
+
 #endif

@@ -104,11 +104,7 @@ int lint_main(int argc, char **argv)
 {
 	enum { O_FORMAT = 256, O_RESOLVE, O_ROOT, O_TARGET, O_LIST, O_COLOR };
 	static const struct option longopts[] = {
-		{ "define", required_argument, NULL, 'D' },
-		{ "include", required_argument, NULL, 'I' },
-		{ "profile", required_argument, NULL, 'p' },
-		{ "home", required_argument, NULL, 'H' },
-		{ "stdlib", required_argument, NULL, 'S' },
+		CLI_POLICY_LONGOPTS,
 		{ "format", required_argument, NULL, O_FORMAT },
 		{ "resolve", no_argument, NULL, O_RESOLVE },
 		{ "root", required_argument, NULL, O_ROOT },
@@ -266,11 +262,7 @@ out:
 int explain_main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "define", required_argument, NULL, 'D' },
-		{ "include", required_argument, NULL, 'I' },
-		{ "profile", required_argument, NULL, 'p' },
-		{ "home", required_argument, NULL, 'H' },
-		{ "stdlib", required_argument, NULL, 'S' },
+		CLI_POLICY_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
