@@ -26,7 +26,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "lint_secrets.h"
 #include "path.h"
 
 enum { FS_MAX_LINKS = 40, FS_MAX_DEPTH = 64, FS_DEFAULT_ENTRIES = 200000 };
@@ -139,22 +138,10 @@ static bool lands_protected(struct fsctx *f, const char *path, bool subtree,
 			return true;
 		}
 	}
-	size_t ns;
-	const struct lint_secret *sec = lint_secrets(&ns);
-	for (size_t i = 0; i < ns; i++) {
-		char sb[1024];
-		struct ir_path sp = { 0 };
-		if (sec[i].pattern[0] == '~') {
-			if (!c->ir->home)
-				continue;
-			snprintf(sb, sizeof sb, "%s%s", c->ir->home, sec[i].pattern + 1);
-		} else {
-			snprintf(sb, sizeof sb, "%s", sec[i].pattern);
-		}
-		sp.text = sb;
-		path_classify(&sp);
-		if (pat_path_overlap(&sp, &rp, NULL, 0) != PAT_NO) {
-			snprintf(buf, size, "%s (%s)", sec[i].what, sec[i].pattern);
+	for (size_t i = 0; i < c->nsecrets; i++) {
+		const struct lint_builtin *sec = &c->secrets[i];
+		if (pat_path_overlap(&sec->p, &rp, NULL, 0) != PAT_NO) {
+			snprintf(buf, size, "%s (%s)", sec->what, sec->pattern);
 			return true;
 		}
 	}
@@ -412,22 +399,8 @@ void lint_check_fs(struct lint_ctx *c)
 		if (p->rules[i].effect == IR_PROTECT && p->rules[i].tkind == IR_T_PATH)
 			collect_protected(&f, &p->rules[i].t.path, &prot);
 	first_secret = prot.n;
-	size_t ns;
-	const struct lint_secret *sec = lint_secrets(&ns);
-	for (size_t i = 0; i < ns; i++) {
-		char sb[1024];
-		struct ir_path sp = { 0 };
-		if (sec[i].pattern[0] == '~') {
-			if (!c->ir->home)
-				continue;
-			snprintf(sb, sizeof sb, "%s%s", c->ir->home, sec[i].pattern + 1);
-		} else {
-			snprintf(sb, sizeof sb, "%s", sec[i].pattern);
-		}
-		sp.text = sb;
-		path_classify(&sp);
-		collect_protected(&f, &sp, &prot);
-	}
+	for (size_t i = 0; i < c->nsecrets; i++)
+		collect_protected(&f, &c->secrets[i].p, &prot);
 	for (size_t i = 0; i < p->nrules; i++) {
 		for (size_t k = 0; k < granted[i].n; k++) {
 			const struct inode_rec *g = &granted[i].v[k];
