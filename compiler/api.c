@@ -146,12 +146,7 @@ static void fill_verdict(cage_policy *p, const struct ir_verdict *iv, struct cag
 	const struct ir_rule *r = iv->rule;
 	char acc[128], tgt[512];
 	ir_access_names(r->access, acc, sizeof(acc));
-	if (r->tkind == IR_T_HOST)
-		ir_host_display(&r->t.host, tgt, sizeof(tgt));
-	else if (r->tkind == IR_T_MACH)
-		snprintf(tgt, sizeof(tgt), "%s%s", r->t.mach.name, r->t.mach.prefix ? "*" : "");
-	else
-		ir_path_display(&r->t.path, tgt, sizeof(tgt));
+	ir_target_display(r, tgt, sizeof(tgt));
 	snprintf(p->verdict_text, sizeof(p->verdict_text), "%s %s %s", ir_effect_name(r->effect), acc, tgt);
 	v->rule = p->verdict_text;
 	v->file = r->loc.file ? r->loc.file->name : NULL;
@@ -187,21 +182,9 @@ bool cage_query_path(cage_policy *p, const char *access, const char *path,
 		fill_verdict(p, &iv, v);
 		return true;
 	}
-	const char *abs = path;
-	if (path[0] == '~' && (path[1] == '/' || path[1] == '\0')) {
-		if (!p->ir->home) {
-			*err = "'~' in a query needs a home directory (HOME or --home)";
-			return false;
-		}
-		abs = arena_printf(&p->arena, "%s%s", p->ir->home, path + 1);
-	}
 	char *norm;
-	if (!path_normalize(&p->arena, abs, strlen(abs), &norm, err))
+	if (!path_query(&p->arena, p->ir->home, path, &norm, err))
 		return false;
-	if (path_has_glob(norm, strlen(norm))) {
-		*err = "a query names one path, without wildcards";
-		return false;
-	}
 	ir_eval_path(prof, bit, norm, &iv);
 	fill_verdict(p, &iv, v);
 	return true;

@@ -182,6 +182,8 @@ void ir_access_names(uint32_t access, char *buf, size_t size);
 /* Path as the user would write it: "~/..." when home-relative. */
 void ir_path_display(const struct ir_path *p, char *buf, size_t size);
 void ir_host_display(const struct ir_host *h, char *buf, size_t size);
+/* A rule's target as the user would write it (path, host or service). */
+void ir_target_display(const struct ir_rule *r, char *buf, size_t size);
 void ir_print_profile(FILE *out, const struct ir_policy *pol, const struct ir_profile *p);
 
 #endif

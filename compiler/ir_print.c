@@ -78,6 +78,21 @@ void ir_host_display(const struct ir_host *h, char *buf, size_t size)
 	}
 }
 
+void ir_target_display(const struct ir_rule *r, char *buf, size_t size)
+{
+	switch (r->tkind) {
+	case IR_T_HOST:
+		ir_host_display(&r->t.host, buf, size);
+		break;
+	case IR_T_MACH:
+		snprintf(buf, size, "%s%s", r->t.mach.name, r->t.mach.prefix ? "*" : "");
+		break;
+	default:
+		ir_path_display(&r->t.path, buf, size);
+		break;
+	}
+}
+
 /* Strings are printed quoted with the language's own escapes so that the
  * text form is unambiguous even for paths with quotes or newlines. */
 static void print_quoted(FILE *out, const char *s)
@@ -136,14 +151,7 @@ void ir_print_profile(FILE *out, const struct ir_policy *pol, const struct ir_pr
 		const struct ir_rule *r = &p->rules[i];
 		char acc[128], tgt[4200];
 		ir_access_names(r->access, acc, sizeof(acc));
-		switch (r->tkind) {
-		case IR_T_PATH:
-		case IR_T_UNIX: ir_path_display(&r->t.path, tgt, sizeof(tgt)); break;
-		case IR_T_HOST: ir_host_display(&r->t.host, tgt, sizeof(tgt)); break;
-		case IR_T_MACH:
-			snprintf(tgt, sizeof(tgt), "%s%s", r->t.mach.name, r->t.mach.prefix ? "*" : "");
-			break;
-		}
+		ir_target_display(r, tgt, sizeof(tgt));
 		fprintf(out, "  %4zu %s %s ", i, ir_effect_name(r->effect), acc);
 		print_quoted(out, tgt);
 		print_loc(out, &r->loc);

@@ -127,17 +127,12 @@ void lint_show_path(const struct ir_path *like, const char *path, char *buf, siz
 
 void lint_target_text(const struct ir_rule *r, char *buf, size_t size)
 {
-	switch (r->tkind) {
-	case IR_T_HOST:
-		ir_host_display(&r->t.host, buf, size);
-		break;
-	case IR_T_MACH:
-		snprintf(buf, size, "%s%s", r->t.mach.name, r->t.mach.prefix ? "*" : "");
-		break;
-	default:
+	/* paths through lint_show_path: it shows a missing param's placeholder
+	 * as {name} */
+	if (r->tkind == IR_T_PATH || r->tkind == IR_T_UNIX)
 		lint_show_path(&r->t.path, r->t.path.text, buf, size);
-		break;
-	}
+	else
+		ir_target_display(r, buf, size);
 }
 
 /* In the policy's own words: `read` stands for contents (with or without

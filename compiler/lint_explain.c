@@ -153,21 +153,9 @@ bool lint_explain(FILE *out, struct cage_policy *pol, const char *access, const 
 		ir_eval_mach(prof, target, &v);
 		snprintf(shown, sizeof shown, "%s", target);
 	} else {
-		const char *abs = target;
-		if (target[0] == '~' && (target[1] == '/' || target[1] == '\0')) {
-			if (!pol->ir->home) {
-				*err = "'~' needs a home directory (HOME or --home)";
-				return false;
-			}
-			abs = arena_printf(&pol->arena, "%s%s", pol->ir->home, target + 1);
-		}
 		char *norm;
-		if (!path_normalize(&pol->arena, abs, strlen(abs), &norm, err))
+		if (!path_query(&pol->arena, pol->ir->home, target, &norm, err))
 			return false;
-		if (path_has_glob(norm, strlen(norm))) {
-			*err = "explain names one path, without wildcards";
-			return false;
-		}
 		ir_eval_path(prof, bit, norm, &v);
 		what = norm;
 		size_t h = pol->ir->home ? strlen(pol->ir->home) : 0;

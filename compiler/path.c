@@ -83,6 +83,26 @@ bool path_normalize(struct arena *a, const char *in, size_t len, char **out, con
 	return true;
 }
 
+bool path_query(struct arena *a, const char *home, const char *in, char **out,
+		const char **err)
+{
+	const char *abs = in;
+	if (in[0] == '~' && (in[1] == '/' || in[1] == '\0')) {
+		if (!home) {
+			*err = "'~' needs a home directory (set HOME or pass --home)";
+			return false;
+		}
+		abs = arena_printf(a, "%s%s", home, in + 1);
+	}
+	if (!path_normalize(a, abs, strlen(abs), out, err))
+		return false;
+	if (path_has_glob(*out, strlen(*out))) {
+		*err = "a query names one path, without wildcards";
+		return false;
+	}
+	return true;
+}
+
 void path_classify(struct ir_path *p)
 {
 	const char *t = p->text;

@@ -21,6 +21,12 @@ void path_classify(struct ir_path *p);
 /* True if `path` (absolute, normalised, no glob characters) matches. */
 bool path_match(const struct ir_path *pat, const char *path);
 
+/* The one path a query names ("~/..." or absolute) in the IR's form: `~`
+ * expanded with `home`, normalised, no wildcards. False with *err when it
+ * cannot be. The result is allocated in `a`. */
+bool path_query(struct arena *a, const char *home, const char *in, char **out,
+		const char **err);
+
 /* True if the text has any glob character. */
 bool path_has_glob(const char *s, size_t len);
 
