@@ -5,6 +5,7 @@
 #include "emit.h"
 
 #include "cpt_write.h"
+#include "lplan.h"
 #include "sbpl.h"
 
 #include <string.h>
@@ -13,6 +14,8 @@ static const struct emit_backend backends[] = {
 	{ "ir", "the resolved rule list as stable text", false, emit_ir },
 	{ "sbpl", "Seatbelt profile for macOS sandbox-exec", false, sbpl_emit },
 	{ "table", "the proxy rule table (binary, docs/proxy-table.md)", true, cpt_emit },
+	{ "linux", "the Linux plan on this machine: Landlock grants and mounts", false,
+	  lplan_emit },
 };
 
 const struct emit_backend *emit_backends(size_t *n)

@@ -1,9 +1,9 @@
 /*
- * cagerun_main.c - the cagerun program. This build implements the
- * stand-alone proxy (`--proxy-only`): compile the policy with the public API,
- * build its proxy rule table in memory with the table backend, and serve the
- * filtering proxy until SIGINT/SIGTERM. Exit 125 whenever anything fails to
- * start: nothing is ever served (or run) without the policy in force.
+ * cagerun_main.c - the cagerun program: `cagerun -p POLICY -- COMMAND`
+ * runs the command inside the policy (runtime/run.h), and `--proxy-only`
+ * serves the policy's filtering proxy on its own until SIGINT/SIGTERM.
+ * Exit 125 whenever anything fails to start: nothing is ever served (or
+ * run) without the policy in force.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,19 +20,26 @@
 #include "cli.h"
 #include "cpt.h"
 #include "prx.h"
+#include "run.h"
 
 #define EXIT_START 125
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: cagerun --proxy-only -p POLICY [-D NAME=VALUE]... [-I DIR]... [--profile NAME]\n"
+		"usage: cagerun -p POLICY [-D NAME=VALUE]... [-I DIR]... [--profile NAME]\n"
+		"               [--mode off|enforce-fs|enforce] [--log FILE] [--resolve HOST:PORT:ADDR]...\n"
+		"               [--quiet] [--verbose] -- COMMAND [ARG]...\n"
+		"       cagerun --proxy-only -p POLICY [-D NAME=VALUE]... [-I DIR]... [--profile NAME]\n"
 		"               [--listen 127.0.0.1:PORT] [--socket PATH] [--resolve HOST:PORT:ADDR]...\n"
 		"               [--log FILE] [--max-conns N] [--header-timeout MS]\n"
 		"               [--connect-timeout MS] [--idle-timeout MS]\n"
 		"       cagerun --version | --help\n"
-		"Runs the policy's filtering HTTP proxy (CONNECT and http:// requests).\n"
-		"Without --listen or --socket it listens on 127.0.0.1 on a free port. TCP clients\n"
+		"Runs COMMAND inside the policy (Linux: Landlock, seccomp, namespaces; in enforce\n"
+		"mode the filtering proxy is its only way to the network). Exit status: the\n"
+		"command's, 128+N when a signal N ended it, 125 when the sandbox could not be\n"
+		"set up (the command did not run), 126/127 when COMMAND cannot be executed.\n"
+		"--proxy-only runs the policy's filtering HTTP proxy on its own; TCP clients\n"
 		"must send the per-run secret printed on standard output as the Basic password.\n");
 }
 
@@ -127,7 +134,7 @@ static void run_free(struct run *r)
  * status. */
 static int parse_args(int argc, char **argv, struct prx_config *cfg, struct run *r,
 		      const char **policy, const char **listen, const char **sock,
-		      const char **logpath)
+		      const char **logpath, struct run_opts *ro)
 {
 	bool proxy_only = false;
 	char err[512];
@@ -145,11 +152,20 @@ static int parse_args(int argc, char **argv, struct prx_config *cfg, struct run 
 			proxy_only = true;
 			continue;
 		}
-		/* `cagerun -p P -- cmd ...`: what users of a sandbox launcher type.
-		 * Say plainly that nothing will run rather than "unknown option". */
-		if (!strcmp(a, "--"))
-			return fail("launching a command inside the sandbox is not built yet "
-				    "(only --proxy-only is); nothing was run");
+		if (!strcmp(a, "--")) {
+			if (i + 1 >= argc)
+				return fail("-- must be followed by the command to run");
+			ro->argv = argv + i + 1;
+			break;
+		}
+		if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
+			ro->quiet = true;
+			continue;
+		}
+		if (!strcmp(a, "--verbose") || !strcmp(a, "-v")) {
+			ro->verbose = true;
+			continue;
+		}
 		if (i + 1 >= argc) {
 			fprintf(stderr, "cagerun: %s needs a value\n", a);
 			usage(stderr);
@@ -165,6 +181,8 @@ static int parse_args(int argc, char **argv, struct prx_config *cfg, struct run 
 			cage_options_include(r->opts, v);
 		else if (!strcmp(a, "--profile"))
 			cage_options_profile(r->opts, v);
+		else if (!strcmp(a, "--mode"))
+			ro->mode = v;
 		else if (!strcmp(a, "--listen"))
 			*listen = v;
 		else if (!strcmp(a, "--socket"))
@@ -192,9 +210,21 @@ static int parse_args(int argc, char **argv, struct prx_config *cfg, struct run 
 			return EXIT_START;
 		}
 	}
-	if (!proxy_only)
-		return fail("this build implements only --proxy-only; refusing to run anything "
-			    "unsandboxed");
+	if (proxy_only && ro->argv)
+		return fail("--proxy-only runs no command; drop it, or the -- COMMAND part");
+	if (!proxy_only && !ro->argv) {
+		usage(stderr);
+		return fail("nothing to run: give -- COMMAND [ARG]..., or --proxy-only");
+	}
+	if (!proxy_only) {
+		if (!*policy)
+			return fail("-p POLICY is needed; nothing was run");
+		ro->policy = *policy;
+		ro->copts = r->opts;
+		ro->log_path = *logpath;
+		ro->resolve = r->res;
+		return -2;
+	}
 	if (!*policy) {
 		usage(stderr);
 		return fail("--proxy-only needs -p POLICY");
@@ -290,9 +320,14 @@ int main(int argc, char **argv)
 	r.res = prx_resolver_new();
 	int status;
 	const char *policy = NULL, *listen = NULL, *sock = NULL, *logpath = NULL;
+	struct run_opts ro;
+	memset(&ro, 0, sizeof ro);
 	if (!r.opts || !r.res)
 		status = fail("out of memory");
-	else if ((status = parse_args(argc, argv, &cfg, &r, &policy, &listen, &sock, &logpath)) < 0)
+	else if ((status = parse_args(argc, argv, &cfg, &r, &policy, &listen, &sock, &logpath,
+				      &ro)) == -2)
+		status = run_command(&ro);
+	else if (status < 0)
 		status = serve(&r, &cfg, policy, listen, sock, logpath);
 	run_free(&r);
 	return status;

@@ -1,0 +1,505 @@
+/*
+ * lplan.c - builds the Linux plan (see lplan.h) from a profile.
+ *
+ * The resolved rules (lplan_resolve.c) name a set of anchor paths: the
+ * nodes. Between two nodes the policy's answer cannot change, so it is
+ * enough to ask the IR evaluator, for each node, what it allows on the node
+ * itself and strictly below it. Walking the nodes from the root down, each
+ * node gets the Landlock rights it needs that its ancestors did not grant,
+ * and where the ancestors grant more than the policy allows below it, a
+ * mount takes the excess away: read-only for writes, no-exec for
+ * execution, a hiding placeholder for reads. What neither can express is an
+ * error; what is enforced more narrowly than written is a note.
+ */
+#include "lplan_int.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static void add_msg(struct arena *a, struct lplan_msg **v, size_t *n, const struct ir_rule *r,
+		    const char *fmt, va_list ap)
+{
+	char buf[1024];
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	/* One message per rule and text: expansions repeat themselves. */
+	for (size_t i = 0; i < *n; i++)
+		if ((*v)[i].rule && r && (*v)[i].rule->loc.off == r->loc.off &&
+		    (*v)[i].rule->loc.file == r->loc.file && !strcmp((*v)[i].text, buf))
+			return;
+	struct lplan_msg *nv = arena_alloc(a, (*n + 1) * sizeof *nv);
+	if (*n)
+		memcpy(nv, *v, *n * sizeof *nv);
+	nv[*n].rule = r;
+	nv[*n].text = arena_strdup(a, buf);
+	*v = nv;
+	(*n)++;
+}
+
+void lplan_error(struct arena *a, struct lplan *plan, const struct ir_rule *r, const char *fmt,
+		 ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	add_msg(a, &plan->errors, &plan->nerrors, r, fmt, ap);
+	va_end(ap);
+}
+
+void lplan_note(struct arena *a, struct lplan *plan, const struct ir_rule *r, const char *fmt,
+		...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	add_msg(a, &plan->notes, &plan->nnotes, r, fmt, ap);
+	va_end(ap);
+}
+
+void lplan_rule_text(const struct ir_rule *r, char *buf, size_t size)
+{
+	char acc[128], tgt[512];
+	ir_access_names(r->access, acc, sizeof acc);
+	ir_target_display(r, tgt, sizeof tgt);
+	if (r->loc.file)
+		snprintf(buf, size, "%s:%u:%u: %s %s %s", r->loc.file->name, r->loc.line,
+			 r->loc.col, ir_effect_name(r->effect), acc, tgt);
+	else
+		snprintf(buf, size, "%s %s %s", ir_effect_name(r->effect), acc, tgt);
+}
+
+/* IR accesses to the Landlock rights that carry them. */
+static uint64_t rights_of(uint32_t acc)
+{
+	uint64_t r = 0;
+	if (acc & IR_A_READ)
+		r |= LP_READ | LP_IOCTL_DEV;
+	if (acc & IR_A_WRITE)
+		r |= LP_WRITE_FILE | LP_TRUNCATE | LP_IOCTL_DEV;
+	if (acc & IR_A_CREATE)
+		r |= LP_MAKE | LP_REFER;
+	if (acc & IR_A_DELETE)
+		r |= LP_REMOVE | LP_REFER;
+	if (acc & IR_A_EXEC)
+		r |= LP_EXECUTE;
+	return r;
+}
+
+static const uint32_t probe_bits[] = { IR_A_READ, IR_A_WRITE, IR_A_CREATE, IR_A_DELETE,
+				       IR_A_EXEC };
+
+/* What the resolved rules allow at `path`, and the rule deciding the
+ * first access in `interest` that is denied (for messages). */
+static uint32_t allowed_at(const struct ir_profile *dp, const char *path, uint32_t interest,
+			   const struct ir_rule **denier)
+{
+	uint32_t acc = 0;
+	for (size_t i = 0; i < sizeof probe_bits / sizeof *probe_bits; i++) {
+		struct ir_verdict v;
+		ir_eval_path(dp, probe_bits[i], path, &v);
+		if (v.allowed)
+			acc |= probe_bits[i];
+		else if (denier && !*denier && (interest & probe_bits[i]) && v.rule)
+			*denier = v.rule;
+	}
+	return acc;
+}
+
+static const char *below_probe(struct arena *a, const char *path)
+{
+	/* A name no rule anchors: the policy's answer for "anything else
+	 * below this node". */
+	return arena_printf(a, "%s/\x01", strcmp(path, "/") ? path : "");
+}
+
+static bool is_ancestor(const char *anc, const char *path)
+{
+	size_t n = strlen(anc);
+	if (n == 1)
+		return path[0] == '/' && path[1] != '\0';
+	return strncmp(anc, path, n) == 0 && path[n] == '/';
+}
+
+static int node_cmp(const void *x, const void *y)
+{
+	return strcmp(((const struct lplan_node *)x)->path, ((const struct lplan_node *)y)->path);
+}
+
+/* Effective rights in the region holding `path` (the deepest node that is
+ * path or above it). */
+static uint64_t region_eff(const struct lplan *plan, const char *path)
+{
+	const struct lplan_node *best = NULL;
+	for (size_t i = 0; i < plan->nnodes; i++) {
+		const struct lplan_node *n = &plan->nodes[i];
+		if ((!strcmp(n->path, path) || is_ancestor(n->path, path)) &&
+		    (!best || strlen(n->path) > strlen(best->path)))
+			best = n;
+	}
+	return best ? best->ll & ~best->block : 0;
+}
+
+static char *parent_dir(struct arena *a, const char *path)
+{
+	const char *s = strrchr(path, '/');
+	if (!s || s == path)
+		return arena_strdup(a, "/");
+	return arena_strndup(a, path, (size_t)(s - path));
+}
+
+static void set_nodes(struct arena *a, struct lplan *plan, const struct lplan_rules *rs)
+{
+	struct lplan_node *v = arena_alloc(a, (rs->n + 1) * sizeof *v);
+	size_t n = 0;
+	for (size_t i = 0; i < rs->n; i++) {
+		const struct ir_path *pp = &rs->rules[i].t.path;
+		const char *anchor = pp->kind == IR_PAT_SUBTREE
+					     ? (pp->len == 3 ? "/" : arena_strndup(a, pp->text, pp->len - 3))
+					     : pp->text;
+		v[n].path = anchor;
+		n++;
+	}
+	qsort(v, n, sizeof *v, node_cmp);
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++)
+		if (m == 0 || strcmp(v[m - 1].path, v[i].path))
+			v[m++] = v[i];
+	plan->nodes = v;
+	plan->nnodes = m;
+}
+
+static void link_parents(struct lplan *plan)
+{
+	size_t stack[4096], sp = 0;
+	for (size_t i = 0; i < plan->nnodes; i++) {
+		struct lplan_node *n = &plan->nodes[i];
+		while (sp && !is_ancestor(plan->nodes[stack[sp - 1]].path, n->path))
+			sp--;
+		n->parent = sp ? stack[sp - 1] : SIZE_MAX;
+		if (sp < sizeof stack / sizeof *stack)
+			stack[sp++] = i;
+	}
+}
+
+static const char *show(const struct lplan_node *n)
+{
+	return n->path;
+}
+
+/* A node that exists: grant what is missing, mount away the excess. */
+static void plan_existing(struct arena *a, struct lplan *plan, const struct ir_profile *dp,
+			  struct lplan_node *n, const struct lplan_node *par)
+{
+	const struct ir_rule *denier = NULL, *sdenier = NULL;
+	uint32_t self = allowed_at(dp, n->path, IR_A_FILE, &sdenier);
+	uint32_t below = n->is_dir ? allowed_at(dp, below_probe(a, n->path), IR_A_FILE, &denier)
+				   : self;
+	if (!n->is_dir)
+		denier = sdenier;
+	uint64_t want = rights_of(below);
+	if (!n->is_dir)
+		want &= LP_FILE_RIGHTS;
+	uint64_t inh_ll = par ? par->ll : 0, block = par ? par->block : 0;
+	if (block == LP_ALL) { /* inside a hidden tree */
+		if (want)
+			lplan_error(a, plan, denier ? denier : NULL,
+				    "%s is inside a tree this policy hides from reading; Linux "
+				    "cannot re-open a path below a read-denied directory",
+				    show(n));
+		n->ll = inh_ll;
+		n->block = block;
+		return;
+	}
+	n->grant = want & ~inh_ll;
+	uint64_t ll = inh_ll | n->grant;
+	if (want & block) {
+		n->mount |= LPM_FRESH;
+		block = 0;
+	}
+	uint64_t excess = (ll & ~block) & ~want;
+	if (!n->is_dir)
+		excess &= LP_FILE_RIGHTS;
+	if (excess & LP_READ) {
+		if (want & ~LP_IOCTL_DEV)
+			lplan_error(a, plan, denier,
+				    "Linux cannot deny reading %s while allowing other access to "
+				    "it (reads are denied by hiding the path, which denies all)",
+				    show(n));
+		n->mount |= LPM_HIDE;
+		block = LP_ALL;
+	} else {
+		if (excess & LP_WRITEISH) {
+			if (want & LP_WRITEISH)
+				lplan_error(a, plan, denier,
+					    "Linux cannot deny only part of writing below %s "
+					    "(a read-only mount denies write, create and delete "
+					    "together); deny them all there",
+					    show(n));
+			n->mount |= LPM_RDONLY;
+			block |= LP_WRITEISH;
+		}
+		if (excess & LP_EXECUTE) {
+			n->mount |= LPM_NOEXEC;
+			block |= LP_EXECUTE;
+		}
+	}
+	if (n->mount & (LPM_HIDE | LPM_RDONLY | LPM_NOEXEC))
+		n->rule = denier;
+	n->ll = ll;
+	n->block = block;
+
+	/* The node itself: listing a directory, deleting or renaming it. */
+	if (n->is_dir && (self & IR_A_READ) && !(below & IR_A_READ))
+		lplan_note(a, plan, NULL,
+			   "listing the directory %s alone cannot be granted on Linux "
+			   "(Landlock grants whole trees); it stays unreadable",
+			   show(n));
+	if (n->is_dir && !(self & IR_A_READ) && (below & IR_A_READ) && !(n->mount & LPM_HIDE))
+		lplan_error(a, plan, sdenier,
+			    "Linux cannot deny listing %s while allowing reads below it", show(n));
+	if (!par)
+		return;
+	uint64_t at_parent = par->ll & ~par->block;
+	uint64_t rm = n->is_dir ? LP_REMOVE_DIR : LP_REMOVE_FILE;
+	if ((at_parent & rm) && !(self & IR_A_DELETE) && !n->mount) {
+		n->mount |= LPM_PIN;
+		n->rule = sdenier;
+	}
+}
+
+/* A node that does not exist: it cannot carry a grant or a mount. */
+static void plan_missing(struct arena *a, struct lplan *plan, const struct ir_profile *dp,
+			 struct lplan_node *n, const struct lplan_node *par)
+{
+	const struct ir_rule *denier = NULL;
+	uint32_t self = allowed_at(dp, n->path, IR_A_FILE, &denier);
+	uint32_t below = allowed_at(dp, below_probe(a, n->path), IR_A_FILE, &denier);
+	uint64_t eff = par ? par->ll & ~par->block : 0;
+	n->ll = par ? par->ll : 0;
+	n->block = par ? par->block : 0;
+	uint64_t want = rights_of(self | below);
+	if ((eff & LP_MAKE) && (eff & ~want & (LP_READ | LP_WRITEISH | LP_EXECUTE)))
+		lplan_error(a, plan, denier,
+			    "%s does not exist, and the command could create it: Linux can "
+			    "only deny paths that exist. Create it before running (mkdir -p "
+			    "%s), or remove the rule",
+			    n->path, n->path);
+}
+
+/* Every directory above a denied path that the command could rename or
+ * remove becomes a mount point, so the denial cannot be moved aside. */
+static void pin_ancestors(struct arena *a, struct lplan *plan)
+{
+	size_t n0 = plan->nnodes;
+	struct lplan_node *extra = NULL;
+	size_t nextra = 0;
+	for (size_t i = 0; i < n0; i++) {
+		const struct lplan_node *n = &plan->nodes[i];
+		if (!(n->mount & (LPM_HIDE | LPM_RDONLY | LPM_NOEXEC | LPM_PIN)))
+			continue;
+		for (char *d = parent_dir(a, n->path); strcmp(d, "/"); d = parent_dir(a, d)) {
+			if (!(region_eff(plan, parent_dir(a, d)) & (LP_REMOVE_DIR | LP_REFER)))
+				continue;
+			bool have = false;
+			for (size_t k = 0; k < plan->nnodes && !have; k++)
+				have = !strcmp(plan->nodes[k].path, d) && plan->nodes[k].mount;
+			for (size_t k = 0; k < nextra && !have; k++)
+				have = !strcmp(extra[k].path, d);
+			if (have)
+				continue;
+			struct lplan_node *nx = arena_alloc(a, (nextra + 1) * sizeof *nx);
+			if (nextra)
+				memcpy(nx, extra, nextra * sizeof *nx);
+			memset(&nx[nextra], 0, sizeof *nx);
+			nx[nextra].path = d;
+			nx[nextra].exists = nx[nextra].is_dir = true;
+			nx[nextra].mount = LPM_PIN;
+			nx[nextra].rule = n->rule;
+			extra = nx;
+			nextra++;
+		}
+	}
+	if (!nextra)
+		return;
+	/* Existing nodes that are pinned dirs: mark them instead of adding. */
+	struct lplan_node *all = arena_alloc(a, (plan->nnodes + nextra) * sizeof *all);
+	memcpy(all, plan->nodes, plan->nnodes * sizeof *all);
+	size_t m = plan->nnodes;
+	for (size_t k = 0; k < nextra; k++) {
+		bool merged = false;
+		for (size_t i = 0; i < plan->nnodes; i++)
+			if (!strcmp(all[i].path, extra[k].path)) {
+				all[i].mount |= LPM_PIN;
+				if (!all[i].rule)
+					all[i].rule = extra[k].rule;
+				merged = true;
+			}
+		if (!merged)
+			all[m++] = extra[k];
+	}
+	qsort(all, m, sizeof *all, node_cmp);
+	plan->nodes = all;
+	plan->nnodes = m;
+}
+
+static void add_port(struct arena *a, struct lplan *plan, unsigned port, const struct ir_rule *r)
+{
+	for (size_t i = 0; i < plan->nports; i++)
+		if (plan->ports[i].port == port)
+			return;
+	struct lplan_port *v = arena_alloc(a, (plan->nports + 1) * sizeof *v);
+	if (plan->nports)
+		memcpy(v, plan->ports, plan->nports * sizeof *v);
+	v[plan->nports].port = (uint16_t)port;
+	v[plan->nports].rule = r;
+	plan->ports = v;
+	plan->nports++;
+}
+
+/* Loopback ports the sandbox may reach (forwarded into its network
+ * namespace), and rules Linux cannot confine as written. */
+static void plan_network(struct arena *a, const struct ir_profile *p, struct lplan *plan)
+{
+	enum { MAX_PORTS = 256 };
+	for (size_t i = 0; i < p->nrules; i++) {
+		const struct ir_rule *r = &p->rules[i];
+		if (r->effect == IR_ALLOW && r->tkind == IR_T_UNIX)
+			lplan_error(a, plan, r,
+				    "Linux cannot limit which unix sockets a command connects to "
+				    "(Landlock ABI 7 does not cover them), so cagerun refuses "
+				    "`allow unix` rather than allow every socket");
+		if (r->effect != IR_ALLOW || r->tkind != IR_T_HOST)
+			continue;
+		const struct ir_host *h = &r->t.host;
+		const char *name = NULL;
+		if (h->kind == IR_H_NAME && !strcmp(h->name, "localhost"))
+			name = "localhost";
+		else if (h->kind == IR_H_IPV4 && !memcmp(h->addr, "\x7f\0\0\x01", 4))
+			name = "127.0.0.1";
+		else if (h->kind == IR_H_IPV6 && !strcmp(h->name, "::1"))
+			name = "::1";
+		if (!name)
+			continue;
+		if (h->nports == 0) {
+			lplan_error(a, plan, r,
+				    "every loopback port cannot be forwarded into the sandbox; "
+				    "name the ports (\"localhost:3000\")");
+			continue;
+		}
+		for (size_t k = 0; k < h->nports; k++) {
+			if ((unsigned)(h->ports[k].hi - h->ports[k].lo) >= MAX_PORTS) {
+				lplan_error(a, plan, r,
+					    "more than %d loopback ports cannot be forwarded into "
+					    "the sandbox",
+					    MAX_PORTS);
+				break;
+			}
+			for (unsigned port = h->ports[k].lo; port <= h->ports[k].hi; port++) {
+				struct ir_verdict v;
+				ir_eval_host(p, name, port, &v);
+				if (v.allowed)
+					add_port(a, plan, port, r);
+			}
+		}
+	}
+	if (plan->nports > MAX_PORTS)
+		lplan_error(a, plan, NULL, "more than %d loopback ports to forward", MAX_PORTS);
+}
+
+bool lplan_build(struct arena *a, const struct ir_profile *p, struct lplan *plan,
+		 const char **err)
+{
+	(void)err;
+	memset(plan, 0, sizeof *plan);
+	struct lplan_rules rs = { 0 };
+	lplan_resolve_rules(a, p, &rs, plan);
+	struct ir_profile dp = { 0 };
+	dp.name = p->name;
+	dp.rules = rs.rules;
+	dp.nrules = rs.n;
+
+	set_nodes(a, plan, &rs);
+	for (size_t i = 0; i < plan->nnodes; i++) {
+		struct lplan_node *n = &plan->nodes[i];
+		struct stat st;
+		n->exists = stat(n->path, &st) == 0;
+		n->is_dir = n->exists && S_ISDIR(st.st_mode);
+	}
+	link_parents(plan);
+	for (size_t i = 0; i < plan->nnodes; i++) {
+		struct lplan_node *n = &plan->nodes[i];
+		const struct lplan_node *par = n->parent == SIZE_MAX ? NULL : &plan->nodes[n->parent];
+		if (n->exists)
+			plan_existing(a, plan, &dp, n, par);
+		else
+			plan_missing(a, plan, &dp, n, par);
+	}
+	pin_ancestors(a, plan);
+	link_parents(plan);
+	for (size_t i = 0; i < plan->nnodes; i++) {
+		plan->ngrants += plan->nodes[i].grant != 0;
+		plan->nmounts += plan->nodes[i].mount != 0;
+	}
+	plan_network(a, p, plan);
+	return true;
+}
+
+static void rights_text(uint64_t r, char *buf, size_t size)
+{
+	static const char *const names[] = { "execute", "write_file", "read_file", "read_dir",
+					     "remove_dir", "remove_file", "make_char", "make_dir",
+					     "make_reg", "make_sock", "make_fifo", "make_block",
+					     "make_sym", "refer", "truncate", "ioctl_dev" };
+	size_t n = 0;
+	buf[0] = '\0';
+	for (unsigned i = 0; i < 16; i++)
+		if (r & (1ull << i)) {
+			int w = snprintf(buf + n, size - n, "%s%s", n ? "," : "", names[i]);
+			if (w < 0 || (size_t)w >= size - n)
+				return;
+			n += (size_t)w;
+		}
+}
+
+void lplan_print(FILE *out, const struct lplan *plan)
+{
+	char rt[256], rule[1200];
+	for (size_t i = 0; i < plan->nnodes; i++) {
+		const struct lplan_node *n = &plan->nodes[i];
+		if (n->grant) {
+			rights_text(n->grant, rt, sizeof rt);
+			fprintf(out, "grant %s %s\n", n->path, rt);
+		}
+		if (n->mount) {
+			fprintf(out, "mount %s%s%s%s%s%s", n->path,
+				n->mount & LPM_HIDE ? " hide" : "",
+				n->mount & LPM_RDONLY ? " ro" : "",
+				n->mount & LPM_NOEXEC ? " noexec" : "",
+				n->mount & LPM_FRESH ? " fresh" : "",
+				n->mount & LPM_PIN ? " pin" : "");
+			if (n->rule) {
+				lplan_rule_text(n->rule, rule, sizeof rule);
+				fprintf(out, "  # %s", rule);
+			}
+			fputc('\n', out);
+		}
+	}
+	for (size_t i = 0; i < plan->nports; i++)
+		fprintf(out, "forward 127.0.0.1:%u\n", plan->ports[i].port);
+	for (size_t i = 0; i < plan->nnotes; i++)
+		fprintf(out, "note %s\n", plan->notes[i].text);
+	for (size_t i = 0; i < plan->nerrors; i++)
+		fprintf(out, "error %s\n", plan->errors[i].text);
+}
+
+bool lplan_emit(const struct ir_policy *pol, const struct ir_profile *prof, FILE *out,
+		struct arena *a, const char **err)
+{
+	(void)pol;
+	struct lplan plan;
+	if (!lplan_build(a, prof, &plan, err))
+		return false;
+	lplan_print(out, &plan);
+	return true;
+}

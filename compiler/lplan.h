@@ -1,0 +1,119 @@
+/*
+ * lplan.h - the Linux plan: how a profile's path rules become Landlock
+ * grants and mounts on the machine that is about to run the command.
+ *
+ * Landlock can only allow, and it allows whole hierarchies below existing
+ * inodes. A deny inside an allowed tree therefore needs a mount over the
+ * denied path (read-only, no-exec, or an empty read-only filesystem that
+ * hides it), and a deny of a path that does not exist yet cannot be
+ * enforced at all where the command could create it. The plan works this
+ * out against the real filesystem (paths resolved through symlinks, as the
+ * kernel will see them), and says which rules it cannot enforce exactly
+ * (errors: cagerun refuses the policy) and which it enforces more narrowly
+ * than written (notes). Nothing here changes the system: mkdirs lists the
+ * directories the runtime creates before starting, because the policy lets
+ * the command create them anyway.
+ */
+#ifndef CAGE_LPLAN_H
+#define CAGE_LPLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "ir.h"
+
+/* Landlock filesystem access rights, numbered as the kernel numbers them
+ * (linux/landlock.h; ABI 1-5). Defined here so the plan is portable and
+ * the system header's age does not matter. */
+#define LP_EXECUTE (1ull << 0)
+#define LP_WRITE_FILE (1ull << 1)
+#define LP_READ_FILE (1ull << 2)
+#define LP_READ_DIR (1ull << 3)
+#define LP_REMOVE_DIR (1ull << 4)
+#define LP_REMOVE_FILE (1ull << 5)
+#define LP_MAKE_CHAR (1ull << 6)
+#define LP_MAKE_DIR (1ull << 7)
+#define LP_MAKE_REG (1ull << 8)
+#define LP_MAKE_SOCK (1ull << 9)
+#define LP_MAKE_FIFO (1ull << 10)
+#define LP_MAKE_BLOCK (1ull << 11)
+#define LP_MAKE_SYM (1ull << 12)
+#define LP_REFER (1ull << 13)
+#define LP_TRUNCATE (1ull << 14)
+#define LP_IOCTL_DEV (1ull << 15)
+
+#define LP_READ (LP_READ_FILE | LP_READ_DIR)
+#define LP_MAKE (LP_MAKE_CHAR | LP_MAKE_DIR | LP_MAKE_REG | LP_MAKE_SOCK | LP_MAKE_FIFO | \
+		 LP_MAKE_BLOCK | LP_MAKE_SYM)
+#define LP_REMOVE (LP_REMOVE_DIR | LP_REMOVE_FILE)
+/* What a read-only mount takes away. */
+#define LP_WRITEISH (LP_WRITE_FILE | LP_TRUNCATE | LP_MAKE | LP_REMOVE | LP_REFER)
+/* The rights Landlock accepts on a rule for a file (not a directory). */
+#define LP_FILE_RIGHTS (LP_EXECUTE | LP_WRITE_FILE | LP_READ_FILE | LP_TRUNCATE | LP_IOCTL_DEV)
+#define LP_ALL ((1ull << 16) - 1)
+
+/* Mounts over a node, applied deepest first inside the sandbox's private
+ * mount namespace. Any mount makes the node a mount point, which can be
+ * neither renamed nor removed (EBUSY): LPM_PIN is a mount for that alone. */
+enum {
+	LPM_PIN = 1u << 0,    /* bind the node onto itself, flags unchanged */
+	LPM_RDONLY = 1u << 1, /* ... read-only */
+	LPM_NOEXEC = 1u << 2, /* ... no execution */
+	LPM_HIDE = 1u << 3,   /* an empty, unreadable, read-only placeholder */
+	LPM_FRESH = 1u << 4,  /* a new bind that lifts an ancestor's RDONLY/NOEXEC */
+};
+
+struct lplan_node {
+	const char *path; /* resolved: absolute, no symlinks (but /proc as written) */
+	bool exists, is_dir;
+	uint64_t grant;   /* Landlock rights to add here (beneath, for a directory) */
+	unsigned mount;   /* LPM_* */
+	const struct ir_rule *rule; /* the rule behind the mount, for messages */
+	/* Working state of the plan (what applies below this node). */
+	uint64_t ll, block;
+	size_t parent; /* index of the nearest ancestor node, or SIZE_MAX */
+};
+
+struct lplan_msg {
+	const struct ir_rule *rule; /* NULL: about the profile as a whole */
+	const char *text;
+};
+
+struct lplan_port {
+	uint16_t port;
+	const struct ir_rule *rule;
+};
+
+struct lplan {
+	struct lplan_node *nodes; /* ancestors before descendants */
+	size_t nnodes;
+	const char **mkdirs; /* created by the runtime before the sandbox starts */
+	size_t nmkdirs;
+	struct lplan_msg *errors; /* cannot be enforced exactly: refuse to run */
+	size_t nerrors;
+	struct lplan_msg *notes; /* enforced more narrowly than written */
+	size_t nnotes;
+	struct lplan_port *ports; /* loopback ports reachable through forwarding */
+	size_t nports;
+	size_t ngrants, nmounts;
+};
+
+/* Builds the plan for profile `p` against this machine's filesystem. All
+ * memory comes from `a`. Returns false only on resource exhaustion (with a
+ * message in *err); inexpressible rules are plan->errors. */
+bool lplan_build(struct arena *a, const struct ir_profile *p, struct lplan *plan,
+		 const char **err);
+
+/* A rule's location and text, "file:line:col: allow read ~/x", for messages. */
+void lplan_rule_text(const struct ir_rule *r, char *buf, size_t size);
+
+/* The "linux" backend: builds the plan and prints it (errors included). */
+bool lplan_emit(const struct ir_policy *pol, const struct ir_profile *prof, FILE *out,
+		struct arena *a, const char **err);
+
+/* Text form of the plan, one line per grant and mount (cagec --emit linux). */
+void lplan_print(FILE *out, const struct lplan *plan);
+
+#endif

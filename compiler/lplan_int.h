@@ -1,0 +1,32 @@
+/*
+ * lplan_int.h - internals shared by the Linux plan's files: the resolved
+ * rule list and message helpers. Internal to libcage.
+ */
+#ifndef CAGE_LPLAN_INT_H
+#define CAGE_LPLAN_INT_H
+
+#include "lplan.h"
+
+/* Entries a glob may visit while it is expanded. */
+#define LPLAN_GLOB_BUDGET 20000
+
+/* The profile's path rules as the kernel will see them (resolved, globs
+ * expanded), in the profile's order; orig[i] is what the user wrote. */
+struct lplan_rules {
+	struct ir_rule *rules;
+	const struct ir_rule **orig;
+	size_t n, cap;
+};
+
+const char *lplan_resolve_path(struct arena *a, const char *path);
+void lplan_rules_add(struct arena *a, struct lplan_rules *v, const struct ir_rule *orig,
+		     const char *path, bool subtree);
+bool lplan_resolve_rules(struct arena *a, const struct ir_profile *p, struct lplan_rules *out,
+			 struct lplan *plan);
+
+void lplan_error(struct arena *a, struct lplan *plan, const struct ir_rule *r, const char *fmt,
+		 ...) __attribute__((format(printf, 4, 5)));
+void lplan_note(struct arena *a, struct lplan *plan, const struct ir_rule *r, const char *fmt,
+		...) __attribute__((format(printf, 4, 5)));
+
+#endif

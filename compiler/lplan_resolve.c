@@ -1,0 +1,218 @@
+/*
+ * lplan_resolve.c - the first step of the Linux plan: rewrite a profile's
+ * path rules into the form the kernel will see. Patterns are written
+ * lexically (`/lib/` and everything below), but Landlock and mounts act on inodes reached by
+ * following symlinks (`/usr/lib`). Every rule's literal part is resolved
+ * through the real filesystem; globs are expanded into the existing paths
+ * they match (with a bound), since Landlock has no patterns. The resolved
+ * rules keep their original's location, so every message names what the
+ * user wrote.
+ */
+#include "lplan_int.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "path.h"
+
+/* /proc is the sandbox's own (a fresh procfs in its PID namespace): its
+ * magic links (/proc/self) mean something else in here. */
+static bool is_proc(const char *p)
+{
+	return strncmp(p, "/proc", 5) == 0 && (p[5] == '\0' || p[5] == '/');
+}
+
+const char *lplan_resolve_path(struct arena *a, const char *path)
+{
+	if (is_proc(path))
+		return arena_strdup(a, path);
+	char buf[PATH_MAX];
+	if (realpath(path, buf))
+		return arena_strdup(a, buf);
+	/* Resolve the longest existing prefix and keep the rest as written. */
+	size_t cut = strlen(path);
+	while (cut > 0) {
+		do
+			cut--;
+		while (cut > 0 && path[cut] != '/');
+		char head[PATH_MAX];
+		if (cut >= sizeof head)
+			break;
+		memcpy(head, path, cut);
+		head[cut] = '\0';
+		if (realpath(cut ? head : "/", buf))
+			return arena_printf(a, "%s%s", strcmp(buf, "/") ? buf : "", path + cut);
+	}
+	return arena_strdup(a, path);
+}
+
+/* One glob component against one name: `*` any run, `?` one byte. The
+ * same meaning as path.c's matcher within a component. */
+static bool seg_match(const char *p, size_t plen, const char *s)
+{
+	size_t pi = 0, si = 0, star = SIZE_MAX, mark = 0, sl = strlen(s);
+	while (si < sl) {
+		if (pi < plen && (p[pi] == '?' || p[pi] == s[si])) {
+			pi++, si++;
+		} else if (pi < plen && p[pi] == '*') {
+			star = pi++;
+			mark = si;
+		} else if (star != SIZE_MAX) {
+			pi = star + 1;
+			si = ++mark;
+		} else {
+			return false;
+		}
+	}
+	while (pi < plen && p[pi] == '*')
+		pi++;
+	return pi == plen;
+}
+
+struct walk {
+	struct arena *a;
+	const struct ir_rule *orig;
+	struct lplan_rules *out;
+	size_t visited;
+	bool too_big;
+};
+
+static void emit(struct walk *w, const char *path, bool subtree)
+{
+	const char *res = lplan_resolve_path(w->a, path);
+	lplan_rules_add(w->a, w->out, w->orig, res, subtree);
+}
+
+/* Components of the pattern after the walk's position: comps[i..n). */
+static void walk(struct walk *w, const char *dir, const char **comps, const size_t *lens,
+		 size_t i, size_t n, unsigned depth)
+{
+	if (w->too_big)
+		return;
+	if (i == n) {
+		emit(w, dir, false);
+		return;
+	}
+	const char *c = comps[i];
+	size_t cl = lens[i];
+	bool dstar = cl == 2 && c[0] == '*' && c[1] == '*';
+	if (dstar && i + 1 == n) {
+		emit(w, dir, true);
+		return;
+	}
+	if (!path_has_glob(c, cl)) {
+		char *next = arena_printf(w->a, "%s/%.*s", strcmp(dir, "/") ? dir : "", (int)cl, c);
+		struct stat st;
+		if (lstat(next, &st) == 0)
+			walk(w, next, comps, lens, i + 1, n, depth);
+		return;
+	}
+	if (dstar)
+		walk(w, dir, comps, lens, i + 1, n, depth); /* zero components */
+	if (depth > 64) {
+		w->too_big = true;
+		return;
+	}
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if (++w->visited > LPLAN_GLOB_BUDGET) {
+			w->too_big = true;
+			break;
+		}
+		char *next = arena_printf(w->a, "%s/%s", strcmp(dir, "/") ? dir : "", e->d_name);
+		if (dstar) {
+			/* Descend through real directories only: a symlink loop must
+			 * not make the walk endless. */
+			struct stat st;
+			if (lstat(next, &st) == 0 && S_ISDIR(st.st_mode))
+				walk(w, next, comps, lens, i, n, depth + 1);
+		} else if (seg_match(c, cl, e->d_name)) {
+			walk(w, next, comps, lens, i + 1, n, depth + 1);
+		}
+	}
+	closedir(d);
+}
+
+/* Expands a glob rule into the existing paths it matches. */
+static bool expand_glob(struct arena *a, const struct ir_rule *r, struct lplan_rules *out)
+{
+	enum { MAXC = 256 };
+	const char *comps[MAXC];
+	size_t lens[MAXC], n = 0;
+	const char *t = r->t.path.text;
+	while (*t) {
+		while (*t == '/')
+			t++;
+		if (!*t)
+			break;
+		const char *s = t;
+		while (*t && *t != '/')
+			t++;
+		if (n == MAXC)
+			return false;
+		comps[n] = s;
+		lens[n++] = (size_t)(t - s);
+	}
+	struct walk w = { a, r, out, 0, false };
+	walk(&w, "/", comps, lens, 0, n, 0);
+	return !w.too_big;
+}
+
+void lplan_rules_add(struct arena *a, struct lplan_rules *v, const struct ir_rule *orig,
+		     const char *path, bool subtree)
+{
+	if (v->n == v->cap) {
+		size_t cap = v->cap ? v->cap * 2 : 64;
+		struct ir_rule *nr = arena_alloc(a, cap * sizeof *nr);
+		const struct ir_rule **no = arena_alloc(a, cap * sizeof *no);
+		if (v->n) {
+			memcpy(nr, v->rules, v->n * sizeof *nr);
+			memcpy(no, v->orig, v->n * sizeof *no);
+		}
+		v->rules = nr;
+		v->orig = no;
+		v->cap = cap;
+	}
+	struct ir_rule *r = &v->rules[v->n];
+	*r = *orig;
+	r->index = (uint32_t)v->n;
+	const char *text = subtree ? arena_printf(a, "%s/**", strcmp(path, "/") ? path : "")
+				   : path;
+	r->t.path.text = text;
+	r->t.path.len = (uint32_t)strlen(text);
+	r->t.path.home_len = 0;
+	path_classify(&r->t.path);
+	v->orig[v->n++] = orig;
+}
+
+bool lplan_resolve_rules(struct arena *a, const struct ir_profile *p, struct lplan_rules *out,
+			 struct lplan *plan)
+{
+	for (size_t i = 0; i < p->nrules; i++) {
+		const struct ir_rule *r = &p->rules[i];
+		if (r->tkind != IR_T_PATH || !(r->access & IR_A_FILE))
+			continue;
+		const struct ir_path *pp = &r->t.path;
+		if (pp->kind == IR_PAT_EXACT) {
+			lplan_rules_add(a, out, r, lplan_resolve_path(a, pp->text), false);
+		} else if (pp->kind == IR_PAT_SUBTREE) {
+			char *dir = arena_strndup(a, pp->text, pp->len - 3);
+			lplan_rules_add(a, out, r, lplan_resolve_path(a, *dir ? dir : "/"), true);
+		} else if (!expand_glob(a, r, out)) {
+			lplan_error(a, plan, r,
+				    "this pattern matches too much of the filesystem to expand "
+				    "(Landlock has no patterns: a glob is granted path by path); "
+				    "write a directory `DIR/**` instead");
+		}
+	}
+	return true;
+}

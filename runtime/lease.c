@@ -1,0 +1,101 @@
+/*
+ * lease.c - one run's private directory (see lease.h).
+ */
+#include "lease.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char *join(const char *a, const char *b)
+{
+	size_t n = strlen(a) + strlen(b) + 2;
+	char *s = malloc(n);
+	if (s)
+		snprintf(s, n, "%s/%s", a, b);
+	return s;
+}
+
+bool lease_create(struct lease *l, bool private_home, char *err, size_t errlen)
+{
+	memset(l, 0, sizeof *l);
+	const char *base = getenv("TMPDIR");
+	if (!base || base[0] != '/')
+		base = "/tmp";
+	l->dir = join(base, "cage-run.XXXXXX");
+	if (!l->dir || !mkdtemp(l->dir)) {
+		snprintf(err, errlen, "cannot create the run's private directory under %s: %s",
+			 base, strerror(errno));
+		free(l->dir);
+		l->dir = NULL;
+		return false;
+	}
+	/* The sandbox sees these paths: resolve the base (e.g. /tmp a link). */
+	char real[4096];
+	if (realpath(l->dir, real)) {
+		free(l->dir);
+		l->dir = strdup(real);
+	}
+	l->tmp = join(l->dir, "tmp");
+	l->empty = join(l->dir, "empty");
+	if (private_home)
+		l->home = join(l->dir, "home");
+	int fd = -1;
+	bool ok = l->dir && l->tmp && l->empty && (!private_home || l->home) &&
+		  mkdir(l->tmp, 0700) == 0 && (!l->home || mkdir(l->home, 0700) == 0) &&
+		  (fd = open(l->empty, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0)) >= 0;
+	if (fd >= 0)
+		close(fd);
+	if (!ok) {
+		snprintf(err, errlen, "cannot prepare the run's private directory %s: %s",
+			 l->dir ? l->dir : base, strerror(errno));
+		lease_remove(l);
+	}
+	return ok;
+}
+
+/* Removes `name` in `dfd`, a tree if need be, never following a symlink.
+ * Directories the command made unreadable are opened up first. */
+static bool rm_at(int dfd, const char *name, unsigned depth)
+{
+	if (unlinkat(dfd, name, 0) == 0 || errno == ENOENT)
+		return true;
+	if (depth > 256)
+		return false;
+	int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && errno == EACCES && fchmodat(dfd, name, 0700, 0) == 0)
+		fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	(void)fchmod(fd, 0700);
+	DIR *d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return false;
+	}
+	bool ok = true;
+	struct dirent *e;
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			ok &= rm_at(dirfd(d), e->d_name, depth + 1);
+	closedir(d);
+	return unlinkat(dfd, name, AT_REMOVEDIR) == 0 && ok;
+}
+
+bool lease_remove(struct lease *l)
+{
+	bool ok = true;
+	if (l->dir)
+		ok = rm_at(AT_FDCWD, l->dir, 0);
+	free(l->dir);
+	free(l->tmp);
+	free(l->home);
+	free(l->empty);
+	memset(l, 0, sizeof *l);
+	return ok;
+}

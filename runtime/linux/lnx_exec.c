@@ -1,0 +1,144 @@
+/*
+ * lnx_exec.c - the last steps before the command runs, in this order:
+ *
+ *   1. signals back to defaults, its own process group (and the terminal's
+ *      foreground, when cagerun had it), its working directory;
+ *   2. no_new_privs, then every capability dropped for good (bounding set,
+ *      ambient set, securebits locked, capset to nothing): nothing later
+ *      can regain a privilege, not even by exec'ing a setuid program;
+ *   3. Landlock: the plan's grants plus this run's private directories;
+ *   4. seccomp, last, since it refuses calls the steps before still make;
+ *   5. every descriptor past stderr marked close-on-exec, then execvp.
+ *
+ * Any failure is reported to cagerun, which exits 125: the command never
+ * starts half-confined.
+ */
+#include "lnx_sandbox.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <linux/securebits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "lnx_landlock.h"
+#include "lnx_seccomp.h"
+
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1U << 2)
+#endif
+
+extern char **environ;
+
+static void reset_signals(void)
+{
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			signal(sig, SIG_DFL);
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
+static void take_terminal(void)
+{
+	sigset_t ss, old;
+	sigemptyset(&ss);
+	sigaddset(&ss, SIGTTOU);
+	sigprocmask(SIG_BLOCK, &ss, &old);
+	if (tcsetpgrp(STDIN_FILENO, getpgrp()) != 0) {
+		/* Not our terminal after all: signals still arrive through cagerun. */
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
+static bool drop_privileges(char *err, size_t errlen)
+{
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
+		snprintf(err, errlen, "cannot set no_new_privs: %s", strerror(errno));
+		return false;
+	}
+	if (prctl(PR_SET_SECUREBITS, SECBIT_NOROOT | SECBIT_NOROOT_LOCKED |
+					     SECBIT_NO_SETUID_FIXUP | SECBIT_NO_SETUID_FIXUP_LOCKED |
+					     SECBIT_KEEP_CAPS_LOCKED | SECBIT_NO_CAP_AMBIENT_RAISE |
+					     SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED) != 0) {
+		snprintf(err, errlen, "cannot lock the securebits: %s", strerror(errno));
+		return false;
+	}
+	for (int cap = 0; cap <= 63; cap++)
+		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno != EINVAL) {
+			snprintf(err, errlen, "cannot drop capability %d: %s", cap, strerror(errno));
+			return false;
+		}
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0) {
+		snprintf(err, errlen, "cannot clear ambient capabilities: %s", strerror(errno));
+		return false;
+	}
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2];
+	memset(d, 0, sizeof d);
+	if (syscall(SYS_capset, &h, d) != 0) {
+		snprintf(err, errlen, "cannot drop capabilities: %s", strerror(errno));
+		return false;
+	}
+	return true;
+}
+
+static bool apply_landlock(const struct lnx_spec *s, char *err, size_t errlen)
+{
+	struct lnx_landlock ll = { .fd = -1 };
+	if (!lnx_landlock_open(&ll, s->landlock_abi, err, errlen))
+		return false;
+	const struct lplan *p = s->plan;
+	for (size_t i = 0; i < p->nnodes; i++) {
+		const struct lplan_node *n = &p->nodes[i];
+		if (n->grant && n->exists &&
+		    !lnx_landlock_grant(&ll, n->path, n->grant, n->is_dir, err, errlen)) {
+			lnx_landlock_close(&ll);
+			return false;
+		}
+	}
+	const char *priv[] = { s->tmp_dir, s->home_dir };
+	for (size_t i = 0; i < 2; i++)
+		if (priv[i] && !lnx_landlock_grant(&ll, priv[i], LP_ALL, true, err, errlen)) {
+			lnx_landlock_close(&ll);
+			return false;
+		}
+	return lnx_landlock_enforce(&ll, err, errlen);
+}
+
+_Noreturn void lnx_exec_main(struct lnx_child *c, const char *proxy_note)
+{
+	(void)proxy_note;
+	const struct lnx_spec *s = c->s;
+	char err[600];
+	reset_signals();
+	if (setpgid(0, 0) != 0)
+		lnx_child_fail(c, 125, "cannot give the command its own process group");
+	if (s->take_terminal)
+		take_terminal();
+	if (chdir(s->cwd) != 0) {
+		snprintf(err, sizeof err, "cannot change to %s: %s", s->cwd, strerror(errno));
+		lnx_child_fail(c, 125, err);
+	}
+	if (!drop_privileges(err, sizeof err) || !apply_landlock(s, err, sizeof err))
+		lnx_child_fail(c, 125, err);
+	struct lnx_seccomp_opts so = { .allow_unix_sockets = s->allow_unix_sockets,
+				       .allow_inet = true };
+	if (!lnx_seccomp_load(&so, err, sizeof err))
+		lnx_child_fail(c, 125, err);
+	if (syscall(SYS_close_range, 3u, ~0u, CLOSE_RANGE_CLOEXEC) != 0)
+		lnx_child_fail(c, 125, "cannot close inherited descriptors");
+	/* The error pipe stays open (close-on-exec) until the exec succeeds. */
+	environ = (char **)s->envp;
+	execvp(s->argv[0], s->argv);
+	int e = errno;
+	snprintf(err, sizeof err, "%s: %s", s->argv[0], strerror(e));
+	lnx_child_fail(c, e == ENOENT ? 127 : 126, err);
+}

@@ -1,0 +1,137 @@
+/*
+ * lnx_mount.c - mounts inside the sandbox's mount namespace (see
+ * lnx_mount.h), with the file-descriptor mount API so that every target is
+ * opened once, without following symlinks, and acted on through that
+ * descriptor.
+ *
+ * Order matters: the plan's mounts go deepest first, and each is a
+ * recursive clone of what is already there, so a deeper mount survives the
+ * read-only clone of its ancestor with its own flags. The flags are set on
+ * the top of each clone only.
+ */
+#include "lnx_mount.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/mount.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static int open_nofollow(const char *path)
+{
+	struct open_how how = { .flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_NO_SYMLINKS };
+	return (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how);
+}
+
+static bool fail(char *err, size_t errlen, const char *what, const char *path)
+{
+	snprintf(err, errlen, "mount namespace: %s %s: %s", what, path, strerror(errno));
+	return false;
+}
+
+bool lnx_mount_prepare(char *err, size_t errlen)
+{
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
+		return fail(err, errlen, "cannot make private", "/");
+	if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0)
+		return fail(err, errlen, "cannot mount a fresh proc on", "/proc");
+	struct stat st;
+	if (stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode) &&
+	    mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777,size=64m") != 0)
+		return fail(err, errlen, "cannot mount a private tmpfs on", "/dev/shm");
+	return true;
+}
+
+static int move_onto(int mfd, int tfd)
+{
+	return (int)syscall(SYS_move_mount, mfd, "", tfd, "",
+			    MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH);
+}
+
+/* An empty, read-only tmpfs with mode 000 over a directory. */
+static bool hide_dir(int tfd, const char *path, char *err, size_t errlen)
+{
+	int fs = (int)syscall(SYS_fsopen, "tmpfs", FSOPEN_CLOEXEC);
+	if (fs < 0)
+		return fail(err, errlen, "fsopen(tmpfs) for", path);
+	bool ok = syscall(SYS_fsconfig, fs, FSCONFIG_SET_STRING, "mode", "000", 0) == 0 &&
+		  syscall(SYS_fsconfig, fs, FSCONFIG_SET_STRING, "size", "4k", 0) == 0 &&
+		  syscall(SYS_fsconfig, fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) == 0;
+	int mfd = ok ? (int)syscall(SYS_fsmount, fs, FSMOUNT_CLOEXEC,
+				    MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
+					    MOUNT_ATTR_NOEXEC)
+		     : -1;
+	close(fs);
+	if (mfd < 0)
+		return fail(err, errlen, "cannot make the hiding mount for", path);
+	ok = move_onto(mfd, tfd) == 0;
+	close(mfd);
+	return ok ? true : fail(err, errlen, "cannot hide", path);
+}
+
+/* A recursive clone of `src` with attributes set on its top, moved onto
+ * the target. */
+static bool clone_onto(int src, int tfd, const char *path, uint64_t set, char *err,
+		       size_t errlen)
+{
+	int mfd = (int)syscall(SYS_open_tree, src, "",
+			       OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE | AT_EMPTY_PATH);
+	if (mfd < 0)
+		return fail(err, errlen, "cannot clone the mount at", path);
+	struct mount_attr attr = { .attr_set = set };
+	bool ok = (set == 0 || syscall(SYS_mount_setattr, mfd, "", AT_EMPTY_PATH, &attr,
+				       sizeof attr) == 0) &&
+		  move_onto(mfd, tfd) == 0;
+	close(mfd);
+	return ok ? true : fail(err, errlen, "cannot mount over", path);
+}
+
+static bool apply_one(const struct lplan_node *n, const char *empty_file, char *err,
+		      size_t errlen)
+{
+	int tfd = open_nofollow(n->path);
+	if (tfd < 0)
+		return fail(err, errlen, "cannot open", n->path);
+	struct stat st;
+	bool ok = fstat(tfd, &st) == 0;
+	if (ok && (bool)S_ISDIR(st.st_mode) != n->is_dir) {
+		snprintf(err, errlen, "mount namespace: %s changed type since the plan was made",
+			 n->path);
+		ok = false;
+	} else if (!ok) {
+		fail(err, errlen, "cannot stat", n->path);
+	} else if ((n->mount & LPM_HIDE) && n->is_dir) {
+		ok = hide_dir(tfd, n->path, err, errlen);
+	} else if (n->mount & LPM_HIDE) {
+		int src = open_nofollow(empty_file);
+		ok = src >= 0 ? clone_onto(src, tfd, n->path, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOEXEC,
+					   err, errlen)
+			      : fail(err, errlen, "cannot open", empty_file);
+		if (src >= 0)
+			close(src);
+	} else {
+		uint64_t set = (n->mount & LPM_RDONLY ? MOUNT_ATTR_RDONLY : 0) |
+			       (n->mount & LPM_NOEXEC ? MOUNT_ATTR_NOEXEC : 0);
+		ok = clone_onto(tfd, tfd, n->path, set, err, errlen);
+	}
+	close(tfd);
+	return ok;
+}
+
+bool lnx_mount_apply(const struct lplan *plan, const char *empty_file, char *err, size_t errlen)
+{
+	/* Nodes are sorted with ancestors first: walk backwards. */
+	for (size_t i = plan->nnodes; i-- > 0;) {
+		const struct lplan_node *n = &plan->nodes[i];
+		if (!n->mount || !n->exists)
+			continue;
+		if (!apply_one(n, empty_file, err, errlen))
+			return false;
+	}
+	return true;
+}

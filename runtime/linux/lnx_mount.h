@@ -1,0 +1,21 @@
+/*
+ * lnx_mount.h - the sandbox's private mount namespace: a fresh /proc for
+ * its PID namespace, a private /dev/shm, and the plan's mounts that take
+ * denied paths away from what Landlock grants around them.
+ */
+#ifndef CAGE_LNX_MOUNT_H
+#define CAGE_LNX_MOUNT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "lplan.h"
+
+/* Stops propagation to and from the host, mounts /proc and /dev/shm.
+ * Called in the new user, mount and PID namespaces. */
+bool lnx_mount_prepare(char *err, size_t errlen);
+/* Applies the plan's mounts, deepest first. `empty_file` is an empty,
+ * unreadable file that hides a denied file. */
+bool lnx_mount_apply(const struct lplan *plan, const char *empty_file, char *err, size_t errlen);
+
+#endif

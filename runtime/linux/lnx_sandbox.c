@@ -1,0 +1,198 @@
+/*
+ * lnx_sandbox.c - the parent's side of starting the sandbox (see
+ * lnx_sandbox.h): clone init into its namespaces, write its user and group
+ * maps, receive its listeners, and learn whether the command started.
+ */
+#include "lnx_sandbox.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static bool write_file(pid_t pid, const char *name, const char *text, char *err,
+		       size_t errlen)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/%s", (int)pid, name);
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	size_t len = strlen(text);
+	bool ok = fd >= 0 && write(fd, text, len) == (ssize_t)len;
+	int e = errno;
+	if (fd >= 0)
+		close(fd);
+	if (!ok) {
+		errno = e;
+		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+	}
+	return ok;
+}
+
+/* The command keeps its own user and group ids inside: files it creates
+ * belong to the user, and nothing else is mapped. */
+static bool write_maps(pid_t pid, char *err, size_t errlen)
+{
+	char m[64];
+	snprintf(m, sizeof m, "%u %u 1\n", (unsigned)getuid(), (unsigned)getuid());
+	if (!write_file(pid, "uid_map", m, err, errlen))
+		return false;
+	if (!write_file(pid, "setgroups", "deny", err, errlen))
+		return false;
+	snprintf(m, sizeof m, "%u %u 1\n", (unsigned)getgid(), (unsigned)getgid());
+	return write_file(pid, "gid_map", m, err, errlen);
+}
+
+static bool recv_listeners(int sock, struct lnx_sandbox *sb)
+{
+	/* One message: the ports, then as many descriptors. */
+	uint16_t ports[LNX_MAX_LISTENERS];
+	union {
+		char buf[CMSG_SPACE(sizeof(int) * LNX_MAX_LISTENERS)];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = { ports, sizeof ports };
+	struct msghdr msg = { 0 };
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	msg.msg_control = u.buf;
+	msg.msg_controllen = sizeof u.buf;
+	ssize_t n;
+	do
+		n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	if (n <= 0 || (msg.msg_flags & (MSG_CTRUNC | MSG_TRUNC)))
+		return false;
+	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+	if (!c || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+		return false;
+	size_t nfds = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+	memcpy(sb->fds, CMSG_DATA(c), nfds * sizeof(int));
+	sb->nfds = nfds;
+	if ((size_t)n != nfds * sizeof(uint16_t))
+		return false;
+	memcpy(sb->ports, ports, nfds * sizeof(uint16_t));
+	return nfds > 0;
+}
+
+bool lnx_sandbox_start(const struct lnx_spec *s, struct lnx_sandbox *sb, char *err,
+		       size_t errlen)
+{
+	memset(sb, 0, sizeof *sb);
+	sb->init = -1;
+	sb->err_fd = -1;
+	int sync[2] = { -1, -1 }, errp[2] = { -1, -1 }, sock[2] = { -1, -1 };
+	bool ok = false;
+	if (pipe2(sync, O_CLOEXEC) != 0 || pipe2(errp, O_CLOEXEC) != 0 ||
+	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sock) != 0) {
+		snprintf(err, errlen, "cannot create pipes: %s", strerror(errno));
+		goto out;
+	}
+	unsigned long flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | SIGCHLD;
+	if (s->isolate_net)
+		flags |= CLONE_NEWNET;
+	pid_t pid = (pid_t)syscall(SYS_clone, flags, NULL, NULL, NULL, NULL);
+	if (pid < 0) {
+		snprintf(err, errlen,
+			 "cannot create the sandbox's namespaces: %s%s", strerror(errno),
+			 errno == EPERM || errno == ENOSPC || errno == EUSERS
+				 ? " (user namespaces are restricted here: see docs/cagerun.md, "
+				   "\"Kernel requirements\", for the sysctl or AppArmor setting)"
+				 : "");
+		goto out;
+	}
+	if (pid == 0) {
+		close(sync[1]);
+		close(errp[0]);
+		close(sock[0]);
+		struct lnx_child c = { s, sync[0], sock[1], errp[1] };
+		lnx_init_main(&c);
+	}
+	sb->init = pid;
+	close(sync[0]);
+	sync[0] = -1;
+	close(errp[1]);
+	errp[1] = -1;
+	close(sock[1]);
+	sock[1] = -1;
+	sb->err_fd = errp[0];
+	errp[0] = -1;
+	if (!write_maps(pid, err, errlen))
+		goto out;
+	if (write(sync[1], "g", 1) != 1) {
+		snprintf(err, errlen, "cannot start the sandbox: %s", strerror(errno));
+		goto out;
+	}
+	if (s->isolate_net && !recv_listeners(sock[0], sb)) {
+		/* init failed before handing them over: its reason is on err_fd. */
+		char why[512] = "";
+		ssize_t n = read(sb->err_fd, why, sizeof why - 1);
+		if (n > 1) {
+			why[n] = '\0';
+			snprintf(err, errlen, "%s", why + 1);
+		} else {
+			snprintf(err, errlen, "the sandbox's listeners did not arrive");
+		}
+		goto out;
+	}
+	ok = true;
+out:
+	for (int i = 0; i < 2; i++) {
+		if (sync[i] >= 0)
+			close(sync[i]);
+		if (errp[i] >= 0)
+			close(errp[i]);
+		if (sock[i] >= 0)
+			close(sock[i]);
+	}
+	if (!ok)
+		lnx_sandbox_kill(sb);
+	return ok;
+}
+
+int lnx_sandbox_wait_exec(struct lnx_sandbox *sb, char *err, size_t errlen)
+{
+	char buf[1024];
+	size_t got = 0;
+	for (;;) {
+		ssize_t n = read(sb->err_fd, buf + got, sizeof buf - 1 - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+		if (got == sizeof buf - 1)
+			break;
+	}
+	close(sb->err_fd);
+	sb->err_fd = -1;
+	if (got == 0)
+		return 0;
+	buf[got] = '\0';
+	snprintf(err, errlen, "%s", buf + 1);
+	int code = (unsigned char)buf[0];
+	return code == 126 || code == 127 ? code : 125;
+}
+
+void lnx_sandbox_kill(struct lnx_sandbox *sb)
+{
+	for (size_t i = 0; i < sb->nfds; i++)
+		if (sb->fds[i] >= 0)
+			close(sb->fds[i]);
+	sb->nfds = 0;
+	if (sb->err_fd >= 0)
+		close(sb->err_fd);
+	sb->err_fd = -1;
+	if (sb->init > 0) {
+		kill(sb->init, SIGKILL);
+		while (waitpid(sb->init, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	sb->init = -1;
+}

@@ -1,0 +1,73 @@
+/*
+ * lnx_sandbox.h - starting a command inside the Linux sandbox.
+ *
+ * cagerun (the parent, outside) clones an init process into new user,
+ * mount, PID, IPC and (in enforce mode) network namespaces. The init
+ * process builds the mount view, creates the loopback listeners that are
+ * the sandbox's only way out and hands them to the parent, then forks the
+ * command, which locks itself in (no_new_privs, no capabilities, Landlock,
+ * seccomp) and execs. When the command exits, init ends every process left
+ * in the namespace and exits with the command's status.
+ */
+#ifndef CAGE_LNX_SANDBOX_H
+#define CAGE_LNX_SANDBOX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "lplan.h"
+
+#define LNX_MAX_LISTENERS 257 /* the proxy's and up to 256 forwarded ports */
+
+struct lnx_spec {
+	const struct lplan *plan;
+	bool isolate_net;         /* enforce: a network namespace, out only via the proxy */
+	char *const *argv;        /* passed to execvp verbatim */
+	char *const *envp;        /* the command's whole environment */
+	const char *cwd;          /* where the command starts */
+	const char *tmp_dir;      /* private TMPDIR: every right */
+	const char *home_dir;     /* private HOME, or NULL */
+	const char *empty_file;   /* an empty unreadable file, to hide files */
+	uint16_t proxy_port;      /* isolate_net: the proxy's port inside */
+	int landlock_abi;
+	bool allow_unix_sockets;
+	bool take_terminal;       /* make the command the terminal's foreground group */
+};
+
+struct lnx_sandbox {
+	pid_t init;   /* the init process, as the parent sees it */
+	int err_fd;   /* start-up failures; EOF once the command runs */
+	/* isolate_net: listeners inside the namespace, owned by the caller
+	 * after lnx_sandbox_start: fds[0] is the proxy's, the others forward
+	 * ports[i] to the host's loopback. */
+	int fds[LNX_MAX_LISTENERS];
+	uint16_t ports[LNX_MAX_LISTENERS];
+	size_t nfds;
+};
+
+/* Clones init and waits until its namespaces and listeners are ready. The
+ * caller must have blocked SIGCHLD, SIGINT, SIGTERM, SIGHUP and SIGQUIT. */
+bool lnx_sandbox_start(const struct lnx_spec *s, struct lnx_sandbox *sb, char *err,
+		       size_t errlen);
+/* Waits for the command to be exec'd. Returns 0 once it runs, or the exit
+ * status to use (125 set-up failure, 126 not executable, 127 not found)
+ * with the reason in err. */
+int lnx_sandbox_wait_exec(struct lnx_sandbox *sb, char *err, size_t errlen);
+/* Ends init (and with it every process of the sandbox) and reaps it. */
+void lnx_sandbox_kill(struct lnx_sandbox *sb);
+
+/* The child side (lnx_init.c, lnx_exec.c). */
+struct lnx_child {
+	const struct lnx_spec *s;
+	int sync_fd;  /* read: the parent has written the id maps */
+	int fd_sock;  /* write: listeners to the parent */
+	int err_fd;   /* write: start-up failures */
+};
+_Noreturn void lnx_init_main(struct lnx_child *c);
+_Noreturn void lnx_exec_main(struct lnx_child *c, const char *proxy_note);
+/* Reports a start-up failure to the parent and exits with `code`. */
+_Noreturn void lnx_child_fail(struct lnx_child *c, int code, const char *msg);
+
+#endif

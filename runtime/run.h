@@ -1,0 +1,32 @@
+/*
+ * run.h - `cagerun -- COMMAND`: compile the policy, then run the command
+ * inside it with the platform's launcher. Every failure before the command
+ * starts returns RUN_SETUP_FAILED (125) and the command never runs.
+ */
+#ifndef CAGE_RUN_H
+#define CAGE_RUN_H
+
+#include <stdbool.h>
+
+#include "cage.h"
+
+#define RUN_SETUP_FAILED 125
+
+struct prx_resolver;
+
+struct run_opts {
+	const char *policy;          /* the .cage file */
+	cage_options *copts;         /* -D, -I, --profile */
+	const char *mode;            /* --mode, or NULL for the policy's */
+	char *const *argv;           /* the command, verbatim */
+	const char *log_path;        /* --log: the proxy's JSON-lines log */
+	const struct prx_resolver *resolve; /* --resolve overrides, may be NULL */
+	bool quiet, verbose;
+};
+
+/* Runs the command; returns its exit status (128+N for a signal), or 125
+ * when the sandbox could not be set up, 126/127 when the command could not
+ * be executed. Messages go to stderr. */
+int run_command(const struct run_opts *o);
+
+#endif
