@@ -66,7 +66,6 @@ struct prx_config {
 	const struct prx_resolver *overrides; /* --resolve entries; may be NULL */
 	int log_fd;         /* JSON-lines access log, -1 for none; not owned */
 	const char *secret; /* required for TCP listeners; copied */
-	bool (*on_stop_fd)(void *ctx); void *stop_ctx; /* TMPSHIM */
 };
 
 struct prx_server;
@@ -85,9 +84,6 @@ bool prx_server_listen_unix(struct prx_server *s, const char *path, char *err,
 bool prx_server_run(struct prx_server *s, int stop_fd, char *err, size_t errlen);
 /* Closes every descriptor the server owns and removes its unix socket. */
 void prx_server_free(struct prx_server *s);
-bool prx_server_adopt_listener(struct prx_server *s, int fd, bool need_auth, char *err, size_t errlen); /* TMPSHIM */
-bool prx_server_adopt_forward(struct prx_server *s, int fd, const struct sockaddr *dst, socklen_t dstlen, char *err, size_t errlen); /* TMPSHIM */
-void prx_server_denials(const struct prx_server *s, void (*cb)(void *ctx, const char *host, unsigned port, unsigned long count, const char *rule), void *ctx); /* TMPSHIM */
 
 /* ---- --resolve overrides (prx_resolve.c) ---- */
 struct prx_resolver *prx_resolver_new(void);
