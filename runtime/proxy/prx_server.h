@@ -1,7 +1,16 @@
 /*
- * prx_server.h - the proxy server object and its connection slots, shared
- * by the event loop (prx_loop.c) and the listeners (prx_listen.c). Internal
- * to libcage.
+ * prx_server.h - the proxy server object, its listeners and connection
+ * slots, and the functions its files call in one another. Internal to
+ * libcage. Who does what:
+ *
+ *   prx_server.c    the object: limits, creation, release
+ *   prx_loop.c      the event loop, dispatch of events, time-outs
+ *   prx_listen.c    listeners and who can reach them
+ *   prx_accept.c    a new connection: slot, client name, first step
+ *   prx_request.c   request head, decision, resolution, address filter
+ *   prx_upstream.c  connecting upstream, address after address
+ *   prx_tunnel.c    relaying both directions of a tunnel
+ *   prx_conn.c      epoll interest, pipes, answers, closing and logging
  */
 #ifndef CAGE_PRX_SERVER_H
 #define CAGE_PRX_SERVER_H
@@ -87,5 +96,44 @@ struct prx_server {
 
 /* The text form of an address (no port), for logs and messages. */
 void prx_fmt_addr(const struct sockaddr *sa, char *out, size_t cap);
+
+/* ---- prx_loop.c ---- */
+uint64_t prx_mono_ms(void);
+int64_t prx_real_ms(void);
+
+/* ---- prx_conn.c ---- */
+/* The epoll tag of one side of a slot: generation, slot, side. */
+uint64_t prx_tag_of(const struct prx_server *s, const struct conn *c, unsigned side);
+bool prx_ep_set(struct prx_server *s, struct conn *c, unsigned side, uint32_t mask);
+bool prx_ep_add(struct prx_server *s, struct conn *c, unsigned side, uint32_t mask);
+/* A pipe for a direction, from the pool if one is there. */
+void prx_pipe_get(struct prx_server *s, struct prx_dir *d);
+/* Frees a direction, keeping its pipe in the pool if it is empty. */
+void prx_pipe_release(struct prx_server *s, struct prx_dir *d);
+/* Logs the connection, closes its sockets and frees its slot. */
+void prx_conn_close(struct prx_server *s, struct conn *c);
+/* Answers with an HTTP status and closes gently (ST_LINGER). */
+void prx_respond(struct prx_server *s, struct conn *c, int status, const char *decision,
+		 const char *reason, const char *extra, const char *body);
+void prx_respond_text(struct prx_server *s, struct conn *c, int status, const char *decision,
+		      const char *reason);
+void prx_linger_event(struct prx_server *s, struct conn *c);
+
+/* ---- prx_accept.c ---- */
+void prx_accept_event(struct prx_server *s, struct listener *l);
+
+/* ---- prx_request.c ---- */
+void prx_head_event(struct prx_server *s, struct conn *c);
+void prx_dns_event(struct prx_server *s);
+
+/* ---- prx_upstream.c ---- */
+/* Tries c->addrs from c->ai on; the tunnel starts on the first that
+ * connects, the client gets 502/504 when none does. */
+void prx_connect_next(struct prx_server *s, struct conn *c);
+void prx_connecting_event(struct prx_server *s, struct conn *c, unsigned side, uint32_t ev);
+
+/* ---- prx_tunnel.c ---- */
+void prx_tunnel_start(struct prx_server *s, struct conn *c);
+void prx_tunnel_event(struct prx_server *s, struct conn *c, unsigned side, uint32_t ev);
 
 #endif
