@@ -2,6 +2,9 @@
  * prx_accept.c - accepting: a new connection gets a slot, a name for the
  * log, and its first step. Accepting is batched, and paused for a tick when
  * descriptors run out instead of spinning on a readable listener.
+ *
+ * A connection on a forward listener skips HTTP: it is connected to the
+ * listener's destination and relayed as a raw tunnel.
  */
 #include "prx_server.h"
 
@@ -10,6 +13,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -26,6 +30,25 @@ static void reject_busy(int fd)
 	(void)n;
 	(void)shutdown(fd, SHUT_WR);
 	close(fd);
+}
+
+/* A forwarded connection has no head: it goes straight to its one
+ * destination, which the caller chose when it made the forward. */
+static void forward_start(struct prx_server *s, struct conn *c, const struct listener *l)
+{
+	c->forward = true;
+	snprintf(c->method, sizeof c->method, "FORWARD");
+	const struct sockaddr *dst = (const struct sockaddr *)&l->dst;
+	char ip[INET6_ADDRSTRLEN];
+	prx_fmt_addr(dst, ip, sizeof ip);
+	c->have_host = host_normalize(ip, strlen(ip), &c->host) == HOST_OK;
+	c->port = prx_addr_port(dst);
+	c->addrs.n = 1;
+	memcpy(&c->addrs.a[0], &l->dst, l->dstlen);
+	c->addrs.len[0] = l->dstlen;
+	c->ai = 0;
+	c->decision = "allow";
+	prx_connect_next(s, c);
 }
 
 void prx_accept_event(struct prx_server *s, struct listener *l)
@@ -52,7 +75,10 @@ void prx_accept_event(struct prx_server *s, struct listener *l)
 			return;
 		}
 		if (s->nfree == 0) {
-			reject_busy(fd);
+			if (l->forward)
+				close(fd); /* no HTTP on a raw tunnel: a close says it */
+			else
+				reject_busy(fd);
 			continue;
 		}
 		struct conn *c = &s->c[s->freelist[--s->nfree]];
@@ -60,17 +86,15 @@ void prx_accept_event(struct prx_server *s, struct listener *l)
 		c->st = ST_HEAD;
 		c->cfd = fd;
 		c->ufd = -1;
-		c->need_auth = l->tcp;
+		c->need_auth = l->need_auth;
 		c->t0 = s->now;
 		c->t0_real = prx_real_ms();
 		c->deadline = s->now + s->cfg.limits.header_timeout_ms;
-		if (l->tcp) {
+		if (l->inet && (ss.ss_family == AF_INET || ss.ss_family == AF_INET6)) {
 			char ip[INET6_ADDRSTRLEN];
 			prx_fmt_addr((struct sockaddr *)&ss, ip, sizeof ip);
-			unsigned port = ss.ss_family == AF_INET6
-						? ntohs(((struct sockaddr_in6 *)&ss)->sin6_port)
-						: ntohs(((struct sockaddr_in *)&ss)->sin_port);
-			snprintf(c->client, sizeof c->client, "%s:%u", ip, port);
+			snprintf(c->client, sizeof c->client, "%s:%u", ip,
+				 prx_addr_port((struct sockaddr *)&ss));
 			int one = 1;
 			(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 		} else {
@@ -80,8 +104,9 @@ void prx_accept_event(struct prx_server *s, struct listener *l)
 			prx_conn_close(s, c);
 			continue;
 		}
-		/* Clients send the request right after connecting; it is
-		 * often here already. */
-		prx_head_event(s, c);
+		if (l->forward)
+			forward_start(s, c, l);
+		else
+			prx_head_event(s, c); /* the request is often here already */
 	}
 }

@@ -174,6 +174,18 @@ void prx_respond_text(struct prx_server *s, struct conn *c, int status, const ch
 	prx_respond(s, c, status, decision, reason, NULL, body);
 }
 
+void prx_conn_fail(struct prx_server *s, struct conn *c, int status, const char *reason)
+{
+	if (!c->forward) {
+		prx_respond_text(s, c, status, "error", reason);
+		return;
+	}
+	c->status = status;
+	c->decision = "error";
+	c->reason = reason;
+	prx_conn_close(s, c);
+}
+
 void prx_linger_event(struct prx_server *s, struct conn *c)
 {
 	if (c->down.off < c->down.len) {

@@ -140,8 +140,12 @@ bool prx_server_run(struct prx_server *s, int stop_fd, char *err, size_t errlen)
 		s->now = prx_mono_ms();
 		for (int i = 0; i < n; i++) {
 			uint64_t tag = evs[i].data.u64;
-			if (tag == TAG_STOP)
-				stop = true;
+			if (tag == TAG_STOP) {
+				/* The hook decides: a signal to forward is no
+				 * reason to stop. */
+				if (!s->cfg.on_stop_fd || s->cfg.on_stop_fd(s->cfg.stop_ctx))
+					stop = true;
+			}
 			else if (tag == TAG_DNS)
 				prx_dns_event(s);
 			else if (tag >= TAG_LISTEN && tag < TAG_LISTEN + MAX_LISTEN)

@@ -55,6 +55,7 @@ static void filter_and_connect(struct prx_server *s, struct conn *c)
 		char body[1024];
 		snprintf(body, sizeof body, "cage proxy: connection to %s:%u denied: %s\n",
 			 c->host.name, c->port, c->why);
+		prx_denial_note(s, c->host.name, c->port, PRX_DENY_INTERNAL);
 		prx_respond(s, c, 403, "deny", c->why, NULL, body);
 		return;
 	}
@@ -90,6 +91,7 @@ static void handle_request(struct prx_server *s, struct conn *c)
 	s->cfg.policy.host(s->cfg.policy.ctx, &c->host, c->port, &v);
 	snprintf(c->rule, sizeof c->rule, "%s", v.rule);
 	if (!v.allowed) {
+		prx_denial_note(s, c->host.name, c->port, v.rule);
 		char body[1024];
 		if (v.rule[0])
 			snprintf(body, sizeof body,

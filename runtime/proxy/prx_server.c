@@ -76,7 +76,8 @@ struct prx_server *prx_server_new(const struct prx_config *cfg, char *err, size_
 	s->nslots = L->max_conns;
 	s->c = calloc(s->nslots, sizeof *s->c);
 	s->freelist = calloc(s->nslots, sizeof *s->freelist);
-	if (!s->c || !s->freelist) {
+	s->deny = calloc(DENY_MAX, sizeof *s->deny);
+	if (!s->c || !s->freelist || !s->deny) {
 		snprintf(err, errlen, "out of memory");
 		prx_server_free(s);
 		return NULL;
@@ -133,5 +134,6 @@ void prx_server_free(struct prx_server *s)
 		close(s->ep);
 	free(s->c);
 	free(s->freelist);
+	free(s->deny);
 	free(s);
 }

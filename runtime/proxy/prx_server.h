@@ -5,12 +5,13 @@
  *
  *   prx_server.c    the object: limits, creation, release
  *   prx_loop.c      the event loop, dispatch of events, time-outs
- *   prx_listen.c    listeners and who can reach them
+ *   prx_listen.c    listeners: created, adopted, forwards
  *   prx_accept.c    a new connection: slot, client name, first step
  *   prx_request.c   request head, decision, resolution, address filter
  *   prx_upstream.c  connecting upstream, address after address
  *   prx_tunnel.c    relaying both directions of a tunnel
  *   prx_conn.c      epoll interest, pipes, answers, closing and logging
+ *   prx_denials.c   the summary of denied destinations
  */
 #ifndef CAGE_PRX_SERVER_H
 #define CAGE_PRX_SERVER_H
@@ -30,7 +31,7 @@ enum st { ST_FREE, ST_HEAD, ST_RESOLVING, ST_CONNECTING, ST_TUNNEL, ST_LINGER };
 #define TAG_STOP (TAG_SPECIAL | 1)
 #define TAG_DNS (TAG_SPECIAL | 2)
 #define TAG_LISTEN (TAG_SPECIAL | 16) /* + listener index */
-#define MAX_LISTEN 2
+#define MAX_LISTEN PRX_MAX_LISTENERS
 #define LINGER_MS 1000
 #define LINGER_BYTES (256u * 1024)
 #define PUMP_BUDGET (4u << 20)
@@ -44,6 +45,7 @@ struct conn {
 	uint32_t cmask, umask; /* registered epoll interest */
 	bool cdead, udead;     /* hung up and removed from epoll */
 	bool need_auth;
+	bool forward;     /* a raw tunnel from a forward listener: no HTTP */
 	uint64_t t0;      /* monotonic ms at accept */
 	int64_t t0_real;  /* wall ms at accept */
 	uint64_t deadline;
@@ -68,7 +70,20 @@ struct conn {
 
 struct listener {
 	int fd;
-	bool tcp;
+	bool need_auth; /* every request must carry the per-run secret */
+	bool inet;      /* TCP: clients are named by address, Nagle is off */
+	bool forward;   /* connections go as raw tunnels to dst */
+	struct sockaddr_storage dst;
+	socklen_t dstlen;
+};
+
+/* Denied destinations, counted for the summary (prx_denials.c). */
+#define DENY_MAX 256 /* as documented in prx.h */
+struct denial {
+	unsigned long count;
+	unsigned port;
+	char host[HOST_NAME_MAX_LEN + 1];
+	char rule[160];
 };
 
 struct prx_server {
@@ -92,10 +107,15 @@ struct prx_server {
 	 * byte of one tunnel can ever reach another. */
 	int pool[PIPE_POOL][2];
 	unsigned npool;
+	struct denial *deny; /* DENY_MAX entries, in first-seen order */
+	unsigned ndeny;
+	unsigned long deny_other; /* denials beyond the first DENY_MAX keys */
 };
 
 /* The text form of an address (no port), for logs and messages. */
 void prx_fmt_addr(const struct sockaddr *sa, char *out, size_t cap);
+/* The port of an AF_INET or AF_INET6 address. */
+unsigned prx_addr_port(const struct sockaddr *sa);
 
 /* ---- prx_loop.c ---- */
 uint64_t prx_mono_ms(void);
@@ -117,6 +137,9 @@ void prx_respond(struct prx_server *s, struct conn *c, int status, const char *d
 		 const char *reason, const char *extra, const char *body);
 void prx_respond_text(struct prx_server *s, struct conn *c, int status, const char *decision,
 		      const char *reason);
+/* Ends a connection that failed before its tunnel: an HTTP answer for a
+ * proxy client, a plain close for a forwarded one (it speaks no HTTP). */
+void prx_conn_fail(struct prx_server *s, struct conn *c, int status, const char *reason);
 void prx_linger_event(struct prx_server *s, struct conn *c);
 
 /* ---- prx_accept.c ---- */
@@ -135,5 +158,9 @@ void prx_connecting_event(struct prx_server *s, struct conn *c, unsigned side, u
 /* ---- prx_tunnel.c ---- */
 void prx_tunnel_start(struct prx_server *s, struct conn *c);
 void prx_tunnel_event(struct prx_server *s, struct conn *c, unsigned side, uint32_t ev);
+
+/* ---- prx_denials.c ---- */
+/* Counts one denied request for (host, port) decided by rule. */
+void prx_denial_note(struct prx_server *s, const char *host, unsigned port, const char *rule);
 
 #endif

@@ -4,7 +4,8 @@
  *
  * A tunnel starts with the bytes already in user space: the "200" answer to
  * CONNECT, or a rewritten request head for plain HTTP, and whatever the
- * client sent after its head.
+ * client sent after its head. A forwarded connection (a forward listener's)
+ * starts with nothing queued.
  */
 #include "prx_server.h"
 
@@ -102,12 +103,10 @@ void prx_tunnel_event(struct prx_server *s, struct conn *c, unsigned side, uint3
 	tunnel_update(s, c);
 }
 
-void prx_tunnel_start(struct prx_server *s, struct conn *c)
+/* Queues what the head leaves to send: the "200" or the rewritten request,
+ * and the client's bytes after the head. Frees the head. */
+static bool queue_head(struct conn *c)
 {
-	c->st = ST_TUNNEL;
-	c->status = 200;
-	c->decision = "allow";
-	c->deadline = s->now + s->cfg.limits.idle_timeout_ms;
 	const char *left = c->head + c->req.head_len;
 	size_t nleft = c->hlen - c->req.head_len;
 	bool ok = true;
@@ -130,7 +129,17 @@ void prx_tunnel_start(struct prx_server *s, struct conn *c)
 	c->head = NULL;
 	c->hlen = c->hcap = 0;
 	memset(&c->req, 0, sizeof c->req);
-	if (!ok) {
+	return ok;
+}
+
+void prx_tunnel_start(struct prx_server *s, struct conn *c)
+{
+	c->st = ST_TUNNEL;
+	c->status = 200;
+	c->decision = "allow";
+	c->deadline = s->now + s->cfg.limits.idle_timeout_ms;
+	/* A forwarded connection had no head: nothing is queued. */
+	if (!c->forward && !queue_head(c)) {
 		prx_respond_text(s, c, 500, "error", "out of memory");
 		return;
 	}

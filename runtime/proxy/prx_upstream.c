@@ -60,9 +60,9 @@ void prx_connect_next(struct prx_server *s, struct conn *c)
 		return;
 	}
 	if (c->last_timeout)
-		prx_respond_text(s, c, 504, "error", "upstream connect timed out");
+		prx_conn_fail(s, c, 504, "upstream connect timed out");
 	else
-		prx_respond_text(s, c, 502, "error", "cannot connect to upstream");
+		prx_conn_fail(s, c, 502, "cannot connect to upstream");
 }
 
 void prx_connecting_event(struct prx_server *s, struct conn *c, unsigned side, uint32_t ev)
