@@ -106,6 +106,18 @@ struct lplan {
 bool lplan_build(struct arena *a, const struct ir_profile *p, struct lplan *plan,
 		 const char **err);
 
+/* What the sandbox will do for one access (an IR_A_* bit) to `path`:
+ * Landlock and the mounts as the kernel applies them, on the path
+ * resolved through symlinks. `why` explains a refusal or a platform limit
+ * (NULL when the grants simply decide). */
+struct lplan_answer {
+	bool allowed;
+	const char *resolved;
+	const char *why;
+};
+bool lplan_query(struct arena *a, const struct lplan *plan, uint32_t access, const char *path,
+		 struct lplan_answer *ans);
+
 /* A rule's location and text, "file:line:col: allow read ~/x", for messages. */
 void lplan_rule_text(const struct ir_rule *r, char *buf, size_t size);
 

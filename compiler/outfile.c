@@ -18,6 +18,16 @@ bool outfile_open(struct outfile *o, const char *path, char *err, size_t errlen)
 		snprintf(err, errlen, "'%s' is a directory", path);
 		return false;
 	}
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		int fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+		if (fd < 0 || !(o->fp = fdopen(fd, "wb"))) {
+			snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+			if (fd >= 0)
+				close(fd);
+			return false;
+		}
+		return true; /* no tmp: commit just closes */
+	}
 	size_t n = strlen(path);
 	o->path = strdup(path);
 	o->tmp = malloc(n + 16);
@@ -61,11 +71,12 @@ bool outfile_commit(struct outfile *o, char *err, size_t errlen)
 	}
 	o->fp = NULL;
 	if (!ok) {
-		snprintf(err, errlen, "cannot write '%s': %s", o->path, strerror(saved));
+		snprintf(err, errlen, "cannot write '%s': %s", o->path ? o->path : "output",
+			 strerror(saved));
 		outfile_abort(o);
 		return false;
 	}
-	if (rename(o->tmp, o->path) != 0) {
+	if (o->tmp && rename(o->tmp, o->path) != 0) {
 		snprintf(err, errlen, "cannot rename to '%s': %s", o->path, strerror(errno));
 		outfile_abort(o);
 		return false;

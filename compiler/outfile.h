@@ -3,6 +3,9 @@
  * to a temporary file beside the target and is renamed over it only when
  * complete, so a failed compile never leaves a truncated profile behind
  * (a truncated allow-list might still load and mean something else).
+ * A target that exists and is not a regular file (/dev/null, /dev/stdout, a
+ * FIFO) is written in place: renaming over it would replace a device node
+ * with a file, which for root means destroying /dev/null.
  */
 #ifndef CAGE_OUTFILE_H
 #define CAGE_OUTFILE_H

@@ -101,6 +101,17 @@ fi
 expect 0 '' -- "$tmp/pm.cage" -D ws=/w --emit ir -o "$tmp/out.ir"
 grep -q 'allow read "/w/\*\*"' "$tmp/out.ir" || { echo "FAIL: -o did not write" >&2; fails=$((fails + 1)); }
 
+# -o onto something that is not a regular file writes into it: renaming a
+# temporary file over it would replace a FIFO (or, for root, /dev/null)
+mkfifo "$tmp/fifo"
+cat "$tmp/fifo" >"$tmp/fifo.out" &
+reader=$!
+expect 0 '' -- "$tmp/pm.cage" -D ws=/w --emit ir -o "$tmp/fifo"
+wait "$reader"
+[ -p "$tmp/fifo" ] || { echo "FAIL: -o replaced a FIFO with a file" >&2; fails=$((fails + 1)); }
+grep -q 'allow read "/w/\*\*"' "$tmp/fifo.out" ||
+	{ echo "FAIL: -o did not write through the FIFO" >&2; fails=$((fails + 1)); }
+
 # colour only when asked (or on a terminal)
 expect 1 "$(printf '\033')\[1;31merror" -- "$tmp/pm.cage" --color=always
 "$cagec" "$tmp/pm.cage" --color=never 2>&1 | grep -q "$(printf '\033')" &&

@@ -1144,18 +1144,23 @@ static int cagerun_cases(const char *cagerun)
 	int ec = -1;
 	CHECK(!proxy_start(&P, bargs, &ec) && ec == 125, "bad policy: exit %d, want 125", ec);
 
-	/* Nothing runs unsandboxed: this build cannot launch commands, so a
-	 * command after "--" is refused with 125 and never executed. The
-	 * control shows the same command does create the marker outside. */
+	/* Nothing runs unsandboxed: a command after "--" with --proxy-only,
+	 * or under a policy with errors, is refused with 125 and never
+	 * executed. The control shows the same command does create the marker
+	 * outside. */
 	char marker[320];
 	snprintf(marker, sizeof marker, "%s/ran", tmpdir);
 	const char *touch[] = { "touch", marker, NULL };
 	CHECK(run(touch, 5000) == 0 && access(marker, F_OK) == 0, "control: touch did not run");
 	unlink(marker);
-	const char *launch[] = { cagerun, "-p", pol, "--", "touch", marker, NULL };
+	const char *launch[] = { cagerun, "--proxy-only", "-p", pol, "--", "touch", marker, NULL };
 	int lrc = run(launch, 5000);
-	CHECK(lrc == 125, "cagerun -p P -- cmd: exit %d, want 125", lrc);
-	CHECK(access(marker, F_OK) != 0, "cagerun ran the command although it has no sandbox");
+	CHECK(lrc == 125, "cagerun --proxy-only -p P -- cmd: exit %d, want 125", lrc);
+	CHECK(access(marker, F_OK) != 0, "cagerun --proxy-only ran a command");
+	const char *launch_bad[] = { cagerun, "-p", bad, "--", "touch", marker, NULL };
+	lrc = run(launch_bad, 5000);
+	CHECK(lrc == 125, "cagerun -p BAD -- cmd: exit %d, want 125", lrc);
+	CHECK(access(marker, F_OK) != 0, "cagerun ran a command under a policy with errors");
 	const char *args[] = { "--proxy-only", "-p", pol, "--listen", "127.0.0.1:0", "--resolve", r1,
 			       "--resolve", r2, "--resolve", r3, NULL };
 	if (!proxy_start(&P, args, NULL)) {

@@ -1,6 +1,6 @@
 /*
  * test_prx_http.c - the proxy's request-head parser, rewrite, credential
- * check and responses (runtime/prx_http.c), without sockets.
+ * check and responses (runtime/proxy/prx_http.c), without sockets.
  */
 #include <criterion/criterion.h>
 

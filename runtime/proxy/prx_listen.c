@@ -5,11 +5,18 @@
  * per-run secret; the unix socket is created 0600 inside a directory that
  * must belong to us and be closed to everyone else, so the file system is
  * its access control. Both are refused at start rather than weakened.
+ *
+ * A caller may also hand in sockets it made listen itself (adopted): a
+ * sandbox makes a loopback listener inside its own network namespace,
+ * where only the sandbox can reach it, and passes the descriptor out. A
+ * forward listener carries no HTTP at all: each connection is a raw tunnel
+ * to one destination the caller chose.
  */
 #include "prx_server.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,22 +35,47 @@ void prx_fmt_addr(const struct sockaddr *sa, char *out, size_t cap)
 	snprintf(out, cap, "%s", ip);
 }
 
-static bool add_listener(struct prx_server *s, int fd, bool tcp, char *err, size_t errlen)
+unsigned prx_addr_port(const struct sockaddr *sa)
+{
+	if (sa->sa_family == AF_INET)
+		return ntohs(((const struct sockaddr_in *)sa)->sin_port);
+	if (sa->sa_family == AF_INET6)
+		return ntohs(((const struct sockaddr_in6 *)sa)->sin6_port);
+	return 0;
+}
+
+/* Takes fd, listening already: the server owns it from here on, and closes
+ * it on failure too. */
+static struct listener *add_listener(struct prx_server *s, int fd, char *err, size_t errlen)
 {
 	if (s->nl >= MAX_LISTEN) {
 		snprintf(err, errlen, "proxy: at most %d listeners", MAX_LISTEN);
 		close(fd);
-		return false;
+		return NULL;
 	}
 	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = TAG_LISTEN + (uint64_t)s->nl };
-	if (listen(fd, 4096) != 0 || epoll_ctl(s->ep, EPOLL_CTL_ADD, fd, &ev) != 0) {
+	if (epoll_ctl(s->ep, EPOLL_CTL_ADD, fd, &ev) != 0) {
+		snprintf(err, errlen, "epoll_ctl(listener): %s", strerror(errno));
+		close(fd);
+		return NULL;
+	}
+	struct listener *l = &s->l[s->nl++];
+	memset(l, 0, sizeof *l);
+	l->fd = fd;
+	return l;
+}
+
+static bool listen_and_add(struct prx_server *s, int fd, bool tcp, char *err, size_t errlen)
+{
+	if (listen(fd, 4096) != 0) {
 		snprintf(err, errlen, "listen: %s", strerror(errno));
 		close(fd);
 		return false;
 	}
-	s->l[s->nl].fd = fd;
-	s->l[s->nl].tcp = tcp;
-	s->nl++;
+	struct listener *l = add_listener(s, fd, err, errlen);
+	if (!l)
+		return false;
+	l->need_auth = l->inet = tcp;
 	return true;
 }
 
@@ -116,10 +148,10 @@ bool prx_server_listen_tcp(struct prx_server *s, const char *hostport, char *bou
 	}
 	char b[INET6_ADDRSTRLEN];
 	prx_fmt_addr((struct sockaddr *)&ss, b, sizeof b);
-	unsigned p = ss.ss_family == AF_INET6 ? ntohs(a6->sin6_port) : ntohs(a4->sin_port);
+	unsigned p = prx_addr_port((struct sockaddr *)&ss);
 	if (bound)
 		snprintf(bound, boundlen, ss.ss_family == AF_INET6 ? "[%s]:%u" : "%s:%u", b, p);
-	return add_listener(s, fd, true, err, errlen);
+	return listen_and_add(s, fd, true, err, errlen);
 }
 
 bool prx_server_listen_unix(struct prx_server *s, const char *path, char *err, size_t errlen)
@@ -182,5 +214,97 @@ bool prx_server_listen_unix(struct prx_server *s, const char *path, char *err, s
 		close(fd);
 		return false;
 	}
-	return add_listener(s, fd, false, err, errlen);
+	return listen_and_add(s, fd, false, err, errlen);
+}
+
+/* Takes fd, a listening stream socket (TCP, or unix when unix_ok), makes
+ * it non-blocking and close-on-exec and adds it as a listener. A TCP socket
+ * must be bound to a loopback address: in the caller's namespace nothing
+ * else is private, and in a sandbox's namespace loopback is all there is to
+ * need. refuse: the caller's own reason to refuse, checked first. Closes fd
+ * on failure. */
+static struct listener *adopt(struct prx_server *s, int fd, bool unix_ok, const char *refuse,
+			      char *err, size_t errlen)
+{
+	int type = 0, acc = 0;
+	socklen_t tl = sizeof type, al = sizeof acc;
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof ss;
+	memset(&ss, 0, sizeof ss);
+	if (refuse || fd < 0 || getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tl) != 0 ||
+	    getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &acc, &al) != 0 ||
+	    getsockname(fd, (struct sockaddr *)&ss, &sl) != 0) {
+		if (refuse)
+			snprintf(err, errlen, "proxy: %s", refuse);
+		else
+			snprintf(err, errlen, "proxy: descriptor %d is not a socket: %s", fd,
+				 fd < 0 ? "negative" : strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	bool inet = ss.ss_family == AF_INET || ss.ss_family == AF_INET6;
+	char what[80];
+	if (inet) {
+		char ip[INET6_ADDRSTRLEN];
+		prx_fmt_addr((struct sockaddr *)&ss, ip, sizeof ip);
+		snprintf(what, sizeof what, ss.ss_family == AF_INET6 ? "[%s]:%u" : "%s:%u", ip,
+			 prx_addr_port((struct sockaddr *)&ss));
+	} else {
+		snprintf(what, sizeof what, "unix socket");
+	}
+	const char *bad = NULL;
+	if (type != SOCK_STREAM || !acc)
+		bad = "is not a listening stream socket";
+	else if (!inet && !(unix_ok && ss.ss_family == AF_UNIX))
+		bad = unix_ok ? "is neither TCP nor a unix socket" : "is not a TCP socket";
+	else if (inet && host_addr_class((struct sockaddr *)&ss) != HOST_CLASS_LOOPBACK)
+		bad = "is not bound to a loopback address";
+	if (bad) {
+		snprintf(err, errlen, "proxy: adopted listener %s %s", what, bad);
+		close(fd);
+		return NULL;
+	}
+	int fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) != 0 ||
+	    fcntl(fd, F_SETFD, FD_CLOEXEC) != 0) {
+		snprintf(err, errlen, "proxy: adopted listener %s: fcntl: %s", what,
+			 strerror(errno));
+		close(fd);
+		return NULL;
+	}
+	struct listener *l = add_listener(s, fd, err, errlen);
+	if (l)
+		l->inet = inet;
+	return l;
+}
+
+bool prx_server_adopt_listener(struct prx_server *s, int fd, bool need_auth, char *err,
+			       size_t errlen)
+{
+	const char *refuse = need_auth && !s->secret[0]
+				     ? "a listener that needs the secret needs a secret"
+				     : NULL;
+	struct listener *l = adopt(s, fd, true, refuse, err, errlen);
+	if (!l)
+		return false;
+	l->need_auth = need_auth;
+	return true;
+}
+
+bool prx_server_adopt_forward(struct prx_server *s, int fd, const struct sockaddr *dst,
+			      socklen_t dstlen, char *err, size_t errlen)
+{
+	bool dst_ok = dst &&
+		      ((dst->sa_family == AF_INET && dstlen >= sizeof(struct sockaddr_in)) ||
+		       (dst->sa_family == AF_INET6 && dstlen >= sizeof(struct sockaddr_in6))) &&
+		      dstlen <= sizeof(struct sockaddr_storage) && prx_addr_port(dst) != 0;
+	const char *refuse = dst_ok ? NULL : "a forward needs an IPv4 or IPv6 destination with a port";
+	struct listener *l = adopt(s, fd, false, refuse, err, errlen);
+	if (!l)
+		return false;
+	l->forward = true;
+	memcpy(&l->dst, dst, dstlen);
+	l->dstlen = dstlen;
+	return true;
 }

@@ -11,7 +11,11 @@
  * The caller must ignore SIGPIPE (prx_server_run refuses to start otherwise,
  * since splice(2) into a closed socket raises it) and hands in a descriptor
  * that becomes readable when the server should stop (a signalfd or the read
- * end of a self-pipe).
+ * end of a self-pipe), or when a hook in the configuration should look.
+ *
+ * The server owns every descriptor it is given (adopted listeners) from the
+ * moment of the call, also when the call fails; log_fd and stop_fd stay the
+ * caller's.
  */
 #ifndef CAGE_PRX_H
 #define CAGE_PRX_H
@@ -66,7 +70,12 @@ struct prx_config {
 	const struct prx_resolver *overrides; /* --resolve entries; may be NULL */
 	int log_fd;         /* JSON-lines access log, -1 for none; not owned */
 	const char *secret; /* required for TCP listeners; copied */
-	bool (*on_stop_fd)(void *ctx); void *stop_ctx; /* TMPSHIM */
+	/* Called (on the loop's thread) whenever stop_fd is readable: true
+	 * stops serving, false goes on. It must consume what made stop_fd
+	 * readable (read the signalfd), or it is called again at once. NULL:
+	 * a readable stop_fd stops the server. */
+	bool (*on_stop_fd)(void *ctx);
+	void *stop_ctx;
 };
 
 struct prx_server;
@@ -81,13 +90,45 @@ bool prx_server_listen_tcp(struct prx_server *s, const char *hostport, char *bou
  * us and be closed to group and others, so nobody else can reach it. */
 bool prx_server_listen_unix(struct prx_server *s, const char *path, char *err,
 			    size_t errlen);
-/* Serves until stop_fd is readable. Returns false with err on a fatal error. */
+/* Serves connections accepted on fd, a stream socket the caller has made
+ * listen already: TCP bound to a loopback address (of any network
+ * namespace: a sandbox makes one inside its own and passes it out with
+ * SCM_RIGHTS), or a unix socket. The server takes fd (also on failure),
+ * makes it non-blocking and close-on-exec. need_auth: every request must
+ * carry the per-run secret, as on prx_server_listen_tcp; false when only
+ * the sandbox can reach the socket. */
+bool prx_server_adopt_listener(struct prx_server *s, int fd, bool need_auth, char *err,
+			       size_t errlen);
+/* Connections accepted on fd (a listening TCP socket on a loopback address,
+ * taken as above) are connected to dst (IPv4 or IPv6, with a port) and
+ * relayed as raw bytes both ways: no HTTP, no secret, no policy question;
+ * the caller decided when it made the forward. The relay, limits, idle
+ * time-out and access log are a tunnel's; the log record has method
+ * "FORWARD". A failed connect closes the client connection. */
+bool prx_server_adopt_forward(struct prx_server *s, int fd, const struct sockaddr *dst,
+			      socklen_t dstlen, char *err, size_t errlen);
+/* At most this many listeners of all kinds per server. */
+#define PRX_MAX_LISTENERS 64
+
+/* Serves until stop_fd is readable (and on_stop_fd, if set, says stop).
+ * Returns false with err on a fatal error. */
 bool prx_server_run(struct prx_server *s, int stop_fd, char *err, size_t errlen);
 /* Closes every descriptor the server owns and removes its unix socket. */
 void prx_server_free(struct prx_server *s);
-bool prx_server_adopt_listener(struct prx_server *s, int fd, bool need_auth, char *err, size_t errlen); /* TMPSHIM */
-bool prx_server_adopt_forward(struct prx_server *s, int fd, const struct sockaddr *dst, socklen_t dstlen, char *err, size_t errlen); /* TMPSHIM */
-void prx_server_denials(const struct prx_server *s, void (*cb)(void *ctx, const char *host, unsigned port, unsigned long count, const char *rule), void *ctx); /* TMPSHIM */
+
+/* The rule text of a denial for an internal address no rule allows. */
+#define PRX_DENY_INTERNAL "(internal address)"
+/* Reports the denied requests (403s) counted since the server was made, one
+ * call per (host, port, deciding rule), most frequent first, ties in the
+ * order first seen. rule: where the denying rule is ("policy.cage:12:5"),
+ * "" when no rule allowed it (default deny), PRX_DENY_INTERNAL when the
+ * name was allowed but resolved only to internal addresses. At most 256
+ * keys are kept; denials beyond them are reported last in one call with
+ * host "" and port 0. */
+void prx_server_denials(const struct prx_server *s,
+			void (*cb)(void *ctx, const char *host, unsigned port,
+				   unsigned long count, const char *rule),
+			void *ctx);
 
 /* ---- --resolve overrides (prx_resolve.c) ---- */
 struct prx_resolver *prx_resolver_new(void);

@@ -1,0 +1,15 @@
+# The Linux sandbox against its own plan: lnx_difftest asks the plan about
+# every path and access of a fixture tree and has lnx_probe try each one
+# for real under cagerun. The probe runs inside the sandbox, where the
+# sanitizers' runtimes (LeakSanitizer traces itself with ptrace, which
+# seccomp refuses) do not belong: it is built without them.
+if(CMAKE_SYSTEM_NAME STREQUAL "Linux" AND TARGET cagerun)
+  add_executable(lnx_probe ${CMAKE_CURRENT_SOURCE_DIR}/linux/lnx_probe.c)
+  target_compile_options(lnx_probe PRIVATE -fno-sanitize=all)
+  target_link_options(lnx_probe PRIVATE -fno-sanitize=all)
+  add_executable(lnx_difftest ${CMAKE_CURRENT_SOURCE_DIR}/linux/lnx_difftest.c)
+  target_link_libraries(lnx_difftest PRIVATE cage)
+  add_test(NAME linux/plan-vs-sandbox
+    COMMAND lnx_difftest $<TARGET_FILE:cagerun> $<TARGET_FILE:lnx_probe>)
+  set_tests_properties(linux/plan-vs-sandbox PROPERTIES TIMEOUT 120)
+endif()

@@ -1,0 +1,264 @@
+/*
+ * test_lplan.c - the Linux plan against a fixture tree made per test:
+ * which Landlock grants and which mounts each kind of policy gets, and
+ * which rules it refuses as inexpressible. The plan is what the launcher
+ * applies, so these are the exact-meaning rules in unit form; the
+ * qualification suite shows the kernel doing what the plan says.
+ */
+#include <criterion/criterion.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lplan.h"
+#include "policy.h"
+
+static char root[256];
+
+static void mk(const char *rel, bool dir)
+{
+	char p[512];
+	snprintf(p, sizeof p, "%s/%s", root, rel);
+	if (dir) {
+		cr_assert(mkdir(p, 0755) == 0, "mkdir %s", p);
+	} else {
+		int fd = open(p, O_WRONLY | O_CREAT, 0644);
+		cr_assert(fd >= 0, "create %s", p);
+		close(fd);
+	}
+}
+
+static void setup(void)
+{
+	char tmpl[] = "/tmp/cage-lplan.XXXXXX";
+	cr_assert(mkdtemp(tmpl));
+	cr_assert(realpath(tmpl, root));
+	mk("w", true);
+	mk("w/src", true);
+	mk("w/src/a.c", false);
+	mk("w/.git", true);
+	mk("w/.git/hooks", true);
+	mk("w/.git/hooks/pre-commit", false);
+	mk("w/bin", true);
+	mk("w/a", true);
+	mk("w/a/b", true);
+	mk("w/a/b/c", true);
+	mk("h", true);
+	mk("h/.ssh", true);
+	mk("h/.ssh/id_rsa", false);
+	mk("h/notes.txt", false);
+	mk("h/todo.txt", false);
+	mk("h/.netrc", false);
+	char link[512], target[512];
+	snprintf(link, sizeof link, "%s/link", root);
+	snprintf(target, sizeof target, "%s/w", root);
+	cr_assert(symlink(target, link) == 0);
+}
+
+static void teardown(void)
+{
+	char cmd[600];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+	cr_assert(system(cmd) == 0);
+}
+
+struct fixture {
+	cage_policy *pol;
+	struct lplan plan;
+};
+
+static void plan_for(struct fixture *f, const char *body)
+{
+	char text[4096];
+	snprintf(text, sizeof text, "cage 1\nparam r : path\nprofile t {\n%s\n}\n", body);
+	cage_options *o = cage_options_new();
+	char def[300];
+	snprintf(def, sizeof def, "r=%s", root);
+	cage_options_define(o, def);
+	cage_options_home(o, "/nonexistent-home");
+	f->pol = cage_load_string("t.cage", text, strlen(text), o);
+	cage_options_free(o);
+	cage_print_diagnostics(f->pol, stderr, false);
+	cr_assert_eq(cage_error_count(f->pol), 0);
+	const char *err = NULL;
+	cr_assert(lplan_build(&f->pol->arena, f->pol->ir->selected, &f->plan, &err));
+}
+
+static const struct lplan_node *node(const struct fixture *f, const char *rel)
+{
+	char p[512];
+	snprintf(p, sizeof p, "%s%s%s", root, *rel ? "/" : "", rel);
+	for (size_t i = 0; i < f->plan.nnodes; i++)
+		if (!strcmp(f->plan.nodes[i].path, p))
+			return &f->plan.nodes[i];
+	return NULL;
+}
+
+static uint64_t grant(const struct fixture *f, const char *rel)
+{
+	const struct lplan_node *n = node(f, rel);
+	return n ? n->grant : 0;
+}
+
+static unsigned mounts(const struct fixture *f, const char *rel)
+{
+	const struct lplan_node *n = node(f, rel);
+	return n ? n->mount : 0;
+}
+
+static bool error_mentions(const struct fixture *f, const char *needle)
+{
+	for (size_t i = 0; i < f->plan.nerrors; i++)
+		if (strstr(f->plan.errors[i].text, needle))
+			return true;
+	return false;
+}
+
+TestSuite(lplan, .init = setup, .fini = teardown);
+
+Test(lplan, subtree_read_is_one_grant_and_no_mount)
+{
+	struct fixture f;
+	plan_for(&f, "allow read \"{r}/w/**\"");
+	cr_expect_eq(grant(&f, "w"), LP_READ | LP_IOCTL_DEV);
+	cr_expect_eq(f.plan.nmounts, 0);
+	cr_expect_eq(f.plan.nerrors, 0);
+	cage_policy_free(f.pol);
+}
+
+Test(lplan, write_deny_inside_a_writable_tree_is_a_readonly_mount)
+{
+	struct fixture f;
+	plan_for(&f, "allow read write r\ndeny write \"{r}/w/.git/hooks/**\"");
+	cr_expect(grant(&f, "") & LP_MAKE_REG);
+	cr_expect(mounts(&f, "w/.git/hooks") & LPM_RDONLY);
+	/* .git can be renamed by the command: it must be a mount point too,
+	 * and so must w (its parent, the root, is writable). */
+	cr_expect(mounts(&f, "w/.git") & LPM_PIN, "the rename attack on .git");
+	cr_expect(mounts(&f, "w") & LPM_PIN);
+	cr_expect_eq(f.plan.nerrors, 0);
+	cage_policy_free(f.pol);
+}
+
+Test(lplan, read_deny_hides_and_protect_wins_in_any_order)
+{
+	struct fixture f;
+	plan_for(&f, "protect \"{r}/h/.ssh/**\"\nallow read \"{r}/h/**\"");
+	cr_expect(grant(&f, "h") & LP_READ_FILE);
+	cr_expect(mounts(&f, "h/.ssh") & LPM_HIDE);
+	cr_expect_eq(f.plan.nerrors, 0);
+	cage_policy_free(f.pol);
+}
+
+Test(lplan, a_protected_file_is_hidden_alone)
+{
+	struct fixture f;
+	plan_for(&f, "allow read \"{r}/h/**\"\nprotect \"{r}/h/.netrc\"");
+	cr_expect(mounts(&f, "h/.netrc") & LPM_HIDE);
+	cr_expect_eq(mounts(&f, "h/notes.txt"), 0);
+	cage_policy_free(f.pol);
+}
+
+Test(lplan, exec_deny_is_a_noexec_mount_that_keeps_writes)
+{
+	struct fixture f;
+	plan_for(&f, "allow read write exec \"{r}/w/**\"\ndeny exec \"{r}/w/src/**\"");
+	unsigned m = mounts(&f, "w/src");
+	cr_expect(m & LPM_NOEXEC);
+	cr_expect(!(m & LPM_RDONLY));
+	cage_policy_free(f.pol);
+}
+
+Test(lplan, deep_deny_pins_every_renamable_ancestor)
+{
+	struct fixture f;
+	plan_for(&f, "allow read write \"{r}/w/**\"\ndeny write \"{r}/w/a/b/c/**\"");
+	cr_expect(mounts(&f, "w/a/b/c") & LPM_RDONLY);
+	cr_expect(mounts(&f, "w/a/b") & LPM_PIN);
+	cr_expect(mounts(&f, "w/a") & LPM_PIN);
+	cr_expect_eq(mounts(&f, "w") & LPM_PIN, 0, "w's parent is not writable");
+	cage_policy_free(f.pol);
+}
+
+Test(lplan, a_reopened_subtree_inside_a_readonly_one_is_a_fresh_mount)
+{
+	struct fixture f;
+	plan_for(&f, "allow read write \"{r}/w/**\"\ndeny write \"{r}/w/a/**\"\n"
+		     "allow write \"{r}/w/a/b/**\"");
+	cr_expect(mounts(&f, "w/a") & LPM_RDONLY);
+	cr_expect(mounts(&f, "w/a/b") & LPM_FRESH);
+	cr_expect_eq(f.plan.nerrors, 0);
+	cage_policy_free(f.pol);
+}
+
+Test(lplan, refuses_what_a_mount_cannot_express)
+{
+	struct fixture f;
+	plan_for(&f, "allow read write \"{r}/w/**\"\ndeny delete \"{r}/w/src/**\"");
+	cr_expect(error_mentions(&f, "only part of writing"));
+	cage_policy_free(f.pol);
+
+	plan_for(&f, "allow read write \"{r}/w/**\"\ndeny read \"{r}/w/src/**\"");
+	cr_expect(error_mentions(&f, "cannot deny reading"), "write-only below a read deny");
+	cage_policy_free(f.pol);
+
+	plan_for(&f, "allow read \"{r}/w/**\"\ndeny read \"{r}/w/src/**\"\n"
+		     "allow read \"{r}/w/src/x/**\"");
+	cage_policy_free(f.pol);
+}
+
+Test(lplan, a_missing_denied_path_the_command_could_create_is_refused)
+{
+	struct fixture f;
+	plan_for(&f, "allow read write \"{r}/w/**\"\ndeny write \"{r}/w/new/hooks/**\"");
+	cr_expect(error_mentions(&f, "does not exist"));
+	cage_policy_free(f.pol);
+
+	plan_for(&f, "allow read \"{r}/w/**\"\ndeny read \"{r}/w/new/**\"");
+	cr_expect_eq(f.plan.nerrors, 0, "nothing can create it: nothing to enforce");
+	cage_policy_free(f.pol);
+}
+
+Test(lplan, exact_files_and_globs_are_granted_one_by_one)
+{
+	struct fixture f;
+	plan_for(&f, "allow read \"{r}/h/*.txt\"\nallow read write \"{r}/h/.netrc\"");
+	cr_expect_eq(grant(&f, "h/notes.txt"), LP_READ_FILE | LP_IOCTL_DEV);
+	cr_expect_eq(grant(&f, "h/todo.txt"), LP_READ_FILE | LP_IOCTL_DEV);
+	cr_expect_eq(grant(&f, "h/.netrc"),
+		     LP_READ_FILE | LP_WRITE_FILE | LP_TRUNCATE | LP_IOCTL_DEV,
+		     "a file carries file rights only");
+	cr_expect_eq(grant(&f, "h"), 0, "the directory itself gets nothing");
+	cage_policy_free(f.pol);
+}
+
+Test(lplan, rules_follow_symlinks_as_the_kernel_does)
+{
+	struct fixture f;
+	plan_for(&f, "allow read \"{r}/link/**\"");
+	cr_expect(grant(&f, "w") & LP_READ_FILE, "the grant lands on the link's target");
+	cr_expect_null(node(&f, "link"));
+	cage_policy_free(f.pol);
+}
+
+Test(lplan, loopback_ports_and_unix_sockets)
+{
+	struct fixture f;
+	plan_for(&f, "allow connect \"localhost:3000\", \"localhost:8000-8002\"\n"
+		     "deny connect \"localhost:8001\"");
+	cr_expect_eq(f.plan.nports, 3);
+	for (size_t i = 0; i < f.plan.nports; i++)
+		cr_expect_neq(f.plan.ports[i].port, 8001, "a later deny wins");
+	cage_policy_free(f.pol);
+
+	plan_for(&f, "allow connect \"localhost\"");
+	cr_expect(error_mentions(&f, "every loopback port"));
+	cage_policy_free(f.pol);
+
+	plan_for(&f, "allow unix \"/run/docker.sock\"");
+	cr_expect(error_mentions(&f, "unix sockets"));
+	cage_policy_free(f.pol);
+}
