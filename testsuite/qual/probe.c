@@ -18,11 +18,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <unistd.h>
 
 static int denied(const char *op)
@@ -157,6 +161,80 @@ static int uring(void)
 	return 0;
 }
 
+/* A new user namespace, by unshare or by clone (child reports back). */
+static int new_userns(int by_clone)
+{
+	if (!by_clone) {
+		if (unshare(CLONE_NEWUSER) != 0)
+			return denied("unshare");
+		printf("ok unshare\n");
+		return 0;
+	}
+	long pid = syscall(SYS_clone, CLONE_NEWUSER | SIGCHLD, NULL, NULL, NULL, NULL);
+	if (pid < 0)
+		return denied("clone");
+	if (pid == 0)
+		_exit(0);
+	waitpid((pid_t)pid, NULL, 0);
+	printf("ok clone\n");
+	return 0;
+}
+
+static int do_mount(const char *dir)
+{
+	if (mount("tmpfs", dir, "tmpfs", 0, NULL) != 0)
+		return denied("mount");
+	printf("ok mount\n");
+	return 0;
+}
+
+/* getpid through the i386 entry point (int 0x80, call 20): a filter made
+ * for the native ABI alone would not see calls made this way. */
+static int i386_call(void)
+{
+#if defined(__x86_64__)
+	long ret;
+	__asm__ volatile("int $0x80" : "=a"(ret) : "a"(20L) : "memory");
+	if (ret < 0) {
+		errno = (int)-ret;
+		return denied("int 0x80");
+	}
+	printf("ok int 0x80 getpid=%ld\n", ret);
+	return 0;
+#else
+	errno = ENOSYS;
+	return denied("int 0x80");
+#endif
+}
+
+/* TIOCSTI on a terminal of its own (its controlling terminal, in a new
+ * session: the kernel lets anyone type into that one): types a byte into
+ * its input. The child reports through its exit status. */
+static int tiocsti(void)
+{
+	int m = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (m < 0 || grantpt(m) != 0 || unlockpt(m) != 0)
+		return denied("posix_openpt");
+	pid_t c = fork();
+	if (c < 0)
+		return denied("fork");
+	if (c == 0) {
+		int s = -1;
+		if (setsid() < 0 || (s = open(ptsname(m), O_RDWR | O_CLOEXEC)) < 0)
+			_exit(3);
+		char ch = 'x';
+		_exit(ioctl(s, TIOCSTI, &ch) == 0 ? 0 : errno == EPERM ? 1 : 2);
+	}
+	int st = 0;
+	waitpid(c, &st, 0);
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+		errno = WIFEXITED(st) && WEXITSTATUS(st) == 1 ? EPERM : EIO;
+		return denied("TIOCSTI");
+	}
+	printf("ok TIOCSTI\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IONBF, 0);
@@ -184,6 +262,16 @@ int main(int argc, char **argv)
 		return open_socket(AF_PACKET, SOCK_RAW, htons(ETH_P_ALL), "packet socket");
 	if (!strcmp(cmd, "io_uring"))
 		return uring();
+	if (!strcmp(cmd, "unshare-user"))
+		return new_userns(0);
+	if (!strcmp(cmd, "clone-user"))
+		return new_userns(1);
+	if (!strcmp(cmd, "mount") && argc == 3)
+		return do_mount(argv[2]);
+	if (!strcmp(cmd, "i386"))
+		return i386_call();
+	if (!strcmp(cmd, "tiocsti"))
+		return tiocsti();
 	if (!strcmp(cmd, "kill") && argc == 3) {
 		if (kill((pid_t)atoi(argv[2]), SIGTERM) != 0)
 			return denied("kill");
@@ -192,6 +280,6 @@ int main(int argc, char **argv)
 	}
 	fprintf(stderr, "usage: probe dirfd DIR REL NEWCWD | ptrace-child | ptrace PID | "
 			"unix PATH | abstract NAME | tcp PORT | udp PORT MSG | raw | packet | "
-			"io_uring | kill PID\n");
+			"io_uring | unshare-user | clone-user | mount DIR | i386 | tiocsti | kill PID\n");
 	return 2;
 }

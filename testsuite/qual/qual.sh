@@ -2,7 +2,7 @@
 # qual.sh - the Linux sandbox's qualification suite (testsuite/qual/README.md
 # says what each case shows).
 #
-#   qual.sh [--user NAME] [--pending seccomp,proxy] CAGERUN CAGEC SRCDIR
+#   qual.sh [--user NAME] CAGERUN CAGEC SRCDIR
 #
 # Every case is non-vacuous: it first does the operation WITHOUT cagerun
 # against a disposable fixture (a control that fails fails the case), then
@@ -12,25 +12,21 @@
 #
 # --user NAME: when run as root, create the fixture directory owned by NAME
 # and run the whole suite as NAME (setpriv); when not root, run as the
-# current user. --pending lists pieces of the launcher known not to be
-# merged yet: a case that needs one is a counted SKIP when the probe shows
-# it missing, and runs as usual once it is there. Without --pending, a
-# missing piece fails the cases that need it.
+# current user.
 #
 # Prints PASS/FAIL/SKIP per case and a closing "N passed, N failed" line
 # (with the skip count); exits 1 on any failure.
 set -u
 
-user= pending= base=
+user= base=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--user) user=$2; shift 2 ;;
-	--pending) pending=$2; shift 2 ;;
 	--base) base=$2; shift 2 ;;
 	*) break ;;
 	esac
 done
-[ $# -eq 3 ] || { echo "usage: qual.sh [--user NAME] [--pending LIST] CAGERUN CAGEC SRCDIR" >&2; exit 2; }
+[ $# -eq 3 ] || { echo "usage: qual.sh [--user NAME] CAGERUN CAGEC SRCDIR" >&2; exit 2; }
 abs() { case $1 in /*) echo "$1" ;; *) echo "$(pwd -P)/$1" ;; esac; }
 CAGERUN=$(abs "$1") CAGEC=$(abs "$2") SRC=$(abs "$3")
 QDIR=$SRC/testsuite/qual
@@ -57,7 +53,7 @@ if [ -n "$user" ] && [ -z "$base" ] && [ "$(id -u)" -eq 0 ]; then
 	chmod 755 "$base" && chown "$user:" "$base" || exit 1
 	setpriv --reuid="$user" --regid="$user" --init-groups \
 		env -i PATH="$SYSPATH" LANG=C.UTF-8 HOME="$base" \
-		sh "$0" --pending "$pending" --base "$base" "$CAGERUN" "$CAGEC" "$SRC"
+		sh "$0" --base "$base" "$CAGERUN" "$CAGEC" "$SRC"
 	rc=$?
 	rm -rf "$base"
 	exit $rc
@@ -106,12 +102,16 @@ ENVV="PATH=$SYSPATH LANG=C.UTF-8 HOME=$H QUAL_KEPT=kept-$MARK AWS_SECRET_ACCESS_
 # ctl CMD...: the control, without cagerun, in the workspace.
 ctl() { (cd "$WS" && env -i $ENVV timeout -s KILL $T "$@"); }
 
-# cage MODE CMD...: the same under cagerun with the suite's policy.
+# cage MODE CMD...: the same under cagerun with the suite's policy; a few
+# cases set CDIR (the working directory), CHOME (the home param) or CT
+# (the time bound) first, and empty them after.
+CDIR= CHOME= CT=
 cage() {
 	m=$1
 	shift
-	(cd "$WS" && env -i $ENVV timeout -s KILL $T "$CAGERUN" -p "$QDIR/policies/qual.cage" \
-		--profile qual -D workspace="$WS" -D home="$H" --mode "$m" --quiet -- "$@")
+	(cd "${CDIR:-$WS}" && env -i $ENVV timeout -s KILL "${CT:-$T}" "$CAGERUN" \
+		-p "$QDIR/policies/qual.cage" --profile qual -D workspace="$WS" -D home="${CHOME:-$H}" \
+		--mode "$m" --quiet -- "$@")
 }
 
 # cage_started MODE CMD...: cagerun's output in $OUT and its status in $RC;
@@ -124,11 +124,11 @@ cage_started() {
 	shift
 	cage "$m" sh -c 'echo qual-started; exec "$@"' sh "$@" >"$OUT" 2>&1
 	RC=$?
-	if ! grep -q '^qual-started$' "$OUT"; then
+	if ! grep -aq '^qual-started$' "$OUT"; then
 		fail "$CASE" "cagerun --mode $m did not start the command (status $RC)"
 		return 1
 	fi
-	grep -v '^qual-started$' "$OUT" >"$OUT.tmp"
+	grep -av '^qual-started$' "$OUT" >"$OUT.tmp"
 	mv "$OUT.tmp" "$OUT"
 	return 0
 }
@@ -169,15 +169,12 @@ alive_marked() {
 	return 1
 }
 
-# needs PIECE: false (and the case skipped or failed) when the piece is
-# missing from this build.
+# needs PIECE: false (and the case failed) when the probe at the start
+# found the piece missing from this build.
 needs() {
 	eval "have=\$HAVE_$1"
 	[ "$have" = yes ] && return 0
-	case ",$pending," in
-	*",$1,"*) skip "$CASE" "$1 is not in this build yet ($(eval "echo \$WHY_$1"))" ;;
-	*) fail "$CASE" "$1 is missing from this build: $(eval "echo \$WHY_$1")" ;;
-	esac
+	fail "$CASE" "$1 is missing from this build: $(eval "echo \$WHY_$1")"
 	return 1
 }
 
@@ -245,16 +242,32 @@ CASE=ssh/cwd-inside
 if ! grep -q "$SENT" "$OUT"; then
 	fail "$CASE" "control: cat id_rsa in $H/.ssh"
 else
-	(cd "$H/.ssh" && env -i $ENVV timeout -s KILL $T "$CAGERUN" -p "$QDIR/policies/qual.cage" \
-		--profile qual -D workspace="$WS" -D home="$H" --mode enforce-fs --quiet -- \
-		sh -c 'echo qual-started; pwd; cat id_rsa') >"$OUT" 2>&1
+	CDIR=$H/.ssh
+	cage enforce-fs sh -c 'echo qual-started; cat id_rsa; ls /proc/1/cwd/; cat /proc/1/cwd/id_rsa' >"$OUT" 2>&1
+	CDIR=
 	if ! grep -q qual-started "$OUT"; then
 		pass "$CASE" "cagerun refused to start there"
-	elif grep -q "$SENT" "$OUT"; then
+	elif grep -q -e "$SENT" -e '^id_rsa' "$OUT"; then
 		fail "$CASE" "the sentinel was read from the inherited working directory"
 	else
 		pass "$CASE"
 	fi
+fi
+
+# A home whose .ssh is a symlink to another directory: the plan hides
+# the directory the link leads to.
+CASE=ssh/symlinked-ssh-dir
+H2=$F/home2
+mkdir -p "$H2/dotfiles/ssh" && printf '%s\n' "$SENT" >"$H2/dotfiles/ssh/id_rsa" && ln -s dotfiles/ssh "$H2/.ssh"
+ctl cat "$H2/.ssh/id_rsa" >"$OUT" 2>&1
+if ! grep -q "$SENT" "$OUT"; then
+	fail "$CASE" "control: cannot read through the link"
+else
+	CHOME=$H2
+	if cage_started enforce-fs sh -c 'cat "$1/.ssh/id_rsa" "$1/dotfiles/ssh/id_rsa"; ls "$1/dotfiles/ssh"' sh "$H2"; then
+		if grep -q -e "$SENT" -e '^id_rsa' "$OUT"; then fail "$CASE" "the sentinel was readable"; else pass "$CASE"; fi
+	fi
+	CHOME=
 fi
 
 # A hard link made beforehand, outside the sandbox, is a second path to the
@@ -327,6 +340,8 @@ write_case write/dir-symlink "$OUTSIDE/new" sh -c 'echo x > out-link/new'
 ln -s "$OUTSIDE/existing" "$WS/out-file-link"
 write_case write/file-symlink "$OUTSIDE/existing" sh -c 'echo x >> out-file-link'
 write_case write/rename-into-outside "$OUTSIDE/moved" sh -c 'echo x > w && mv w "$1/moved"' sh "$OUTSIDE"
+printf 'original\n' >"$H/plain"
+write_case write/hardlink-from-inside "$H/plain" sh -c 'ln "$1" hl && echo x >> hl; rm -f hl' sh "$H/plain"
 write_case write/delete-outside "$OUTSIDE/existing" rm -f "$OUTSIDE/existing"
 
 # ---- git hooks ------------------------------------------------------------
@@ -415,10 +430,10 @@ if ! alive_marked "sleep $tag"; then
 else
 	pkill -f "sleep $tag"
 	tag=31.$MARK
-	(cd "$WS" && env -i $ENVV timeout -s KILL 20 "$CAGERUN" -p "$QDIR/policies/qual.cage" \
-		--profile qual -D workspace="$WS" -D home="$H" --mode enforce-fs --quiet -- \
-		sh -c "(sleep $tag &) ; (setsid sleep $tag &) ; sleep $tag & exit 0") >"$OUT" 2>&1
+	CT=20
+	cage enforce-fs sh -c "(sleep $tag &) ; (setsid sleep $tag &) ; sleep $tag & exit 0" >"$OUT" 2>&1
 	RC=$?
+	CT=
 	if [ $RC -ne 0 ]; then
 		fail "$CASE" "cagerun did not return 0 promptly (status $RC)"
 	elif alive_marked "sleep $tag"; then
@@ -462,6 +477,49 @@ else
 fi
 pkill -f "sleep $tag" 2>/dev/null
 
+# The sandbox's init is a copy of cagerun: its environment is cagerun's
+# (with the secret), its working directory cagerun's. Neither is reachable.
+CASE=proc/init-environ
+ctl sh -c 'cat /proc/$$/environ' >"$OUT" 2>&1
+if ! grep -aq "aws-$SENT" "$OUT"; then
+	fail "$CASE" "control: a process's own environ is not readable"
+elif cage_started enforce-fs sh -c 'cat /proc/1/environ; cat /proc/1/cmdline; ls /proc/1/fd /proc/1/cwd/'; then
+	if grep -aq "aws-$SENT" "$OUT"; then fail "$CASE" "init's environment was readable"; else pass "$CASE"; fi
+fi
+
+# Exit statuses: the command's, and 128+N for a signal.
+CASE=proc/exit-status
+cage enforce-fs sh -c 'exit 7' >"$OUT" 2>&1
+s1=$?
+cage enforce-fs sh -c 'kill -TERM $$' >"$OUT" 2>&1
+s2=$?
+if [ $s1 -eq 7 ] && [ $s2 -eq 143 ]; then pass "$CASE"; else fail "$CASE" "statuses $s1 and $s2, expected 7 and 143"; fi
+
+# cagerun killed outright (SIGKILL, no chance to clean up): the sandbox's
+# init dies with it, and with init every process of the sandbox.
+CASE=proc/cagerun-killed
+tag=35.$MARK
+rm -f "$WS/kill-ready"
+(cd "$WS" && exec env -i $ENVV "$CAGERUN" -p "$QDIR/policies/qual.cage" --profile qual \
+	-D workspace="$WS" -D home="$H" --mode enforce-fs --quiet -- \
+	sh -c "(setsid sleep $tag &); sleep $tag & echo ready > kill-ready; wait") >"$OUT" 2>&1 &
+job=$!
+if ! wait_for "$WS/kill-ready"; then
+	fail "$CASE" "the command did not start"
+	kill "$job" 2>/dev/null
+else
+	kill -KILL "$job"
+	{ wait "$job"; } 2>/dev/null
+	i=0
+	while alive_marked "sleep $tag" && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+	if alive_marked "sleep $tag"; then
+		fail "$CASE" "a process of the sandbox outlived cagerun"
+		pkill -f "sleep $tag"
+	else
+		pass "$CASE"
+	fi
+fi
+
 # A sibling in the sandbox and a child of its own: ptrace refused.
 CASE=proc/ptrace
 tag=33.$MARK
@@ -498,66 +556,69 @@ fi
 
 # ---- sockets and system calls -----------------------------------------------
 
-# sys_case NAME PIECE PROBE-ARGS...: the probe succeeds without cagerun
-# (in a user and network namespace of its own, as the sandbox has) and is
-# refused under cagerun in both modes.
+# sys_case NAME REFUSAL PROBE-ARGS...: the probe succeeds without cagerun
+# (in a user, mount and network namespace of its own, as the sandbox has)
+# and, under cagerun, fails at the step REFUSAL names, in both modes.
 sys_case() {
-	CASE=$1 piece=$2
+	name=$1 refusal=$2
 	shift 2
-	(cd "$WS" && unshare -rn ./probe "$@") >"$OUT" 2>&1
+	CASE=$name
+	(cd "$WS" && unshare -rnm ./probe "$@") >"$OUT" 2>&1
 	grep -q '^ok' "$OUT" || { fail "$CASE" "control: the operation failed without cagerun"; return; }
-	[ -z "$piece" ] || needs "$piece" || return
-	name=$CASE
 	for m in enforce-fs enforce; do
 		CASE=$name/$m
 		[ $m = enforce ] && ! needs proxy && continue
 		cage_started $m ./probe "$@" || continue
-		if grep -q '^denied' "$OUT"; then pass "$CASE"; else fail "$CASE" "not refused"; fi
+		if grep -q "^denied $refusal:" "$OUT"; then pass "$CASE"; else fail "$CASE" "not refused by $refusal"; fi
 	done
 }
-sys_case sys/raw-socket "" raw
-sys_case sys/packet-socket "" packet
-sys_case sys/io_uring seccomp io_uring
+mkdir -p "$WS/mnt"
+sys_case sys/raw-socket 'raw socket' raw
+sys_case sys/packet-socket 'packet socket' packet
+sys_case sys/io_uring io_uring_setup io_uring
+sys_case sys/unshare-userns unshare unshare-user
+sys_case sys/clone-userns clone clone-user
+sys_case sys/mount mount mount "$WS/mnt"
+sys_case sys/tiocsti TIOCSTI tiocsti
 
-# A unix socket listener outside, at a path the policy lets the command
-# read: connecting is refused (AF_UNIX sockets are not allowed by this
-# policy).
-CASE=net/unix-path
-if ! serve unix "$H/run/qual.sock"; then
-	fail "$CASE" "the listener did not start"
-else
-	ctl ./probe unix "$H/run/qual.sock" >"$OUT" 2>&1
-	if ! grep -q qual-hello "$OUT"; then
-		fail "$CASE" "control: cannot connect without cagerun"
-	elif needs seccomp; then
-		modes=enforce-fs
-		[ $HAVE_proxy = yes ] && modes="enforce-fs enforce"
-		ok=1
-		for m in $modes; do
-			cage_started $m ./probe unix "$H/run/qual.sock" || { ok=; break; }
-			if grep -q qual-hello "$OUT"; then fail "$CASE" "connected in $m mode"; ok=; break; fi
-		done
-		[ -n "$ok" ] && pass "$CASE" "modes: $modes"
-	fi
+# System calls through the i386 entry point: the filter kills the process
+# (SIGSYS) rather than let a call meet no rule.
+CASE=sys/i386-abi
+ctl ./probe i386 >"$OUT" 2>&1
+if ! grep -q '^ok' "$OUT"; then
+	skip "$CASE" "this kernel has no i386 entry point to test ($(head -n 1 "$OUT"))"
+elif cage_started enforce-fs ./probe i386; then
+	if [ $RC -eq 159 ] && ! grep -q '^ok' "$OUT"; then pass "$CASE"; else fail "$CASE" "status $RC, expected 159 (SIGSYS)"; fi
 fi
 
-CASE=net/abstract-unix
-name=qual-abstract-$MARK
-if ! serve abstract "$name"; then
-	fail "$CASE" "the listener did not start"
+# sock_case NAME PROBE-ARGS...: a listener started outside answers the
+# probe without cagerun; under cagerun, in both modes, it is not reached.
+sock_case() {
+	name=$1
+	shift
+	CASE=$name
+	ctl ./probe "$@" >"$OUT" 2>&1
+	grep -q qual-hello "$OUT" || { fail "$CASE" "control: cannot connect without cagerun"; return; }
+	for m in enforce-fs enforce; do
+		CASE=$name/$m
+		[ $m = enforce ] && ! needs proxy && continue
+		cage_started $m ./probe "$@" || continue
+		if grep -q qual-hello "$OUT"; then fail "$CASE" "connected"; else pass "$CASE"; fi
+	done
+}
+
+# At a path the policy lets the command read (AF_UNIX sockets are not
+# allowed by this policy), and in the abstract namespace.
+if serve unix "$H/run/qual.sock"; then
+	sock_case net/unix-path unix "$H/run/qual.sock"
 else
-	ctl ./probe abstract "$name" >"$OUT" 2>&1
-	if ! grep -q qual-hello "$OUT"; then
-		fail "$CASE" "control: cannot connect without cagerun"
-	else
-		ok=1
-		for m in enforce-fs enforce; do
-			[ $m = enforce ] && ! needs proxy && { ok=; break; }
-			cage_started $m ./probe abstract "$name" || { ok=; break; }
-			if grep -q qual-hello "$OUT"; then fail "$CASE" "connected in $m mode"; ok=; break; fi
-		done
-		[ -n "$ok" ] && pass "$CASE"
-	fi
+	CASE=net/unix-path fail net/unix-path "the listener did not start"
+fi
+name=qual-abstract-$MARK
+if serve abstract "$name"; then
+	sock_case net/abstract-unix abstract "$name"
+else
+	CASE=net/abstract-unix fail net/abstract-unix "the listener did not start"
 fi
 
 # TCP to a loopback listener outside: open in enforce-fs (the documented
@@ -589,7 +650,7 @@ else
 	if ! grep -q "control-$MARK" "$ULOG"; then
 		fail "$CASE" "control: the datagram did not arrive"
 	elif needs proxy && cage_started enforce ./probe udp "$UPORT" inside-$MARK; then
-		./probe udp "$UPORT" end-$MARK >/dev/null
+		"$WS/probe" udp "$UPORT" end-$MARK >/dev/null
 		i=0
 		while ! grep -q "end-$MARK" "$ULOG" && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
 		if ! grep -q "end-$MARK" "$ULOG"; then
@@ -722,6 +783,7 @@ work_case work/cc-make hello-from-c sh -c 'rm -f hello2 && make -s && ./hello2'
 work_case work/git-local 'second' sh -c 'rm -rf r && git init -q r && cd r && echo a > a &&
 	git add a && git -c user.name=q -c user.email=q@t commit -q -m first &&
 	echo b >> a && git -c user.name=q -c user.email=q@t commit -q -am second && git log --oneline'
+work_case work/socketpair pair-ok $PY -c 'import socket; a, b = socket.socketpair(); a.send(b"pair-ok"); print(b.recv(16).decode())'
 printf 'const fs = require("fs");\nfs.writeFileSync("node-out", "n");\nconsole.log("node-ok " + fs.readFileSync("node-out"));\n' >"$WS/s.js"
 if command -v node >/dev/null; then work_case work/node node-ok node s.js; else CASE=work/node skip work/node "node is not installed"; fi
 printf 'import os, tempfile\nwith tempfile.NamedTemporaryFile() as f:\n    f.write(b"p")\nprint("python-ok", os.getcwd())\n' >"$WS/s.py"
@@ -742,9 +804,7 @@ fi
 # prints a line, then waits (bounded) for the test to answer it.
 CASE=work/streaming
 rm -f "$WS/go-on" "$F/stream"
-(cd "$WS" && env -i $ENVV timeout -s KILL $T "$CAGERUN" -p "$QDIR/policies/qual.cage" \
-	--profile qual -D workspace="$WS" -D home="$H" --mode enforce-fs --quiet -- \
-	sh -c 'echo early; i=0; while [ ! -e go-on ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done; echo late') >"$F/stream" 2>&1 &
+cage enforce-fs sh -c 'echo early; i=0; while [ ! -e go-on ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done; echo late' >"$F/stream" 2>&1 &
 job=$!
 if wait_for "$F/stream" && grep -q early "$F/stream" && ! grep -q late "$F/stream"; then
 	touch "$WS/go-on"
