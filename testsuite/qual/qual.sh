@@ -725,60 +725,45 @@ serve http && FPORT=$ADDR || FPORT=
 serve http && RPORT=$ADDR || RPORT=
 CURL="curl -sS -m 20 -o /dev/null -w code=%{http_code}"
 
-CASE=proxy/allowed-name
-if [ -z "$HPORT" ] || [ -z "$FPORT" ] || [ -z "$RPORT" ]; then
-	fail "$CASE" "the HTTP servers did not start"
-else
-	ctl $CURL --resolve "qual.test:$HPORT:127.0.0.1" "http://qual.test:$HPORT/" >"$OUT" 2>&1
-	if ! grep -q code=200 "$OUT"; then
-		fail "$CASE" "control: no 200 without cagerun"
-	elif needs proxy; then
-		net_cage $CURL "http://qual.test:$HPORT/"
-		if grep -q code=200 "$OUT"; then pass "$CASE"; else fail "$CASE" "no 200 through the proxy"; fi
-	fi
+# proxy_control NAME HOST PORT: without cagerun, http://HOST:PORT/
+# (HOST resolved to the local server) answers 200; true when the case can
+# go on to its enforce part.
+proxy_control() {
+	CASE=$1
+	[ -n "$3" ] || { fail "$CASE" "the HTTP server did not start"; return 1; }
+	ctl $CURL --noproxy '*' --resolve "$2:$3:127.0.0.1" "http://$2:$3/" >"$OUT" 2>&1
+	grep -q code=200 "$OUT" || { fail "$CASE" "control: no 200 without cagerun"; return 1; }
+	needs proxy
+}
+
+if proxy_control proxy/allowed-name qual.test "$HPORT"; then
+	net_cage $CURL "http://qual.test:$HPORT/"
+	if grep -q code=200 "$OUT"; then pass "$CASE"; else fail "$CASE" "no 200 through the proxy"; fi
 fi
 
-CASE=proxy/denied-name
-if [ -n "$HPORT" ]; then
-	ctl $CURL --resolve "denied.test:$HPORT:127.0.0.1" "http://denied.test:$HPORT/" >"$OUT" 2>&1
-	if ! grep -q code=200 "$OUT"; then
-		fail "$CASE" "control: no 200 without cagerun"
-	elif needs proxy; then
-		net_cage $CURL "http://denied.test:$HPORT/"
-		if grep -q code=403 "$OUT"; then pass "$CASE"; else fail "$CASE" "not answered 403"; fi
-	fi
+if proxy_control proxy/denied-name denied.test "$HPORT"; then
+	net_cage $CURL "http://denied.test:$HPORT/"
+	if grep -q code=403 "$OUT"; then pass "$CASE"; else fail "$CASE" "not answered 403"; fi
 fi
 
 # Through the proxy, loopback addresses no IP rule names stay closed: a
 # name the policy allows but that resolves to 127.0.0.1, and 127.0.0.1 or
 # localhost on a port without a rule (asked of the proxy explicitly:
 # no_proxy would send curl around it).
-CASE=proxy/internal-address
-if [ -n "$RPORT" ]; then
-	ctl $CURL --resolve "rebind.test:$RPORT:127.0.0.1" "http://rebind.test:$RPORT/" >"$OUT" 2>&1
-	if ! grep -q code=200 "$OUT"; then
-		fail "$CASE" "control: no 200 without cagerun"
-	elif needs proxy; then
-		via="--noproxy '' -x \"\$http_proxy\""
-		net_cage sh -c "$CURL http://rebind.test:$RPORT/; echo; $CURL $via http://127.0.0.1:$RPORT/; echo; $CURL $via http://localhost:$RPORT/; echo"
-		if [ "$(grep -c code=403 "$OUT")" -ne 3 ]; then fail "$CASE" "not all three answered 403"; else pass "$CASE"; fi
-	fi
+if proxy_control proxy/internal-address rebind.test "$RPORT"; then
+	via="--noproxy '' -x \"\$http_proxy\""
+	net_cage sh -c "$CURL http://rebind.test:$RPORT/; echo; $CURL $via http://127.0.0.1:$RPORT/; echo; $CURL $via http://localhost:$RPORT/; echo"
+	if [ "$(grep -c code=403 "$OUT")" -ne 3 ]; then fail "$CASE" "not all three answered 403"; else pass "$CASE"; fi
 fi
 
-CASE=proxy/localhost-forward
-if [ -n "$FPORT" ]; then
-	ctl $CURL --noproxy '*' "http://localhost:$FPORT/" >"$OUT" 2>&1
+if proxy_control proxy/localhost-forward localhost "$FPORT"; then
+	net_cage sh -c "$CURL --noproxy '*' http://localhost:$FPORT/; echo; $CURL --noproxy '*' http://127.0.0.1:$TCPPORT/; echo"
 	if ! grep -q code=200 "$OUT"; then
-		fail "$CASE" "control: no 200 without cagerun"
-	elif needs proxy; then
-		net_cage sh -c "$CURL --noproxy '*' http://localhost:$FPORT/; echo; $CURL --noproxy '*' http://127.0.0.1:$TCPPORT/; echo"
-		if ! grep -q code=200 "$OUT"; then
-			fail "$CASE" "the allowed port was not forwarded"
-		elif [ "$(grep -c code=200 "$OUT")" -ne 1 ]; then
-			fail "$CASE" "a port without a rule was reachable"
-		else
-			pass "$CASE"
-		fi
+		fail "$CASE" "the allowed port was not forwarded"
+	elif [ "$(grep -c code=200 "$OUT")" -ne 1 ]; then
+		fail "$CASE" "a port without a rule was reachable"
+	else
+		pass "$CASE"
 	fi
 fi
 
