@@ -501,6 +501,26 @@ else
 fi
 pkill -f "sleep $tag" 2>/dev/null
 
+# Ctrl-C typed on the terminal cagerun runs on: the command has the
+# terminal's foreground, so the interrupt reaches its whole group, and
+# cagerun exits 130; the command never prints its second line.
+CASE=proc/ctrl-c-terminal
+tag=36.$MARK
+for m in enforce-fs enforce; do
+	CASE=proc/ctrl-c-terminal/$m
+	[ $m = enforce ] && ! needs proxy && continue
+	(cd "$WS" && env -i $ENVV timeout -s KILL $T $PY "$QDIR/ptyrun.py" "$CAGERUN" \
+		-p "$QDIR/policies/qual.cage" --profile qual -D workspace="$WS" -D home="$H" --mode $m \
+		--quiet -- sh -c "echo ready; sleep $tag; echo not-interrupted") >"$OUT" 2>&1
+	if ! grep -q 'status 130 typed' "$OUT" || grep -q not-interrupted "$OUT"; then
+		fail "$CASE" "Ctrl-C did not end the command with 130"
+	elif alive_marked "sleep $tag"; then
+		fail "$CASE" "the command's child survived"
+	else
+		pass "$CASE"
+	fi
+done
+
 # The sandbox's init is a copy of cagerun: its environment is cagerun's
 # (with the secret), its working directory cagerun's. Neither is reachable.
 CASE=proc/init-environ
@@ -738,6 +758,8 @@ net_cage() {
 		--resolve "qual.test:$HPORT:127.0.0.1" --resolve "denied.test:$HPORT:127.0.0.1" \
 		--resolve "denied.test:443:127.0.0.1" --resolve "rebind.test:$RPORT:127.0.0.1" --mode enforce --quiet -- "$@") >"$OUT" 2>&1
 	RC=$?
+	[ $RC -eq 137 ] && echo "(cagerun was killed after $T s: it hung)" >>"$OUT"
+	return 0
 }
 serve http && HPORT=$ADDR || HPORT=
 serve http && FPORT=$ADDR || FPORT=
