@@ -42,7 +42,7 @@ static bool has_suffix(const char *s, const char *suf)
  * -I directory, then the standard library's folder for the target
  * (STDLIB/linux or STDLIB/macos: platform modules), then STDLIB itself
  * (portable modules). A module name lives in the portable tree or in both
- * platform trees, never in both kinds (testsuite/cmake/stdlib.cmake checks
+ * platform trees, never in both kinds (testsuite/stdlib/layout.sh checks
  * the shipped library), so the order between the last two only matters
  * for a broken installation. Returns the count; `dirs` has room for
  * nincludes + 2. */
@@ -61,6 +61,12 @@ static size_t search_dirs(struct rsv *r, const char **dirs)
  * the search path (search_dirs). Standard library files are shown by their
  * name under the library ("std/secrets.cage", "linux/std/base.cage") so
  * diagnostics and golden files do not depend on where it is installed. */
+/* "linux/..." or "macos/...": a platform folder of the standard library. */
+static bool names_platform_dir(const char *name)
+{
+	return strncmp(name, "linux/", 6) == 0 || strncmp(name, "macos/", 6) == 0;
+}
+
 static bool import_locate(struct rsv *r, const struct rfile *from, const char *name,
 			  char **fs_path, char **display)
 {
@@ -78,6 +84,10 @@ static bool import_locate(struct rsv *r, const struct rfile *from, const char *n
 	const char **dirs = arena_alloc(r->a, (r->o->nincludes + 2) * sizeof(*dirs));
 	size_t n = search_dirs(r, dirs);
 	for (size_t i = 0; i < n; i++) {
+		/* A policy names modules, never platforms: the other platform's
+		 * copy of a module is not reachable by spelling out its folder. */
+		if (i == n - 1 && names_platform_dir(name))
+			break;
 		char *p = load_join(r->a, dirs[i], file);
 		if (access(p, F_OK) != 0)
 			continue;
@@ -107,7 +117,9 @@ static void import_missing(struct rsv *r, struct loc at, const char *name)
 			strcat(list, ", ");
 		strcat(list, dirs[i]);
 	}
-	rsv_diag(r, DIAG_ERROR, at, "import", "cannot find import '%s' (searched %s)", name, list);
+	rsv_diag(r, DIAG_ERROR, at, "import", "cannot find import '%s' (searched %s)%s", name, list,
+		 names_platform_dir(name) ? "; a platform module is imported by its name under std/ "
+					    "and chosen by --target" : "");
 }
 
 static void do_imports(struct rsv *r, struct rfile *rf, size_t depth)
