@@ -99,9 +99,23 @@ bool lint_parse_w(const char *arg, struct lint_override *out, bool *werror, cons
 	return true;
 }
 
+unsigned lint_targets(const struct lint_ctx *c)
+{
+	if (c->o->targets)
+		return c->o->targets;
+	return c->ir->target == IR_TARGET_LINUX ? LINT_T_LINUX : LINT_T_MACOS;
+}
+
+/* Standard library files are shown as "std/..." (portable) or
+ * "linux/std/...", "macos/std/..." (platform modules; see resolve_load.c). */
 bool lint_is_std(const struct src_file *f)
 {
-	return f && f->importer && strncmp(f->name, "std/", 4) == 0;
+	if (!f || !f->importer)
+		return false;
+	const char *n = f->name;
+	if (strncmp(n, "linux/", 6) == 0 || strncmp(n, "macos/", 6) == 0)
+		n += 6;
+	return strncmp(n, "std/", 4) == 0;
 }
 
 /* A path lint invented for a param without a value ("/<name>...") is shown

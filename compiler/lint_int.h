@@ -82,6 +82,9 @@ lint_note_rule(struct lint_ctx *c, struct diag *d, const struct ir_rule *r, cons
 /* "line 4" in the same file, "std/secrets.cage:3" elsewhere. */
 void lint_where(const struct lint_ctx *c, const struct ir_rule *at, const struct ir_rule *r,
 		char *buf, size_t size);
+/* LINT_T_* bits of the platforms whose limits apply: --target, else the
+ * one the policy was compiled for. */
+unsigned lint_targets(const struct lint_ctx *c);
 /* The rule's target for messages, e.g. ~/.ssh (subtree) or a host:port. */
 void lint_target_text(const struct ir_rule *r, char *buf, size_t size);
 void lint_access_text(uint32_t access, char *buf, size_t size);

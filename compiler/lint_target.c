@@ -1,7 +1,8 @@
 /*
  * lint_target.c - unsupported-on-target: rules a backend cannot express
  * as written, each reported with what happens instead. Which targets are
- * considered comes from --target (default: macOS, cagec's default backend).
+ * considered comes from --target: the platform the policy was compiled for
+ * (default: the host), or both with --target all.
  *
  * Only limits that follow from the platform are listed here, not guesses
  * about backends: Seatbelt names loopback hosts port by port (the SBPL
@@ -28,7 +29,7 @@ static bool loopback(const struct ir_host *h)
 
 void lint_check_target(struct lint_ctx *c)
 {
-	unsigned targets = c->o->targets ? c->o->targets : LINT_T_MACOS;
+	unsigned targets = lint_targets(c);
 	const struct ir_profile *p = c->prof;
 	for (size_t i = 0; i < p->nrules; i++) {
 		const struct ir_rule *r = &p->rules[i];
