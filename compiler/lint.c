@@ -34,6 +34,7 @@ static const struct lint_check checks[] = {
 	{ "unused-param", DIAG_WARNING, "a param nothing refers to" },
 	{ "unused-import", DIAG_WARNING, "an import that contributes nothing" },
 	{ "unsupported-on-target", DIAG_WARNING, "a rule a backend cannot express as written" },
+	{ "linux-inexact", DIAG_ERROR, "a rule the Linux sandbox cannot enforce exactly on this machine (cagerun refuses it)" },
 	{ "unused-suppression", DIAG_WARNING, "a '# cage: allow' comment that silences nothing" },
 	{ "bad-suppression", DIAG_ERROR, "a '# cage: allow' comment without a known id or a reason" },
 };
@@ -386,6 +387,7 @@ void lint_policy(struct cage_policy *pol, const struct lint_opts *o)
 		lint_check_paths(&c);
 		lint_check_hosts(&c);
 		lint_check_target(&c);
+		lint_check_linux_plan(&c);
 		if (o->resolve || (o->root && o->root[0]))
 			lint_check_fs(&c);
 		lint_ix_free(&c);

@@ -116,6 +116,7 @@ void lint_check_dead(struct lint_ctx *c, size_t limit, bool own_only); /* dead/r
 void lint_check_paths(struct lint_ctx *c);    /* secret-exposed, broad-grant, noncanonical, writable-ancestor */
 void lint_check_hosts(struct lint_ctx *c);    /* broad-host, ip-literal */
 void lint_check_target(struct lint_ctx *c);   /* unsupported-on-target */
+void lint_check_linux_plan(struct lint_ctx *c); /* linux-inexact */
 void lint_check_fs(struct lint_ctx *c);       /* symlink-escape, hardlink-alias */
 void lint_check_module(struct lint_ctx *c);   /* unused-param, unused-import (once per policy) */
 void lint_apply_controls(struct lint_ctx *c); /* suppressions, -W, -Werror */

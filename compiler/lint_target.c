@@ -13,6 +13,8 @@
 
 #include <string.h>
 
+#include "lplan.h"
+
 enum { SBPL_LOOPBACK_PORT_LIMIT = 1024 };
 
 static bool loopback(const struct ir_host *h)
@@ -55,5 +57,23 @@ void lint_check_target(struct lint_ctx *c)
 					    "refuses to compile this profile for macOS",
 					    t, n, SBPL_LOOPBACK_PORT_LIMIT);
 		}
+	}
+}
+
+/* linux-inexact: what cagerun would refuse on this machine, because the
+ * Linux plan (Landlock and mounts, against this filesystem) cannot enforce
+ * it exactly. Reported at the rule, with the plan's reason. */
+void lint_check_linux_plan(struct lint_ctx *c)
+{
+	if (!(lint_targets(c) & LINT_T_LINUX))
+		return;
+	struct lplan plan;
+	const char *err = NULL;
+	if (!lplan_build(c->a, c->prof, &plan, &err))
+		return;
+	for (size_t i = 0; i < plan.nerrors; i++) {
+		const struct lplan_msg *m = &plan.errors[i];
+		if (m->rule)
+			lint_report(c, "linux-inexact", m->rule, NULL, "%s", m->text);
 	}
 }
