@@ -568,6 +568,23 @@ Test(lnx_seccomp, every_denied_name)
 	free(cases);
 }
 
+/* Both supported architectures have every call the filter names (a name
+ * an architecture lacked would be skipped there, silently). */
+Test(lnx_seccomp, names_exist_on_x86_64_and_aarch64)
+{
+	static const uint32_t arches[] = {SCMP_ARCH_X86_64, SCMP_ARCH_AARCH64};
+	static const char *const by_argument[] = {"clone", "ioctl", "personality", "socket",
+						  "socketpair"};
+	for (size_t a = 0; a < 2; a++) {
+		for (const char *const *p = lnx_seccomp_denied_names(); *p; p++)
+			cr_expect_geq(seccomp_syscall_resolve_name_arch(arches[a], *p), 0,
+				      "%s missing on arch %#x", *p, arches[a]);
+		for (size_t i = 0; i < 5; i++)
+			cr_expect_geq(seccomp_syscall_resolve_name_arch(arches[a], by_argument[i]), 0,
+				      "%s missing on arch %#x", by_argument[i], arches[a]);
+	}
+}
+
 /* docs/linux-seccomp.md names every refused call. */
 Test(lnx_seccomp, docs_name_every_call)
 {
