@@ -80,8 +80,9 @@ struct lnx_sc {
 /* The kernel reads the argument as a 32-bit int: compare only those bits. */
 #define LNX_SC_LOW32 0xffffffffu
 
-/* Adds one rule with the n comparisons c. A name this architecture lacks
- * (or this libseccomp does not know) is skipped: the call cannot be made. */
+/* Adds one rule with the n comparisons c. A name libseccomp cannot resolve
+ * is skipped: this architecture lacks the call, or libseccomp is older than
+ * the call (the unit tests fail then, rather than let it pass unnoticed). */
 static bool lnx_sc_rule(struct lnx_sc *sc, uint32_t act, const char *name, unsigned n,
 			const struct scmp_arg_cmp *c)
 {
