@@ -10,6 +10,8 @@
  * exit handler (LeakSanitizer's uses ptrace) runs under it.
  */
 #include <criterion/criterion.h>
+#include <sys/stat.h>
+#include <linux/openat2.h>
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -364,6 +366,47 @@ static long c_tioclinux(long fd)
 	return sc_ret(ioctl((int)fd, TIOCLINUX, &sub));
 }
 
+/* Set-id bits: each call first works on a scratch file (the control),
+ * then is refused; plain modes keep working (ordinary_calls_keep_working). */
+static char sc_scratch[64];
+
+static long s_scratch(void)
+{
+	snprintf(sc_scratch, sizeof sc_scratch, "/tmp/cage-sc-setid.%d", (int)getpid());
+	unlink(sc_scratch);
+	int fd = open(sc_scratch, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -(long)errno;
+	close(fd);
+	return 0;
+}
+
+static long c_chmod_setuid(long a)
+{
+	(void)a;
+	return sc_ret(chmod(sc_scratch, 04755));
+}
+
+static long c_chmod_setgid(long a)
+{
+	(void)a;
+	return sc_ret(chmod(sc_scratch, 02755));
+}
+
+static long c_create_setuid(long a)
+{
+	(void)a;
+	unlink(sc_scratch);
+	return sc_fd(open(sc_scratch, O_WRONLY | O_CREAT | O_CLOEXEC, 04755));
+}
+
+static long c_openat2(long a)
+{
+	(void)a;
+	struct open_how how = {.flags = O_RDONLY | O_CLOEXEC};
+	return sc_fd(syscall(SYS_openat2, AT_FDCWD, "/", &how, sizeof how));
+}
+
 static long c_personality(long persona)
 {
 	return sc_ret(syscall(SYS_personality, (unsigned long)persona));
@@ -473,6 +516,10 @@ static const struct sc_case sc_refused[] = {
 	{"clone3(fork)", NULL, c_clone3, 0, ENOSYS, true},
 	/* terminals and personality */
 	{"ioctl(TIOCSTI)", s_pty, c_tiocsti, 0, EPERM, true},
+	{"chmod(04755)", s_scratch, c_chmod_setuid, 0, EPERM, true},
+	{"chmod(02755)", s_scratch, c_chmod_setgid, 0, EPERM, true},
+	{"open(O_CREAT, 04755)", s_scratch, c_create_setuid, 0, EPERM, true},
+	{"openat2", NULL, c_openat2, 0, ENOSYS, true},
 	{"ioctl(TIOCSTI | 1<<32)", s_pty, c_tiocsti_wide, 0, EPERM, true},
 	{"ioctl(TIOCLINUX)", s_pty, c_tioclinux, 0, EPERM, false},
 	{"personality(ADDR_NO_RANDOMIZE)", NULL, c_personality, ADDR_NO_RANDOMIZE, EPERM,
@@ -562,7 +609,7 @@ Test(lnx_seccomp, every_denied_name)
 		cr_assert_neq(nr, __NR_SCMP_ERROR, "libseccomp does not know %s", names[i]);
 		cr_assert_geq(nr, 0, "%s is not a system call on this architecture", names[i]);
 		cases[i] = (struct sc_case){names[i], NULL, c_all_ones, nr,
-					    strcmp(names[i], "clone3") == 0 ? ENOSYS : EPERM, false};
+					    !strcmp(names[i], "clone3") || !strcmp(names[i], "openat2") ? ENOSYS : EPERM, false};
 	}
 	sc_check_with(cases, n, &opts_default);
 	free(cases);
