@@ -274,6 +274,11 @@ static void print_denial(void *ctx, const char *host, unsigned port, unsigned lo
 	struct denial_ctx *d = ctx;
 	if (d->total++ == 0)
 		fprintf(stderr, "cagerun: hosts the policy denied:\n");
+	if (!*host) { /* past the proxy's bound on distinct hosts */
+		fprintf(stderr, "cagerun:   %lu more denial%s of other hosts\n", count,
+			count == 1 ? "" : "s");
+		return;
+	}
 	fprintf(stderr, "cagerun:   %s:%u  %lu time%s  (%s)\n", host, port, count,
 		count == 1 ? "" : "s", rule && *rule ? rule : "no rule allows it");
 }

@@ -413,6 +413,7 @@ static bool compile_any(struct pair *pr, const char *src, const char *file, cons
 	pr->src = src ? src : file;
 	cage_options *o = cage_options_new();
 	cr_assert(o);
+	cage_options_target(o, "macos"); /* a Seatbelt profile is macOS only */
 	cage_options_home(o, HOME);
 	cage_options_stdlib(o, CAGE_SOURCE_DIR "/stdlib");
 	for (size_t i = 0; i < ndefs; i++)
