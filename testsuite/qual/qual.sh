@@ -187,7 +187,9 @@ needs() {
 
 # ---- fixtures ----------------------------------------------------------
 
-mkdir -p "$WS" "$H/.ssh" "$H/run" "$OUTSIDE" "$F/srv" || exit 1
+# $H/.cache/go-build: the Go build cache examples/go-offline's imported
+# default (std/toolchains/go-paths) names.
+mkdir -p "$WS" "$H/.ssh" "$H/run" "$H/.cache/go-build" "$OUTSIDE" "$F/srv" || exit 1
 chmod 755 "$H/run"
 printf '%s\n' "$SENT" >"$H/.ssh/id_rsa"
 chmod 600 "$H/.ssh/id_rsa"
@@ -946,6 +948,21 @@ if [ -e "$WS/closed-marker" ]; then
 		-- ./not-exec.sh
 else
 	fail "$CASE" "the marker command does not work under the good policy"
+fi
+
+# A path param with a `~` default that exists in HOME: the plan grants the
+# expanded path (control: cagec), and cagerun runs with it.
+CASE=closed/tilde-default-param
+mkdir -p "$H/qual-cache"
+(cd "$WS" && env -i $ENVV "$CAGEC" "$QDIR/policies/tilde.cage" --profile tilde -D workspace="$WS" \
+	-D home="$H" --emit linux) >"$OUT" 2>&1
+if ! grep -q "^grant $H/qual-cache " "$OUT"; then
+	fail "$CASE" "control: cagec does not grant $H/qual-cache"
+else
+	(cd "$WS" && env -i $ENVV timeout -s KILL $T "$CAGERUN" -p "$QDIR/policies/tilde.cage" --profile tilde \
+		-D workspace="$WS" -D home="$H" --mode enforce-fs --quiet -- sh -c 'echo x > "$1/f"' sh "$H/qual-cache") >"$OUT" 2>&1
+	RC=$?
+	if [ $RC -ne 0 ] || [ ! -s "$H/qual-cache/f" ]; then fail "$CASE" "status $RC"; else pass "$CASE"; fi
 fi
 
 # ---- the shipped examples ------------------------------------------------------------
