@@ -14,8 +14,9 @@
 # and run the whole suite as NAME (setpriv); when not root, run as the
 # current user.
 #
-# Prints PASS/FAIL/SKIP per case (QUAL_VERBOSE=1: with each case's output) and a closing "N passed, N failed" line
-# (with the skip count); exits 1 on any failure.
+# Prints PASS/FAIL/SKIP per case (QUAL_VERBOSE=1: with each case's output),
+# the number of skips, and a closing "N passed, N failed" line; exits 1 on
+# any failure.
 set -u
 
 user= base=
@@ -967,6 +968,27 @@ fi
 
 # ---- the shipped examples ------------------------------------------------------------
 
+# The examples' workspace is a git repository: the examples that deny
+# writing .git/hooks say that is so nothing runs on the next commit
+# outside the cage. plant redirects git's hooks to a directory of the
+# workspace through .git/config; the control shows that a commit outside
+# then runs the planted hook.
+EXWS=$F/params/workspace
+mkdir -p "$EXWS"
+(cd "$EXWS" && git init -q . && echo a >a && git add a &&
+	git -c user.name=q -c user.email=q@t -c core.hooksPath=/dev/null commit -q -m a) >"$OUT" 2>&1
+plant='mkdir -p .githooks && printf "#!/bin/sh\ntouch \"%s\"\n" "$1" > .githooks/pre-commit &&
+	chmod +x .githooks/pre-commit && git config core.hooksPath .githooks'
+# commit_outside DIR: a commit as the user makes it, outside the sandbox.
+commit_outside() {
+	(cd "$1" && echo b >>a && env -i $ENVV git -c user.name=q -c user.email=q@t commit -q -am b) >>"$OUT" 2>&1
+}
+rm -rf "$F/copy" && cp -a "$EXWS" "$F/copy"
+(cd "$F/copy" && sh -c "$plant" sh "$F/planted-ctl") >"$OUT" 2>&1
+commit_outside "$F/copy"
+[ -e "$F/planted-ctl" ] && PLANT_CTL=ok || PLANT_CTL=
+rm -rf "$F/copy"
+
 for ex in "$SRC"/examples/*.cage; do
 	CASE=examples/$(basename "$ex" .cage)
 	set --
@@ -987,7 +1009,26 @@ for ex in "$SRC"/examples/*.cage; do
 		RC=$?
 		if [ $RC -eq 0 ]; then pass "$CASE"; else fail "$CASE" "status $RC"; fi
 	done
+	grep -q 'deny write "{workspace}/.git/hooks/\*\*"' "$ex" || continue
+	CASE=$name/hooks-path-planted
+	if [ -z "$PLANT_CTL" ]; then
+		fail "$CASE" "control: a hook planted through .git/config did not run outside"
+		continue
+	fi
+	rm -f "$F/planted"
+	(cd "$EXWS" && env -i $ENVV timeout -s KILL $T "$CAGERUN" -p "$ex" "$@" --mode enforce-fs --quiet -- \
+		sh -c "echo qual-started; $plant" sh "$F/planted") >"$OUT" 2>&1
+	commit_outside "$EXWS"
+	if ! grep -q qual-started "$OUT"; then
+		fail "$CASE" "the command did not start"
+	elif [ -e "$F/planted" ]; then
+		fail "$CASE" "a commit outside ran a hook the command planted through .git/config"
+	else
+		pass "$CASE"
+	fi
+	(cd "$EXWS" && git config --unset core.hooksPath; rm -rf .githooks) >/dev/null 2>&1
 done
 
-echo "$PASS passed, $FAILED failed ($SKIPPED skipped)"
+echo "$SKIPPED skipped"
+echo "$PASS passed, $FAILED failed"
 [ $FAILED -eq 0 ]
