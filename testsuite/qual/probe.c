@@ -272,6 +272,13 @@ int main(int argc, char **argv)
 		return i386_call();
 	if (!strcmp(cmd, "tiocsti"))
 		return tiocsti();
+	if (!strcmp(cmd, "pause")) {
+		/* "ready" only once nothing but the default action stands
+		 * between a signal and the process. */
+		printf("ready\n");
+		pause();
+		return 0;
+	}
 	if (!strcmp(cmd, "kill") && argc == 3) {
 		if (kill((pid_t)atoi(argv[2]), SIGTERM) != 0)
 			return denied("kill");
@@ -280,6 +287,6 @@ int main(int argc, char **argv)
 	}
 	fprintf(stderr, "usage: probe dirfd DIR REL NEWCWD | ptrace-child | ptrace PID | "
 			"unix PATH | abstract NAME | tcp PORT | udp PORT MSG | raw | packet | "
-			"io_uring | unshare-user | clone-user | mount DIR | i386 | tiocsti | kill PID\n");
+			"io_uring | unshare-user | clone-user | mount DIR | i386 | tiocsti | pause | kill PID\n");
 	return 2;
 }
