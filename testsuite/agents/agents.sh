@@ -11,7 +11,8 @@
 #       AGENT is claude, codex or gemini.
 #
 # The agents are laid out as nvm lays out a user's global installs
-# (~/.nvm/versions/node/vX/{bin,lib/node_modules}), in a fixture home made
+# (~/.nvm/versions/node/vX/{bin,lib/node_modules}, node itself in that bin
+# directory, first on the PATH), in a fixture home made
 # per run under WORKDIR (hard links to the installed tree, so a run costs no
 # copy). For each agent:
 #   control   without cagerun: the version line, and the key IS readable
@@ -66,7 +67,8 @@ node_version=$(node --version) || exit 1
 stamp="$pins node $node_version"
 
 is_installed() {
-	[ -f "$installed/.cage-pins" ] && [ "$(cat "$installed/.cage-pins")" = "$stamp" ]
+	[ -f "$installed/.cage-pins" ] && [ "$(cat "$installed/.cage-pins")" = "$stamp" ] &&
+		[ -x "$installed/bin/node" ]
 }
 
 # Exits 0 with a SKIP line when npm cannot reach its registry.
@@ -99,6 +101,9 @@ do_install() {
 		rm -rf "$tmp"
 		exit 1
 	fi
+	# nvm's bin directory holds node itself too, found first on the PATH by
+	# the agents' `#!/usr/bin/env node`: a copy of this machine's.
+	cp "$(command -v node)" "$tmp/bin/node" || exit 1
 	printf '%s\n' "$stamp" >"$tmp/.cage-pins"
 	rm -rf "$installed" && mv "$tmp" "$installed" || exit 1
 	echo "installed: $stamp"
