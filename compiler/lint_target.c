@@ -60,16 +60,19 @@ void lint_check_target(struct lint_ctx *c)
 	}
 }
 
-/* linux-inexact: what cagerun would refuse on this machine, because the
- * Linux plan (Landlock and mounts, against this filesystem) cannot enforce
- * it exactly. Reported at the rule, with the plan's reason. */
+/* linux-inexact: what cagerun would refuse, because the Linux plan
+ * (Landlock and mounts) cannot enforce it exactly. Without --resolve the
+ * plan is static (what no machine can enforce); with it, the plan is made
+ * against this machine's files, as cagerun makes it. Reported at the rule,
+ * with the plan's reason. */
 void lint_check_linux_plan(struct lint_ctx *c)
 {
 	if (!(lint_targets(c) & LINT_T_LINUX))
 		return;
 	struct lplan plan;
 	const char *err = NULL;
-	if (!lplan_build(c->a, c->prof, &plan, &err))
+	bool here = c->o->resolve || (c->o->root && c->o->root[0]);
+	if (!(here ? lplan_build : lplan_build_static)(c->a, c->prof, &plan, &err))
 		return;
 	for (size_t i = 0; i < plan.nerrors; i++) {
 		const struct lplan_msg *m = &plan.errors[i];

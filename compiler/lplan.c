@@ -158,13 +158,17 @@ static void set_nodes(struct arena *a, struct lplan *plan, const struct lplan_ru
 					     ? (pp->len == 3 ? "/" : arena_strndup(a, pp->text, pp->len - 3))
 					     : pp->text;
 		v[n].path = anchor;
+		v[n].subtree = pp->kind == IR_PAT_SUBTREE;
 		n++;
 	}
 	qsort(v, n, sizeof *v, node_cmp);
 	size_t m = 0;
-	for (size_t i = 0; i < n; i++)
-		if (m == 0 || strcmp(v[m - 1].path, v[i].path))
+	for (size_t i = 0; i < n; i++) {
+		if (m && !strcmp(v[m - 1].path, v[i].path))
+			v[m - 1].subtree |= v[i].subtree;
+		else
 			v[m++] = v[i];
+	}
 	plan->nodes = v;
 	plan->nnodes = m;
 }
@@ -268,8 +272,25 @@ static void plan_existing(struct arena *a, struct lplan *plan, const struct ir_p
 	}
 }
 
-/* A node that does not exist: it cannot carry a grant or a mount. */
-static void plan_missing(struct arena *a, struct lplan *plan, const struct ir_profile *dp,
+static void add_mkdir(struct arena *a, struct lplan *plan, const char *path)
+{
+	const char **v = arena_alloc(a, (plan->nmkdirs + 1) * sizeof *v);
+	if (plan->nmkdirs)
+		memcpy(v, plan->mkdirs, plan->nmkdirs * sizeof *v);
+	v[plan->nmkdirs++] = path;
+	plan->mkdirs = v;
+}
+
+static bool dir_exists(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* A node that does not exist: it cannot carry a grant or a mount. Returns
+ * true when the runtime will create it instead (the caller then plans it
+ * as an existing directory). */
+static bool plan_missing(struct arena *a, struct lplan *plan, const struct ir_profile *dp,
 			 struct lplan_node *n, const struct lplan_node *par)
 {
 	const struct ir_rule *denier = NULL;
@@ -278,6 +299,15 @@ static void plan_missing(struct arena *a, struct lplan *plan, const struct ir_pr
 	uint64_t eff = par ? par->ll & ~par->block : 0;
 	n->ll = par ? par->ll : 0;
 	n->block = par ? par->block : 0;
+	/* The root of a subtree grant that lets the command create it, in a
+	 * directory that exists: creating it first is what the policy allows
+	 * anyway, and the grant can then be made (an agent's ~/.codex on its
+	 * first run, say). */
+	if (n->subtree && (self & IR_A_CREATE) && below && dir_exists(parent_dir(a, n->path))) {
+		add_mkdir(a, plan, n->path);
+		n->exists = n->is_dir = n->created = true;
+		return true;
+	}
 	uint64_t want = rights_of(self | below);
 	if ((eff & LP_MAKE) && (eff & ~want & (LP_READ | LP_WRITEISH | LP_EXECUTE)))
 		lplan_error(a, plan, denier,
@@ -285,6 +315,12 @@ static void plan_missing(struct arena *a, struct lplan *plan, const struct ir_pr
 			    "only deny paths that exist. Create it before running (mkdir -p "
 			    "%s), or remove the rule",
 			    n->path, n->path);
+	else if (want & ~eff & (LP_READ | LP_WRITEISH | LP_EXECUTE))
+		lplan_note(a, plan, NULL,
+			   "%s does not exist: what the policy grants there is not granted "
+			   "until it does (Landlock grants paths that exist)",
+			   n->path);
+	return false;
 }
 
 /* Every directory above a denied path that the command could rename or
@@ -407,11 +443,11 @@ static void plan_network(struct arena *a, const struct ir_profile *p, struct lpl
 		lplan_error(a, plan, NULL, "more than %d loopback ports to forward", MAX_PORTS);
 }
 
-bool lplan_build(struct arena *a, const struct ir_profile *p, struct lplan *plan,
-		 const char **err)
+static bool build(struct arena *a, const struct ir_profile *p, struct lplan *plan,
+		  bool is_static)
 {
-	(void)err;
 	memset(plan, 0, sizeof *plan);
+	plan->is_static = is_static;
 	struct lplan_rules rs = { 0 };
 	lplan_resolve_rules(a, p, &rs, plan);
 	struct ir_profile dp = { 0 };
@@ -423,17 +459,16 @@ bool lplan_build(struct arena *a, const struct ir_profile *p, struct lplan *plan
 	for (size_t i = 0; i < plan->nnodes; i++) {
 		struct lplan_node *n = &plan->nodes[i];
 		struct stat st;
-		n->exists = stat(n->path, &st) == 0;
-		n->is_dir = n->exists && S_ISDIR(st.st_mode);
+		bool here = stat(n->path, &st) == 0;
+		n->exists = here || is_static;
+		n->is_dir = is_static && n->subtree ? true : here && S_ISDIR(st.st_mode);
 	}
 	link_parents(plan);
 	for (size_t i = 0; i < plan->nnodes; i++) {
 		struct lplan_node *n = &plan->nodes[i];
 		const struct lplan_node *par = n->parent == SIZE_MAX ? NULL : &plan->nodes[n->parent];
-		if (n->exists)
+		if (n->exists || plan_missing(a, plan, &dp, n, par))
 			plan_existing(a, plan, &dp, n, par);
-		else
-			plan_missing(a, plan, &dp, n, par);
 	}
 	pin_ancestors(a, plan);
 	link_parents(plan);
@@ -443,6 +478,20 @@ bool lplan_build(struct arena *a, const struct ir_profile *p, struct lplan *plan
 	}
 	plan_network(a, p, plan);
 	return true;
+}
+
+bool lplan_build(struct arena *a, const struct ir_profile *p, struct lplan *plan,
+		 const char **err)
+{
+	(void)err;
+	return build(a, p, plan, false);
+}
+
+bool lplan_build_static(struct arena *a, const struct ir_profile *p, struct lplan *plan,
+			const char **err)
+{
+	(void)err;
+	return build(a, p, plan, true);
 }
 
 static void rights_text(uint64_t r, char *buf, size_t size)
@@ -465,6 +514,8 @@ static void rights_text(uint64_t r, char *buf, size_t size)
 void lplan_print(FILE *out, const struct lplan *plan)
 {
 	char rt[256], rule[1200];
+	for (size_t i = 0; i < plan->nmkdirs; i++)
+		fprintf(out, "mkdir %s\n", plan->mkdirs[i]);
 	for (size_t i = 0; i < plan->nnodes; i++) {
 		const struct lplan_node *n = &plan->nodes[i];
 		if (n->grant) {

@@ -68,6 +68,8 @@ enum {
 struct lplan_node {
 	const char *path; /* resolved: absolute, no symlinks (but /proc as written) */
 	bool exists, is_dir;
+	bool subtree; /* the root of some rule's subtree pattern */
+	bool created; /* missing; the runtime creates it (it is in mkdirs) */
 	uint64_t grant;   /* Landlock rights to add here (beneath, for a directory) */
 	unsigned mount;   /* LPM_* */
 	const struct ir_rule *rule; /* the rule behind the mount, for messages */
@@ -98,6 +100,7 @@ struct lplan {
 	struct lplan_port *ports; /* loopback ports reachable through forwarding */
 	size_t nports;
 	size_t ngrants, nmounts;
+	bool is_static; /* built by lplan_build_static */
 };
 
 /* Builds the plan for profile `p` against this machine's filesystem. All
@@ -105,6 +108,14 @@ struct lplan {
  * message in *err); inexpressible rules are plan->errors. */
 bool lplan_build(struct arena *a, const struct ir_profile *p, struct lplan *plan,
 		 const char **err);
+/* The same for a machine the policy is written for but that this is not:
+ * every path is taken as written and as existing (a directory for a
+ * subtree, else whatever it is here, else a file), globs are not
+ * expanded. Finds what no machine can enforce exactly; what depends on a
+ * machine's files (a denied path that is missing there) only the real
+ * plan finds. lint uses this unless asked to --resolve. */
+bool lplan_build_static(struct arena *a, const struct ir_profile *p, struct lplan *plan,
+			const char **err);
 
 /* What the sandbox will do for one access (an IR_A_* bit) to `path`:
  * Landlock and the mounts as the kernel applies them, on the path

@@ -202,7 +202,17 @@ bool lplan_resolve_rules(struct arena *a, const struct ir_profile *p, struct lpl
 		if (r->tkind != IR_T_PATH || !(r->access & IR_A_FILE))
 			continue;
 		const struct ir_path *pp = &r->t.path;
-		if (pp->kind == IR_PAT_EXACT) {
+		if (plan->is_static) {
+			/* As written; a glob names no path until it is expanded. */
+			if (pp->kind != IR_PAT_GLOB)
+				lplan_rules_add(a, out, r,
+						pp->kind == IR_PAT_EXACT
+							? pp->text
+							: (pp->len == 3 ? "/"
+								       : arena_strndup(a, pp->text,
+										       pp->len - 3)),
+						pp->kind == IR_PAT_SUBTREE);
+		} else if (pp->kind == IR_PAT_EXACT) {
 			lplan_rules_add(a, out, r, lplan_resolve_path(a, pp->text), false);
 		} else if (pp->kind == IR_PAT_SUBTREE) {
 			char *dir = arena_strndup(a, pp->text, pp->len - 3);

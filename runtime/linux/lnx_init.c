@@ -164,9 +164,8 @@ _Noreturn void lnx_init_main(struct lnx_child *c)
 	/* Die with cagerun: a sandbox must never outlive its supervisor. */
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	char go;
-	if (read(c->sync_fd, &go, 1) != 1)
+	if (read(c->sync_fd, &go, 1) != 1 || go != 'g')
 		_exit(125);
-	close(c->sync_fd);
 	const char *rw[2];
 	size_t nrw = 0;
 	if (c->s->tmp_dir)
@@ -181,6 +180,11 @@ _Noreturn void lnx_init_main(struct lnx_child *c)
 		make_listeners(c);
 	close(c->fd_sock);
 	c->fd_sock = -1;
+	/* The command starts only when cagerun says everything outside is
+	 * ready; if cagerun fails first, it kills us before this returns. */
+	if (read(c->sync_fd, &go, 1) != 1 || go != 'r')
+		_exit(125);
+	close(c->sync_fd);
 	pid_t cmd = fork();
 	if (cmd < 0) {
 		snprintf(err, sizeof err, "cannot fork the command: %s", strerror(errno));

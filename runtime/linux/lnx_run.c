@@ -350,6 +350,16 @@ static int launch(struct lrun *r)
 		return fail("%s: %zu rule%s cannot be enforced exactly on Linux; nothing was run",
 			    r->o->policy, r->plan.nerrors, r->plan.nerrors == 1 ? "" : "s");
 	}
+	/* Directories the policy lets the command create, created now so
+	 * that their grants can be made (lplan.c, plan_missing). */
+	for (size_t i = 0; i < r->plan.nmkdirs; i++) {
+		const char *d = r->plan.mkdirs[i];
+		struct stat st;
+		if (mkdir(d, 0700) != 0 && !(errno == EEXIST && stat(d, &st) == 0 && S_ISDIR(st.st_mode)))
+			return fail("cannot create %s: %s; nothing was run", d, strerror(errno));
+		if (r->o->verbose)
+			fprintf(stderr, "cagerun: created %s (the policy lets the command create it)\n", d);
+	}
 	bool isolate = r->mode == IR_MODE_ENFORCE;
 	if (!lease_create(&r->lease, r->prof->private_home, err, sizeof err))
 		return fail("%s", err);
@@ -386,6 +396,13 @@ static int launch(struct lrun *r)
 		return fail("%s; nothing was run", err);
 	if (isolate && ((rc = start_proxy_server(r)) || (rc = adopt_listeners(r))))
 		return rc;
+	if (!lnx_sandbox_release(&r->sb, err, sizeof err)) {
+		/* init is gone: its own reason, when it left one, says more. */
+		char why[1024];
+		if (lnx_sandbox_wait_exec(&r->sb, why, sizeof why))
+			snprintf(err, sizeof err, "%s", why);
+		return fail("%s; nothing was run", err);
+	}
 	if ((rc = lnx_sandbox_wait_exec(&r->sb, err, sizeof err))) {
 		fprintf(stderr, "cagerun: %s%s\n", err,
 			rc == RUN_SETUP_FAILED ? "; nothing was run" : "");
@@ -424,6 +441,7 @@ int run_command(const struct run_opts *o)
 	r.log_fd = r.sig_fd = -1;
 	r.sb.init = -1;
 	r.sb.err_fd = -1;
+	r.sb.go_fd = -1;
 	int status = launch(&r);
 	lnx_sandbox_kill(&r.sb);
 	restore_terminal(&r);

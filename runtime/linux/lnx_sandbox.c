@@ -87,6 +87,7 @@ bool lnx_sandbox_start(const struct lnx_spec *s, struct lnx_sandbox *sb, char *e
 	memset(sb, 0, sizeof *sb);
 	sb->init = -1;
 	sb->err_fd = -1;
+	sb->go_fd = -1;
 	int sync[2] = { -1, -1 }, errp[2] = { -1, -1 }, sock[2] = { -1, -1 };
 	bool ok = false;
 	if (pipe2(sync, O_CLOEXEC) != 0 || pipe2(errp, O_CLOEXEC) != 0 ||
@@ -141,6 +142,8 @@ bool lnx_sandbox_start(const struct lnx_spec *s, struct lnx_sandbox *sb, char *e
 		}
 		goto out;
 	}
+	sb->go_fd = sync[1];
+	sync[1] = -1;
 	ok = true;
 out:
 	for (int i = 0; i < 2; i++) {
@@ -153,6 +156,16 @@ out:
 	}
 	if (!ok)
 		lnx_sandbox_kill(sb);
+	return ok;
+}
+
+bool lnx_sandbox_release(struct lnx_sandbox *sb, char *err, size_t errlen)
+{
+	bool ok = write(sb->go_fd, "r", 1) == 1;
+	if (!ok)
+		snprintf(err, errlen, "cannot start the command: %s", strerror(errno));
+	close(sb->go_fd);
+	sb->go_fd = -1;
 	return ok;
 }
 
@@ -189,6 +202,9 @@ void lnx_sandbox_kill(struct lnx_sandbox *sb)
 	if (sb->err_fd >= 0)
 		close(sb->err_fd);
 	sb->err_fd = -1;
+	if (sb->go_fd >= 0)
+		close(sb->go_fd);
+	sb->go_fd = -1;
 	if (sb->init > 0) {
 		kill(sb->init, SIGKILL);
 		while (waitpid(sb->init, NULL, 0) < 0 && errno == EINTR)

@@ -39,6 +39,7 @@ struct lnx_spec {
 struct lnx_sandbox {
 	pid_t init;   /* the init process, as the parent sees it */
 	int err_fd;   /* start-up failures; EOF once the command runs */
+	int go_fd;    /* one byte lets init start the command */
 	/* isolate_net: listeners inside the namespace, owned by the caller
 	 * after lnx_sandbox_start: fds[0] is the proxy's, the others forward
 	 * ports[i] to the host's loopback. */
@@ -51,6 +52,10 @@ struct lnx_sandbox {
  * caller must have blocked SIGCHLD, SIGINT, SIGTERM, SIGHUP and SIGQUIT. */
 bool lnx_sandbox_start(const struct lnx_spec *s, struct lnx_sandbox *sb, char *err,
 		       size_t errlen);
+/* Lets init start the command: call once everything outside the sandbox
+ * (the proxy) is ready. Until then the command cannot have started, so a
+ * failure before this point is always a clean 125. */
+bool lnx_sandbox_release(struct lnx_sandbox *sb, char *err, size_t errlen);
 /* Waits for the command to be exec'd. Returns 0 once it runs, or the exit
  * status to use (125 set-up failure, 126 not executable, 127 not found)
  * with the reason in err. */

@@ -36,7 +36,7 @@ run() {
 	name=$1 want=$2 pat=$3
 	shift 3
 	rm -f "$marker"
-	timeout 20 "$@" >"$tmp/out" 2>"$tmp/err"
+	timeout -k 5 20 "$@" >"$tmp/out" 2>"$tmp/err"
 	got=$?
 	if [ "$got" -ne "$want" ] || [ -e "$marker" ] || ! grep -q -- "$pat" "$tmp/err"; then
 		echo "FAIL: $name: status $got (want $want), marker $([ -e "$marker" ] && echo created || echo absent), stderr:" >&2
@@ -49,7 +49,7 @@ run() {
 
 control() {
 	rm -f "$marker"
-	timeout 20 "$@" >/dev/null 2>"$tmp/err"
+	timeout -k 5 20 "$@" >/dev/null 2>"$tmp/err"
 	if [ ! -e "$marker" ]; then
 		echo "FAIL: control did not create the marker: $*" >&2
 		sed 's/^/    /' "$tmp/err" >&2
@@ -62,7 +62,7 @@ control() {
 touch_it="touch $marker"
 control "$cagerun" -p "$tmp/p.cage" -D workspace="$ws" -- sh -c "$touch_it"
 control "$cagerun" -p "$tmp/net.cage" -D workspace="$ws" -- sh -c "$touch_it"
-control "$failinj" getpid 1 -- "$cagerun" -p "$tmp/p.cage" -D workspace="$ws" -- sh -c "$touch_it"
+control "$failinj" acct 1 -- "$cagerun" -p "$tmp/p.cage" -D workspace="$ws" -- sh -c "$touch_it"
 
 C="-D workspace=$ws -- sh -c"
 # shellcheck disable=SC2086 # $C is words on purpose

@@ -262,3 +262,24 @@ Test(lplan, loopback_ports_and_unix_sockets)
 	cr_expect(error_mentions(&f, "unix sockets"));
 	cage_policy_free(f.pol);
 }
+
+Test(lplan, a_missing_tree_the_command_may_create_is_created_first)
+{
+	struct fixture f;
+	plan_for(&f, "allow read write \"{r}/h/.agent/**\"\nallow read \"{r}/h/.cache/**\"");
+	char want[512];
+	snprintf(want, sizeof want, "%s/h/.agent", root);
+	cr_assert_eq(f.plan.nmkdirs, 1);
+	cr_expect_str_eq(f.plan.mkdirs[0], want);
+	cr_expect(grant(&f, "h/.agent") & LP_MAKE_REG, "granted as if it existed");
+	cr_expect_eq(grant(&f, "h/.cache"), 0, "read-only: nothing to create, nothing granted");
+	bool noted = false;
+	for (size_t i = 0; i < f.plan.nnotes; i++)
+		noted |= strstr(f.plan.notes[i].text, "h/.cache does not exist") != NULL;
+	cr_expect(noted, "the skipped grant is reported");
+	cage_policy_free(f.pol);
+
+	plan_for(&f, "allow read write \"{r}/nowhere/deeper/**\"");
+	cr_expect_eq(f.plan.nmkdirs, 0, "only when the parent exists");
+	cage_policy_free(f.pol);
+}

@@ -1075,6 +1075,7 @@ static void check_example(const char *name)
 
 Test(sbpl_diff, example_claude_code) { check_example("claude-code"); }
 Test(sbpl_diff, example_codex) { check_example("codex"); }
+Test(sbpl_diff, example_gemini) { check_example("gemini"); }
 Test(sbpl_diff, example_go_offline) { check_example("go-offline"); }
 Test(sbpl_diff, example_layered) { check_example("layered"); }
 Test(sbpl_diff, example_monitor_first) { check_example("monitor-first"); }
