@@ -105,7 +105,9 @@ fail() {
 
 # The environment of both the controls and cagerun: a secret that must not
 # get in, and a name the policy keeps.
-ENVV="PATH=$SYSPATH LANG=C.UTF-8 HOME=$H QUAL_KEPT=kept-$MARK AWS_SECRET_ACCESS_KEY=aws-$SENT"
+# TMPDIR: cagerun makes each run's private directory there, so what a run
+# leaves behind is seen (proc/leases-removed) and removed with the fixture.
+ENVV="PATH=$SYSPATH LANG=C.UTF-8 HOME=$H TMPDIR=$F/tmp QUAL_KEPT=kept-$MARK AWS_SECRET_ACCESS_KEY=aws-$SENT"
 
 # ctl CMD...: the control, without cagerun, in the workspace.
 ctl() { (cd "$WS" && env -i $ENVV timeout -s KILL $T "$@"); }
@@ -190,7 +192,7 @@ needs() {
 
 # $H/.cache/go-build: the Go build cache examples/go-offline's imported
 # default (std/toolchains/go-paths) names.
-mkdir -p "$WS" "$H/.ssh" "$H/run" "$H/.cache/go-build" "$OUTSIDE" "$F/srv" || exit 1
+mkdir -p "$WS" "$H/.ssh" "$H/run" "$H/.cache/go-build" "$OUTSIDE" "$F/srv" "$F/tmp" "$F/killed-tmp" || exit 1
 chmod 755 "$H/run"
 printf '%s\n' "$SENT" >"$H/.ssh/id_rsa"
 chmod 600 "$H/.ssh/id_rsa"
@@ -430,7 +432,9 @@ cage_started enforce-fs sh -c 'echo "$TMPDIR"; echo tmp-ok > "$TMPDIR/f" && cat 
 	tdir=$(head -n 1 "$OUT") &&
 	if ! grep -q tmp-ok "$OUT"; then
 		fail "$CASE" "cannot write in TMPDIR"
-	elif [ -z "$tdir" ] || [ -e "$tdir" ]; then
+	elif [ "${tdir#"$F/tmp/cage-run."}" = "$tdir" ]; then
+		fail "$CASE" "TMPDIR '$tdir' is not in the run's directory under \$TMPDIR"
+	elif [ -e "$tdir" ]; then
 		fail "$CASE" "TMPDIR '$tdir' is left behind after the run"
 	else
 		pass "$CASE"
@@ -544,7 +548,8 @@ if [ $s1 -eq 7 ] && [ $s2 -eq 143 ]; then pass "$CASE"; else fail "$CASE" "statu
 CASE=proc/cagerun-killed
 tag=35.$MARK
 rm -f "$WS/kill-ready"
-(cd "$WS" && exec env -i $ENVV "$CAGERUN" -p "$QDIR/policies/qual.cage" --profile qual \
+# (Its run directory cannot be removed: it goes to a TMPDIR of its own.)
+(cd "$WS" && exec env -i $ENVV TMPDIR="$F/killed-tmp" "$CAGERUN" -p "$QDIR/policies/qual.cage" --profile qual \
 	-D workspace="$WS" -D home="$H" --mode enforce-fs --quiet -- \
 	sh -c "(setsid sleep $tag &); sleep $tag & echo ready > kill-ready; wait") >"$OUT" 2>&1 &
 job=$!
@@ -1025,6 +1030,12 @@ for ex in "$SRC"/examples/*.cage; do
 	fi
 	(cd "$EXWS" && git config --unset core.hooksPath; rm -rf .githooks) >/dev/null 2>&1
 done
+
+# Every run above (but the one killed on purpose) removed its private
+# directory; env/private-tmpdir showed they are made in $F/tmp.
+CASE=proc/leases-removed
+left=$(cd "$F/tmp" && ls -d cage-run.* 2>/dev/null | tr '\n' ' ')
+if [ -n "$left" ]; then fail "$CASE" "left in \$TMPDIR: $left"; else pass "$CASE"; fi
 
 echo "$SKIPPED skipped"
 echo "$PASS passed, $FAILED failed"
