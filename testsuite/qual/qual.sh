@@ -82,6 +82,12 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
+# Environments are passed as one word-split list ($ENVV): no blanks.
+case $F in *[[:space:]]*)
+	echo "FAIL setup: the fixture path '$F' has blanks; set TMPDIR to a path without"
+	echo "0 passed, 1 failed"
+	exit 1 ;;
+esac
 
 # ---- reporting ---------------------------------------------------------
 
