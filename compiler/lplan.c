@@ -552,5 +552,11 @@ bool lplan_emit(const struct ir_policy *pol, const struct ir_profile *prof, FILE
 	if (!lplan_build(a, prof, &plan, err))
 		return false;
 	lplan_print(out, &plan);
+	if (plan.nerrors) {
+		*err = arena_printf(a, "%zu rule%s cannot be enforced exactly on Linux here; "
+				       "cagerun refuses this policy",
+				    plan.nerrors, plan.nerrors == 1 ? "" : "s");
+		return false;
+	}
 	return true;
 }

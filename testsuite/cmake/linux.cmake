@@ -18,4 +18,12 @@ if(CMAKE_SYSTEM_NAME STREQUAL "Linux" AND TARGET cagerun)
   add_test(NAME linux/fail-closed COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/linux/failclosed.sh
     $<TARGET_FILE:cagerun> $<TARGET_FILE:lnx_failinj>)
   set_tests_properties(linux/fail-closed PROPERTIES TIMEOUT 300)
+  # The same two as the unprivileged user cage-test (when CTest runs as root).
+  set(CAGE_AS_USER sh ${CMAKE_CURRENT_SOURCE_DIR}/linux/as_user.sh cage-test)
+  add_test(NAME linux/plan-vs-sandbox/user COMMAND ${CAGE_AS_USER}
+    $<TARGET_FILE:lnx_difftest> $<TARGET_FILE:cagerun> $<TARGET_FILE:lnx_probe>)
+  add_test(NAME linux/fail-closed/user COMMAND ${CAGE_AS_USER}
+    /bin/sh ${CMAKE_CURRENT_SOURCE_DIR}/linux/failclosed.sh
+    $<TARGET_FILE:cagerun> $<TARGET_FILE:lnx_failinj>)
+  set_tests_properties(linux/plan-vs-sandbox/user linux/fail-closed/user PROPERTIES TIMEOUT 300)
 endif()
