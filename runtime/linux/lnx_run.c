@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <signal.h>
 #include <stdio.h>
@@ -33,6 +34,7 @@
 #include "lease.h"
 #include "lnx_landlock.h"
 #include "lnx_sandbox.h"
+#include "lnx_seccomp.h"
 #include "lplan.h"
 #include "policy.h"
 #include "prx.h"
@@ -53,6 +55,46 @@ static uint16_t pick_proxy_port(const struct lplan *plan)
 	}
 }
 
+/* The seccomp filter, built on a second thread while the first builds the
+ * plan, the lease and the environment: libseccomp takes about a
+ * millisecond for it, as long as all the rest of the set-up together. */
+struct lrun_sc {
+	struct lnx_seccomp_opts opts;
+	struct lnx_seccomp_prog prog;
+	pthread_t thread;
+	bool running, ok;
+	char err[256];
+};
+
+static void *sc_build(void *arg)
+{
+	struct lrun_sc *j = arg;
+	j->ok = lnx_seccomp_build(&j->opts, &j->prog, j->err, sizeof j->err);
+	return NULL;
+}
+
+/* Starts the build; where no thread can be had, builds it here. */
+static void sc_start(struct lrun_sc *j, const struct lnx_seccomp_opts *o)
+{
+	j->opts = *o;
+	j->running = pthread_create(&j->thread, NULL, sc_build, j) == 0;
+	if (!j->running)
+		sc_build(j);
+}
+
+/* Waits for the build; false (with the reason in j->err) if it failed. */
+static bool sc_finish(struct lrun_sc *j)
+{
+	if (j->running) {
+		j->running = false;
+		if (pthread_join(j->thread, NULL) != 0) {
+			snprintf(j->err, sizeof j->err, "seccomp: cannot join the builder thread");
+			j->ok = false;
+		}
+	}
+	return j->ok;
+}
+
 struct lrun {
 	const struct run_opts *o;
 	cage_policy *pol;
@@ -67,6 +109,7 @@ struct lrun {
 	int log_fd, sig_fd;
 	char **envp;
 	struct lnx_sandbox sb;
+	struct lrun_sc sc;
 	int status; /* init's exit status, once it exited */
 	bool exited;
 	bool had_terminal;
@@ -317,6 +360,9 @@ static int launch(struct lrun *r)
 	if (r->mode == IR_MODE_MONITOR)
 		return fail("monitor mode is not available on Linux yet; nothing was run (use "
 			    "--mode enforce-fs or enforce)");
+	/* Unix sockets stay closed until the policy language can grant them. */
+	const struct lnx_seccomp_opts so = { .allow_unix_sockets = false, .allow_inet = true };
+	sc_start(&r->sc, &so);
 	if ((rc = check_kernel(r, &abi)))
 		return rc;
 	const char *perr = NULL;
@@ -358,9 +404,13 @@ static int launch(struct lrun *r)
 		.empty_file = r->lease.empty,
 		.proxy_port = pport,
 		.landlock_abi = abi,
-		.allow_unix_sockets = false,
+		.seccomp = &r->sc.prog,
 		.take_terminal = r->had_terminal,
 	};
+	/* Joined before the clone, so the sandbox's processes never start
+	 * while libseccomp's allocations are in flight on another thread. */
+	if (!sc_finish(&r->sc))
+		return fail("%s; nothing was run", r->sc.err);
 	if (!lnx_sandbox_start(&spec, &r->sb, err, sizeof err))
 		return fail("%s; nothing was run", err);
 	if (isolate && (rc = adopt_listeners(r)))
@@ -404,6 +454,8 @@ int run_command(const struct run_opts *o)
 	r.sb.init = -1;
 	r.sb.err_fd = -1;
 	int status = launch(&r);
+	sc_finish(&r.sc);
+	lnx_seccomp_prog_free(&r.sc.prog);
 	lnx_sandbox_kill(&r.sb);
 	restore_terminal(&r);
 	if (r.srv && !o->quiet) {
