@@ -21,7 +21,8 @@ static char *join(const char *a, const char *b)
 	return s;
 }
 
-bool lease_create(struct lease *l, bool private_home, char *err, size_t errlen)
+bool lease_create(struct lease *l, bool private_home, bool empty_file, char *err,
+		  size_t errlen)
 {
 	memset(l, 0, sizeof *l);
 	const char *base = getenv("TMPDIR");
@@ -42,13 +43,15 @@ bool lease_create(struct lease *l, bool private_home, char *err, size_t errlen)
 		l->dir = strdup(real);
 	}
 	l->tmp = join(l->dir, "tmp");
-	l->empty = join(l->dir, "empty");
+	if (empty_file)
+		l->empty = join(l->dir, "empty");
 	if (private_home)
 		l->home = join(l->dir, "home");
 	int fd = -1;
-	bool ok = l->dir && l->tmp && l->empty && (!private_home || l->home) &&
+	bool ok = l->dir && l->tmp && (!empty_file || l->empty) && (!private_home || l->home) &&
 		  mkdir(l->tmp, 0700) == 0 && (!l->home || mkdir(l->home, 0700) == 0) &&
-		  (fd = open(l->empty, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0)) >= 0;
+		  (!l->empty ||
+		   (fd = open(l->empty, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0)) >= 0);
 	if (fd >= 0)
 		close(fd);
 	if (!ok) {
@@ -65,6 +68,11 @@ static bool rm_at(int dfd, const char *name, unsigned depth)
 {
 	if (unlinkat(dfd, name, 0) == 0 || errno == ENOENT)
 		return true;
+	/* An empty directory (the usual TMPDIR after a short command) goes
+	 * without being opened, read or chmod'ed: on a journalled /tmp each of
+	 * those inode updates costs as much as the removal. */
+	if (errno == EISDIR && unlinkat(dfd, name, AT_REMOVEDIR) == 0)
+		return true;
 	if (depth > 256)
 		return false;
 	int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -72,7 +80,9 @@ static bool rm_at(int dfd, const char *name, unsigned depth)
 		fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return false;
-	(void)fchmod(fd, 0700);
+	struct stat st;
+	if (fstat(fd, &st) != 0 || (st.st_mode & 0700) != 0700)
+		(void)fchmod(fd, 0700);
 	DIR *d = fdopendir(fd);
 	if (!d) {
 		close(fd);
@@ -90,6 +100,12 @@ static bool rm_at(int dfd, const char *name, unsigned depth)
 bool lease_remove(struct lease *l)
 {
 	bool ok = true;
+	/* The known entries first, so that the lease directory is usually
+	 * empty by the time it is removed and never needs to be read. */
+	const char *known[] = { l->tmp, l->home, l->empty };
+	for (size_t i = 0; l->dir && i < sizeof known / sizeof *known; i++)
+		if (known[i])
+			(void)rm_at(AT_FDCWD, known[i], 0); /* what is left, the walk below finds */
 	if (l->dir)
 		ok = rm_at(AT_FDCWD, l->dir, 0);
 	free(l->dir);

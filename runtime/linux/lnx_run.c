@@ -162,6 +162,18 @@ static int load_policy(struct lrun *r)
 	return 0;
 }
 
+/* Whether lnx_mount_apply will need the lease's empty file: a hidden
+ * file that exists (a hidden directory gets an empty tmpfs instead). */
+static bool plan_hides_file(const struct lplan *plan)
+{
+	for (size_t i = 0; i < plan->nnodes; i++) {
+		const struct lplan_node *n = &plan->nodes[i];
+		if (n->exists && !n->is_dir && (n->mount & LPM_HIDE))
+			return true;
+	}
+	return false;
+}
+
 static void print_rule_msgs(const struct lplan_msg *m, size_t n, const char *kind)
 {
 	char rule[1200];
@@ -376,7 +388,8 @@ static int launch(struct lrun *r)
 			    r->o->policy, r->plan.nerrors, r->plan.nerrors == 1 ? "" : "s");
 	}
 	bool isolate = r->mode == IR_MODE_ENFORCE;
-	if (!lease_create(&r->lease, r->prof->private_home, err, sizeof err))
+	if (!lease_create(&r->lease, r->prof->private_home, plan_hides_file(&r->plan), err,
+			  sizeof err))
 		return fail("%s", err);
 	if ((rc = block_signals(r)))
 		return rc;

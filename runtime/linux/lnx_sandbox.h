@@ -30,7 +30,8 @@ struct lnx_spec {
 	const char *cwd;          /* where the command starts */
 	const char *tmp_dir;      /* private TMPDIR: every right */
 	const char *home_dir;     /* private HOME, or NULL */
-	const char *empty_file;   /* an empty unreadable file, to hide files */
+	const char *empty_file;   /* an empty unreadable file, to hide files; NULL when the
+	                             plan hides none */
 	uint16_t proxy_port;      /* isolate_net: the proxy's port inside */
 	int landlock_abi;
 	const struct lnx_seccomp_prog *seccomp; /* built by the caller, installed last */
