@@ -365,16 +365,21 @@ static int launch(struct lrun *r)
 {
 	int rc, abi;
 	char err[1024];
+	/* Started before the policy is even read, to overlap its compilation
+	 * too: the filter does not depend on the policy (unix sockets stay
+	 * closed until the language can grant them). If this ever changes,
+	 * start it after load_policy. */
+	const struct lnx_seccomp_opts so = { .allow_unix_sockets = false, .allow_inet = true };
+	sc_start(&r->sc, &so);
 	if ((rc = load_policy(r)))
 		return rc;
-	if (r->mode == IR_MODE_OFF)
+	if (r->mode == IR_MODE_OFF) {
+		sc_finish(&r->sc);
 		return run_unconfined(r);
+	}
 	if (r->mode == IR_MODE_MONITOR)
 		return fail("monitor mode is not available on Linux yet; nothing was run (use "
 			    "--mode enforce-fs or enforce)");
-	/* Unix sockets stay closed until the policy language can grant them. */
-	const struct lnx_seccomp_opts so = { .allow_unix_sockets = false, .allow_inet = true };
-	sc_start(&r->sc, &so);
 	if ((rc = check_kernel(r, &abi)))
 		return rc;
 	const char *perr = NULL;
