@@ -4,7 +4,11 @@
 # enforce-fs` and `--mode enforce` with examples/claude-code.cage
 # (compiling the policy included), through bubblewrap with a comparable
 # set-up, and through Anthropic's sandbox runtime (`srt`), all interleaved
-# round by round in one bench_run call. Usage:
+# round by round in one bench_run call. Two more anchors say what part is
+# the kernel's: `cagec` compiling the same policy (front end alone), and
+# ns_floor, which makes the same namespaces and mounts, forks and execs
+# /bin/true, and does nothing else (no policy, Landlock, seccomp, lease).
+# Usage:
 #   testsuite/bench/launch.sh BUILD_DIR [RUNS]
 # Optional: SRT_PREFIX=DIR reuses an npm prefix that already holds
 # @anthropic-ai/sandbox-runtime (otherwise it is installed into a scratch
@@ -51,7 +55,9 @@ rows=""
 add "true" /bin/true
 add "cagerun-enforce-fs" "$cagerun" -p "$policy" -D "workspace=$ws" --mode enforce-fs -- /bin/true
 add "cagerun-enforce" "$cagerun" -p "$policy" -D "workspace=$ws" --mode enforce -- /bin/true
-add "cagec-plan-only" "$build/cagec" "$policy" -D "workspace=$ws" --emit ir -o /dev/null
+add "cagec-compile-only" "$build/cagec" "$policy" -D "workspace=$ws" --emit ir -o /dev/null
+add "ns-floor-fs" "$build/testsuite/ns_floor" -- /bin/true
+add "ns-floor-net" "$build/testsuite/ns_floor" --net -- /bin/true
 if command -v bwrap >/dev/null; then
 	add "bwrap" bwrap --ro-bind / / --dev /dev --proc /proc --unshare-net /bin/true
 else
