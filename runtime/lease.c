@@ -21,8 +21,7 @@ static char *join(const char *a, const char *b)
 	return s;
 }
 
-bool lease_create(struct lease *l, bool private_home, bool empty_file, char *err,
-		  size_t errlen)
+bool lease_create(struct lease *l, bool private_home, char *err, size_t errlen)
 {
 	memset(l, 0, sizeof *l);
 	const char *base = getenv("TMPDIR");
@@ -43,21 +42,31 @@ bool lease_create(struct lease *l, bool private_home, bool empty_file, char *err
 		l->dir = strdup(real);
 	}
 	l->tmp = join(l->dir, "tmp");
-	if (empty_file)
-		l->empty = join(l->dir, "empty");
 	if (private_home)
 		l->home = join(l->dir, "home");
-	int fd = -1;
-	bool ok = l->dir && l->tmp && (!empty_file || l->empty) && (!private_home || l->home) &&
-		  mkdir(l->tmp, 0700) == 0 && (!l->home || mkdir(l->home, 0700) == 0) &&
-		  (!l->empty ||
-		   (fd = open(l->empty, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0)) >= 0);
-	if (fd >= 0)
-		close(fd);
+	bool ok = l->dir && l->tmp && (!private_home || l->home) && mkdir(l->tmp, 0700) == 0 &&
+		  (!l->home || mkdir(l->home, 0700) == 0);
 	if (!ok) {
 		snprintf(err, errlen, "cannot prepare the run's private directory %s: %s",
 			 l->dir ? l->dir : base, strerror(errno));
 		lease_remove(l);
+	}
+	return ok;
+}
+
+bool lease_make_empty(struct lease *l, char *err, size_t errlen)
+{
+	int fd = -1;
+	l->empty = join(l->dir, "empty");
+	bool ok = l->empty &&
+		  (fd = open(l->empty, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0)) >= 0;
+	if (fd >= 0)
+		close(fd);
+	if (!ok) {
+		snprintf(err, errlen, "cannot create the empty file in %s: %s", l->dir,
+			 strerror(errno));
+		free(l->empty);
+		l->empty = NULL;
 	}
 	return ok;
 }

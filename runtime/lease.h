@@ -15,10 +15,12 @@ struct lease {
 	char *dir, *tmp, *home, *empty;
 };
 
-/* Under $TMPDIR (or /tmp). l->home and l->empty stay NULL unless asked for:
- * each is one more inode to create and remove on every run. */
-bool lease_create(struct lease *l, bool private_home, bool empty_file, char *err,
-		  size_t errlen);
+/* Under $TMPDIR (or /tmp): the directory and its tmp, and home when asked
+ * for (l->home stays NULL otherwise). */
+bool lease_create(struct lease *l, bool private_home, char *err, size_t errlen);
+/* Adds the empty file (l->empty), only for a run that needs it: each inode
+ * is one more to create and remove on every run. */
+bool lease_make_empty(struct lease *l, char *err, size_t errlen);
 /* Removes the lease and everything in it; false if anything is left. */
 bool lease_remove(struct lease *l);
 

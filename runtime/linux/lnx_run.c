@@ -8,6 +8,10 @@
  *   sandbox -> adopt its listeners -> wait for the exec -> serve the proxy
  *   and forward signals until init exits -> report, clean up.
  *
+ * The seccomp filter (from the start) and the lease directory (once the
+ * policy says whether it needs a home) are prepared on helper threads
+ * meanwhile (lnx_prep.c) and joined before the sandbox starts.
+ *
  * Everything before "wait for the exec" that fails ends the run with 125
  * and the command has not started.
  */
@@ -17,7 +21,6 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <signal.h>
 #include <stdio.h>
@@ -33,8 +36,8 @@
 #include "cpt.h"
 #include "lease.h"
 #include "lnx_landlock.h"
+#include "lnx_prep.h"
 #include "lnx_sandbox.h"
-#include "lnx_seccomp.h"
 #include "lplan.h"
 #include "policy.h"
 #include "prx.h"
@@ -55,46 +58,6 @@ static uint16_t pick_proxy_port(const struct lplan *plan)
 	}
 }
 
-/* The seccomp filter, built on a second thread while the first builds the
- * plan, the lease and the environment: libseccomp takes about a
- * millisecond for it, as long as all the rest of the set-up together. */
-struct lrun_sc {
-	struct lnx_seccomp_opts opts;
-	struct lnx_seccomp_prog prog;
-	pthread_t thread;
-	bool running, ok;
-	char err[256];
-};
-
-static void *sc_build(void *arg)
-{
-	struct lrun_sc *j = arg;
-	j->ok = lnx_seccomp_build(&j->opts, &j->prog, j->err, sizeof j->err);
-	return NULL;
-}
-
-/* Starts the build; where no thread can be had, builds it here. */
-static void sc_start(struct lrun_sc *j, const struct lnx_seccomp_opts *o)
-{
-	j->opts = *o;
-	j->running = pthread_create(&j->thread, NULL, sc_build, j) == 0;
-	if (!j->running)
-		sc_build(j);
-}
-
-/* Waits for the build; false (with the reason in j->err) if it failed. */
-static bool sc_finish(struct lrun_sc *j)
-{
-	if (j->running) {
-		j->running = false;
-		if (pthread_join(j->thread, NULL) != 0) {
-			snprintf(j->err, sizeof j->err, "seccomp: cannot join the builder thread");
-			j->ok = false;
-		}
-	}
-	return j->ok;
-}
-
 struct lrun {
 	const struct run_opts *o;
 	cage_policy *pol;
@@ -109,7 +72,8 @@ struct lrun {
 	int log_fd, sig_fd;
 	char **envp;
 	struct lnx_sandbox sb;
-	struct lrun_sc sc;
+	struct lnx_sc_job sc;
+	struct lnx_lease_job lj;
 	int status; /* init's exit status, once it exited */
 	bool exited;
 	bool had_terminal;
@@ -370,16 +334,17 @@ static int launch(struct lrun *r)
 	 * closed until the language can grant them). If this ever changes,
 	 * start it after load_policy. */
 	const struct lnx_seccomp_opts so = { .allow_unix_sockets = false, .allow_inet = true };
-	sc_start(&r->sc, &so);
+	lnx_sc_job_start(&r->sc, &so);
 	if ((rc = load_policy(r)))
 		return rc;
 	if (r->mode == IR_MODE_OFF) {
-		sc_finish(&r->sc);
+		lnx_job_finish(&r->sc.job);
 		return run_unconfined(r);
 	}
 	if (r->mode == IR_MODE_MONITOR)
 		return fail("monitor mode is not available on Linux yet; nothing was run (use "
 			    "--mode enforce-fs or enforce)");
+	lnx_lease_job_start(&r->lj, &r->lease, r->prof->private_home);
 	if ((rc = check_kernel(r, &abi)))
 		return rc;
 	const char *perr = NULL;
@@ -393,8 +358,9 @@ static int launch(struct lrun *r)
 			    r->o->policy, r->plan.nerrors, r->plan.nerrors == 1 ? "" : "s");
 	}
 	bool isolate = r->mode == IR_MODE_ENFORCE;
-	if (!lease_create(&r->lease, r->prof->private_home, plan_hides_file(&r->plan), err,
-			  sizeof err))
+	if (!lnx_job_finish(&r->lj.job))
+		return fail("%s", r->lj.job.err);
+	if (plan_hides_file(&r->plan) && !lease_make_empty(&r->lease, err, sizeof err))
 		return fail("%s", err);
 	if ((rc = block_signals(r)))
 		return rc;
@@ -427,8 +393,8 @@ static int launch(struct lrun *r)
 	};
 	/* Joined before the clone, so the sandbox's processes never start
 	 * while libseccomp's allocations are in flight on another thread. */
-	if (!sc_finish(&r->sc))
-		return fail("%s; nothing was run", r->sc.err);
+	if (!lnx_job_finish(&r->sc.job))
+		return fail("%s; nothing was run", r->sc.job.err);
 	if (!lnx_sandbox_start(&spec, &r->sb, err, sizeof err))
 		return fail("%s; nothing was run", err);
 	if (isolate && (rc = adopt_listeners(r)))
@@ -472,8 +438,9 @@ int run_command(const struct run_opts *o)
 	r.sb.init = -1;
 	r.sb.err_fd = -1;
 	int status = launch(&r);
-	sc_finish(&r.sc);
+	lnx_job_finish(&r.sc.job);
 	lnx_seccomp_prog_free(&r.sc.prog);
+	lnx_job_finish(&r.lj.job); /* before the lease is removed */
 	lnx_sandbox_kill(&r.sb);
 	restore_terminal(&r);
 	if (r.srv && !o->quiet) {
