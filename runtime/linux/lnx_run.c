@@ -8,9 +8,8 @@
  *   sandbox -> adopt its listeners -> wait for the exec -> serve the proxy
  *   and forward signals until init exits -> report, clean up.
  *
- * The seccomp filter (from the start) and the lease directory (once the
- * policy says whether it needs a home) are prepared on helper threads
- * meanwhile (lnx_prep.c) and joined before the sandbox starts.
+ * The seccomp filter is built here, before the clone, so that the child
+ * only installs it (see lnx_seccomp.h).
  *
  * Everything before "wait for the exec" that fails ends the run with 125
  * and the command has not started.
@@ -36,8 +35,8 @@
 #include "cpt.h"
 #include "lease.h"
 #include "lnx_landlock.h"
-#include "lnx_prep.h"
 #include "lnx_sandbox.h"
+#include "lnx_seccomp.h"
 #include "lplan.h"
 #include "policy.h"
 #include "prx.h"
@@ -72,8 +71,7 @@ struct lrun {
 	int log_fd, sig_fd;
 	char **envp;
 	struct lnx_sandbox sb;
-	struct lnx_sc_job sc;
-	struct lnx_lease_job lj;
+	struct lnx_seccomp_prog sc;
 	int status; /* init's exit status, once it exited */
 	bool exited;
 	bool had_terminal;
@@ -329,22 +327,13 @@ static int launch(struct lrun *r)
 {
 	int rc, abi;
 	char err[1024];
-	/* Started before the policy is even read, to overlap its compilation
-	 * too: the filter does not depend on the policy (unix sockets stay
-	 * closed until the language can grant them). If this ever changes,
-	 * start it after load_policy. */
-	const struct lnx_seccomp_opts so = { .allow_unix_sockets = false, .allow_inet = true };
-	lnx_sc_job_start(&r->sc, &so);
 	if ((rc = load_policy(r)))
 		return rc;
-	if (r->mode == IR_MODE_OFF) {
-		lnx_job_finish(&r->sc.job);
+	if (r->mode == IR_MODE_OFF)
 		return run_unconfined(r);
-	}
 	if (r->mode == IR_MODE_MONITOR)
 		return fail("monitor mode is not available on Linux yet; nothing was run (use "
 			    "--mode enforce-fs or enforce)");
-	lnx_lease_job_start(&r->lj, &r->lease, r->prof->private_home);
 	if ((rc = check_kernel(r, &abi)))
 		return rc;
 	const char *perr = NULL;
@@ -358,9 +347,8 @@ static int launch(struct lrun *r)
 			    r->o->policy, r->plan.nerrors, r->plan.nerrors == 1 ? "" : "s");
 	}
 	bool isolate = r->mode == IR_MODE_ENFORCE;
-	if (!lnx_job_finish(&r->lj.job))
-		return fail("%s", r->lj.job.err);
-	if (plan_hides_file(&r->plan) && !lease_make_empty(&r->lease, err, sizeof err))
+	if (!lease_create(&r->lease, r->prof->private_home, err, sizeof err) ||
+	    (plan_hides_file(&r->plan) && !lease_make_empty(&r->lease, err, sizeof err)))
 		return fail("%s", err);
 	if ((rc = block_signals(r)))
 		return rc;
@@ -388,13 +376,16 @@ static int launch(struct lrun *r)
 		.empty_file = r->lease.empty,
 		.proxy_port = pport,
 		.landlock_abi = abi,
-		.seccomp = &r->sc.prog,
+		.seccomp = &r->sc,
 		.take_terminal = r->had_terminal,
 	};
-	/* Joined before the clone, so the sandbox's processes never start
-	 * while libseccomp's allocations are in flight on another thread. */
-	if (!lnx_job_finish(&r->sc.job))
-		return fail("%s; nothing was run", r->sc.job.err);
+	/* Built here rather than in the child: its allocations then land on
+	 * the parent's own pages instead of copy-on-write ones, and the child
+	 * allocates nothing after the clone. Unix sockets stay closed until
+	 * the policy language can grant them. */
+	const struct lnx_seccomp_opts so = { .allow_unix_sockets = false, .allow_inet = true };
+	if (!lnx_seccomp_build(&so, &r->sc, err, sizeof err))
+		return fail("%s; nothing was run", err);
 	if (!lnx_sandbox_start(&spec, &r->sb, err, sizeof err))
 		return fail("%s; nothing was run", err);
 	if (isolate && (rc = adopt_listeners(r)))
@@ -438,9 +429,7 @@ int run_command(const struct run_opts *o)
 	r.sb.init = -1;
 	r.sb.err_fd = -1;
 	int status = launch(&r);
-	lnx_job_finish(&r.sc.job);
-	lnx_seccomp_prog_free(&r.sc.prog);
-	lnx_job_finish(&r.lj.job); /* before the lease is removed */
+	lnx_seccomp_prog_free(&r.sc);
 	lnx_sandbox_kill(&r.sb);
 	restore_terminal(&r);
 	if (r.srv && !o->quiet) {

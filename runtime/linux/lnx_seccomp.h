@@ -27,8 +27,8 @@ struct lnx_seccomp_opts {
 bool lnx_seccomp_load(const struct lnx_seccomp_opts *o, char *err, size_t errlen);
 
 /* The same filter in two steps, so that the costly part (libseccomp turning some two hundred rules
- * into BPF, about a millisecond) can run in cagerun, in parallel with its other start-up work,
- * and the sandboxed child only installs the result. The program is exactly the one
+ * into BPF, about a millisecond) runs in cagerun before the clone, and the sandboxed child only
+ * installs the result without allocating. The program is exactly the one
  * lnx_seccomp_load would load (libseccomp generates it the same way for export and for loading). */
 struct sock_filter;
 struct lnx_seccomp_prog {
