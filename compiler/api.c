@@ -83,6 +83,16 @@ void cage_options_stdlib(cage_options *o, const char *dir) { set_str(&o->stdlib,
 void cage_options_home(cage_options *o, const char *dir) { set_str(&o->home, dir); }
 void cage_options_profile(cage_options *o, const char *name) { set_str(&o->profile, name); }
 
+bool cage_options_target(cage_options *o, const char *name)
+{
+	enum ir_target t;
+	if (!name || !ir_target_parse(name, &t))
+		return false;
+	o->target = t;
+	o->has_target = true;
+	return true;
+}
+
 static cage_policy *load(const char *name, const char *text, size_t len, const cage_options *o)
 {
 	static const cage_options none;

@@ -38,6 +38,11 @@ void cage_options_stdlib(cage_options *o, const char *dir);
 void cage_options_home(cage_options *o, const char *dir);
 /* Profile to select; default: the last profile of the main file. */
 void cage_options_profile(cage_options *o, const char *name);
+/* The platform to compile for, "linux" or "macos" (false otherwise, and
+ * nothing changes). It picks the standard library's platform modules and
+ * which backends apply ("sbpl" is macOS only). Default: the platform this
+ * library was built for. */
+bool cage_options_target(cage_options *o, const char *name);
 
 /* ---- loading ---- */
 cage_policy *cage_load_file(const char *path, const cage_options *o);

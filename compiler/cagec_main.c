@@ -17,12 +17,14 @@
 #include "lint.h"
 #include "outfile.h"
 #include "fmt.h"
+#include "ir.h"
 
 enum { EXIT_POLICY = 1, EXIT_USAGE = 2 };
 
 static const char usage_text[] =
 	"usage: cagec FILE [-o OUT] [-D NAME=VALUE]... [-I DIR]... [--profile NAME]\n"
-	"             [--emit BACKEND] [--home DIR] [--stdlib DIR] [--color=WHEN]\n"
+	"             [--target linux|macos] [--emit BACKEND] [--home DIR] [--stdlib DIR]\n"
+	"             [--color=WHEN]\n"
 	"       cagec lint [options] FILE...     (see cagec lint --help)\n"
 	"       cagec explain [options] FILE ACCESS TARGET\n"
 	"       cagec fmt [--check | -w] FILE...  (see cagec fmt --help)\n"
@@ -35,7 +37,10 @@ static const char usage_text[] =
 	"  -D, --define N=V     give param N the value V\n"
 	"  -I, --include DIR    search DIR for imports before the standard library\n"
 	"      --profile NAME   the profile to emit (default: the last one in FILE)\n"
-	"      --emit BACKEND   what to write (default: sbpl when built in, else ir);\n"
+	"      --target T       the platform to compile for, linux or macos: it picks the\n"
+	"                       standard library's platform modules (default: this\n"
+	"                       host, %s; sbpl output implies macos)\n"
+	"      --emit BACKEND   what to write (default: sbpl, or ir with --target linux);\n"
 	"                       backends in this build:%s\n"
 	"      --home DIR       what '~' means (default: $HOME)\n"
 	"      --stdlib DIR     where 'import \"std/...\"' is found\n"
@@ -52,7 +57,7 @@ static void print_usage(FILE *out)
 	size_t n = 0;
 	for (size_t i = 0; cage_backend_name(i) && n < sizeof(names) - 32; i++)
 		n += (size_t)snprintf(names + n, sizeof(names) - n, " %s", cage_backend_name(i));
-	fprintf(out, usage_text, names);
+	fprintf(out, usage_text, ir_target_name(IR_TARGET_HOST), names);
 }
 
 /* --dump-table: a table that does not load is an error in the input (1), one
@@ -75,7 +80,9 @@ static int dump_table(const char *path)
 	return 0;
 }
 
-static const char *default_backend(const char *out)
+/* Without --emit: what the output's name says (.sb, .cpt), else a
+ * Seatbelt profile, unless the target was set to Linux, which has none. */
+static const char *default_backend(const char *out, bool linux)
 {
 	if (out) {
 		size_t n = strlen(out);
@@ -84,7 +91,7 @@ static const char *default_backend(const char *out)
 		if (n > 4 && strcmp(out + n - 4, ".cpt") == 0 && emit_find("table"))
 			return "table";
 	}
-	return emit_find("sbpl") ? "sbpl" : "ir";
+	return emit_find("sbpl") && !linux ? "sbpl" : "ir";
 }
 
 /* A Seatbelt profile can only send traffic to the proxy; the host rules
@@ -154,7 +161,7 @@ int main(int argc, char **argv)
 		fputs("cagec: out of memory\n", stderr);
 		return EXIT_USAGE;
 	}
-	const char *output = NULL, *backend = NULL, *color = "auto", *dump = NULL;
+	const char *output = NULL, *backend = NULL, *color = "auto", *dump = NULL, *target = NULL;
 	int c, status = EXIT_USAGE;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":o:D:I:Vh", longopts, NULL)) != -1) {
@@ -165,8 +172,11 @@ int main(int argc, char **argv)
 		case 'p':
 		case 'H':
 		case 'S':
+		case 't':
 			if (cli_policy_opt(c, optarg, opts) < 0)
 				goto out;
+			if (c == 't')
+				target = optarg;
 			break;
 		case 'e': backend = optarg; break;
 		case 'T': dump = optarg; break;
@@ -210,12 +220,26 @@ int main(int argc, char **argv)
 		fprintf(stderr, "cagec: one policy file at a time ('%s' is extra)\n", argv[optind + 1]);
 		goto out;
 	}
+	bool linux = target && strcmp(target, "linux") == 0;
 	if (!backend)
-		backend = default_backend(output);
+		backend = default_backend(output, linux);
 	const struct emit_backend *be = emit_find(backend);
 	if (!be) {
 		fprintf(stderr, "cagec: unknown backend '%s' (see cagec --help)\n", backend);
 		goto out;
+	}
+	/* A Seatbelt profile only means something on macOS, so asking for one
+	 * chooses macOS's stdlib modules; asking for one for Linux is a
+	 * mistake worth stopping before anything is written. */
+	if (strcmp(backend, "sbpl") == 0) {
+		if (linux) {
+			fputs("cagec: --target linux cannot be compiled to a Seatbelt profile (sbpl is "
+			      "macOS only); use --emit ir or --emit table, or --target macos\n",
+			      stderr);
+			goto out;
+		}
+		if (!target)
+			cage_options_target(opts, "macos");
 	}
 	if (be->binary && !output && isatty(STDOUT_FILENO)) {
 		fprintf(stderr, "cagec: the %s backend writes binary data; use -o FILE\n", backend);

@@ -37,6 +37,12 @@ int cli_policy_opt(int c, const char *arg, cage_options *o)
 	case 'p': cage_options_profile(o, arg); return 1;
 	case 'H': cage_options_home(o, arg); return 1;
 	case 'S': cage_options_stdlib(o, arg); return 1;
+	case 't':
+		if (!cage_options_target(o, arg)) {
+			fprintf(stderr, "cagec: --target wants linux or macos, not '%s'\n", arg);
+			return -1;
+		}
+		return 1;
 	default: return 0;
 	}
 }

@@ -15,7 +15,8 @@ bool cli_want_color(const char *when, int fd);
 bool cli_color_valid(const char *when);
 
 /* The options that shape loading a policy, as getopt codes: 'D' (-D),
- * 'I' (-I), 'p' (--profile), 'H' (--home), 'S' (--stdlib). Returns 1 when
+ * 'I' (-I), 'p' (--profile), 'H' (--home), 'S' (--stdlib), 't' (--target
+ * linux|macos). Returns 1 when
  * `c` was one of them and was applied, 0 when it is not one of them, -1
  * after printing why `arg` is bad. */
 int cli_policy_opt(int c, const char *arg, cage_options *o);
@@ -27,6 +28,7 @@ int cli_policy_opt(int c, const char *arg, cage_options *o);
 	{ "include", required_argument, NULL, 'I' },             \
 	{ "profile", required_argument, NULL, 'p' },             \
 	{ "home", required_argument, NULL, 'H' },                \
-	{ "stdlib", required_argument, NULL, 'S' }
+	{ "stdlib", required_argument, NULL, 'S' },              \
+	{ "target", required_argument, NULL, 't' }
 
 #endif

@@ -139,9 +139,24 @@ struct ir_param {
 	struct loc loc;
 };
 
+/* The platform a policy is compiled for. It chooses the standard
+ * library's platform modules (STDLIB/linux/ or STDLIB/macos/, searched
+ * before the portable STDLIB/) and which backends apply: a Seatbelt
+ * profile is macOS only. The default is the platform cagec was built for. */
+enum ir_target { IR_TARGET_MACOS, IR_TARGET_LINUX };
+#ifdef __APPLE__
+#define IR_TARGET_HOST IR_TARGET_MACOS
+#else
+#define IR_TARGET_HOST IR_TARGET_LINUX
+#endif
+/* "macos" / "linux": the --target spelling and the stdlib folder name. */
+const char *ir_target_name(enum ir_target t);
+bool ir_target_parse(const char *name, enum ir_target *out);
+
 struct ir_policy {
 	const struct src_file **files; /* load order; files[0] is the main file */
 	size_t nfiles;
+	enum ir_target target;
 	const char *home; /* what `~` expanded to */
 	uint64_t fingerprint; /* XXH3-64 over the resolved sources in load order */
 	struct ir_param *params;

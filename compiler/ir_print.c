@@ -16,6 +16,22 @@ const char *ir_effect_name(enum ir_effect e)
 	return e == IR_ALLOW ? "allow" : e == IR_DENY ? "deny" : "protect";
 }
 
+const char *ir_target_name(enum ir_target t)
+{
+	return t == IR_TARGET_LINUX ? "linux" : "macos";
+}
+
+bool ir_target_parse(const char *name, enum ir_target *out)
+{
+	if (strcmp(name, "linux") == 0)
+		*out = IR_TARGET_LINUX;
+	else if (strcmp(name, "macos") == 0)
+		*out = IR_TARGET_MACOS;
+	else
+		return false;
+	return true;
+}
+
 const char *ir_mode_name(enum ir_mode m)
 {
 	static const char *names[] = { "off", "monitor", "enforce-fs", "enforce" };
@@ -164,7 +180,8 @@ bool emit_ir(const struct ir_policy *pol, const struct ir_profile *prof, FILE *o
 {
 	(void)a;
 	(void)err;
-	fprintf(out, "# cage ir 1; sources %016" PRIx64 "\n", pol->fingerprint);
+	fprintf(out, "# cage ir 1; target %s; sources %016" PRIx64 "\n", ir_target_name(pol->target),
+		pol->fingerprint);
 	ir_print_profile(out, pol, prof);
 	return true;
 }

@@ -34,6 +34,7 @@ static const struct lint_check checks[] = {
 	{ "unused-param", DIAG_WARNING, "a param nothing refers to" },
 	{ "unused-import", DIAG_WARNING, "an import that contributes nothing" },
 	{ "unsupported-on-target", DIAG_WARNING, "a rule a backend cannot express as written" },
+	{ "linux-inexact", DIAG_ERROR, "a rule the Linux sandbox cannot enforce exactly on this machine (cagerun refuses it)" },
 	{ "unused-suppression", DIAG_WARNING, "a '# cage: allow' comment that silences nothing" },
 	{ "bad-suppression", DIAG_ERROR, "a '# cage: allow' comment without a known id or a reason" },
 };
@@ -99,9 +100,23 @@ bool lint_parse_w(const char *arg, struct lint_override *out, bool *werror, cons
 	return true;
 }
 
+unsigned lint_targets(const struct lint_ctx *c)
+{
+	if (c->o->targets)
+		return c->o->targets;
+	return c->ir->target == IR_TARGET_LINUX ? LINT_T_LINUX : LINT_T_MACOS;
+}
+
+/* Standard library files are shown as "std/..." (portable) or
+ * "linux/std/...", "macos/std/..." (platform modules; see resolve_load.c). */
 bool lint_is_std(const struct src_file *f)
 {
-	return f && f->importer && strncmp(f->name, "std/", 4) == 0;
+	if (!f || !f->importer)
+		return false;
+	const char *n = f->name;
+	if (strncmp(n, "linux/", 6) == 0 || strncmp(n, "macos/", 6) == 0)
+		n += 6;
+	return strncmp(n, "std/", 4) == 0;
 }
 
 /* A path lint invented for a param without a value ("/<name>...") is shown
@@ -372,6 +387,7 @@ void lint_policy(struct cage_policy *pol, const struct lint_opts *o)
 		lint_check_paths(&c);
 		lint_check_hosts(&c);
 		lint_check_target(&c);
+		lint_check_linux_plan(&c);
 		if (o->resolve || (o->root && o->root[0]))
 			lint_check_fs(&c);
 		lint_ix_free(&c);

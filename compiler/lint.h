@@ -29,7 +29,7 @@ struct lint_override {
 struct lint_opts {
 	bool resolve;     /* ask the filesystem: symlink-escape, hardlink-alias */
 	const char *root; /* with resolve: the tree to check ("" or NULL = /) */
-	unsigned targets; /* LINT_T_* bits; 0 = macOS */
+	unsigned targets; /* LINT_T_* bits; 0 = the policy's own target */
 	bool werror;      /* warnings become errors */
 	const struct lint_override *ov;
 	size_t nov;

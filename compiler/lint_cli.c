@@ -35,7 +35,9 @@ static const char lint_usage[] =
 	"  --resolve          check granted paths against the filesystem (symlinks,\n"
 	"                     hard links)\n"
 	"  --root DIR         with --resolve: the tree to check instead of /\n"
-	"  --target T         macos (default), linux or all: whose limits to check\n"
+	"  --target T         linux or macos: the platform to lint for (its stdlib\n"
+	"                     modules and its limits; default: this host), or all:\n"
+	"                     this host's modules, both platforms' limits\n"
 	"  --list-checks      print every check id with its default severity\n"
 	"  -D, --define N=V   give param N the value V\n"
 	"  -I, --include DIR  search DIR for imports before the standard library\n"
@@ -52,7 +54,7 @@ static const char explain_usage[] =
 	"or host[:port], port 443 by default), which rule decides and which rules it\n"
 	"overrode. Exit status 0 allowed, 1 denied, 2 usage or policy error.\n"
 	"\n"
-	"  -D, -I, --profile, --home, --stdlib as for cagec\n";
+	"  -D, -I, --profile, --target, --home, --stdlib as for cagec\n";
 
 /* Loads `file`; missing params get placeholders (see the top comment). */
 static struct cage_policy *load(const char *file, cage_options *opts)
@@ -78,6 +80,8 @@ static struct cage_policy *load(const char *file, cage_options *opts)
 	cage_options_stdlib(o2, opts->stdlib);
 	cage_options_home(o2, opts->home);
 	cage_options_profile(o2, opts->profile);
+	o2->has_target = opts->has_target;
+	o2->target = opts->target;
 	for (size_t i = 0; i < pol->ir->nparams; i++) {
 		const struct ir_param *p = &pol->ir->params[i];
 		if (p->value || p->from_define)
@@ -102,13 +106,12 @@ static struct cage_policy *load(const char *file, cage_options *opts)
 /* Options both subcommands share. Returns 1 handled, 0 not ours, -1 error. */
 int lint_main(int argc, char **argv)
 {
-	enum { O_FORMAT = 256, O_RESOLVE, O_ROOT, O_TARGET, O_LIST, O_COLOR };
+	enum { O_FORMAT = 256, O_RESOLVE, O_ROOT, O_LIST, O_COLOR };
 	static const struct option longopts[] = {
 		CLI_POLICY_LONGOPTS,
 		{ "format", required_argument, NULL, O_FORMAT },
 		{ "resolve", no_argument, NULL, O_RESOLVE },
 		{ "root", required_argument, NULL, O_ROOT },
-		{ "target", required_argument, NULL, O_TARGET },
 		{ "list-checks", no_argument, NULL, O_LIST },
 		{ "color", required_argument, NULL, O_COLOR },
 		{ "colour", required_argument, NULL, O_COLOR },
@@ -130,6 +133,18 @@ int lint_main(int argc, char **argv)
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":D:I:W:h", longopts, NULL)) != -1) {
+		/* --target all: both platforms' limits, the host's modules (the
+		 * rules lint checks are the user's, the same on both). */
+		if (c == 't' && strcmp(optarg, "all") == 0) {
+			lo.targets = LINT_T_MACOS | LINT_T_LINUX;
+			continue;
+		}
+		if (c == 't' && strcmp(optarg, "linux") && strcmp(optarg, "macos")) {
+			fputs("cagec: --target wants linux, macos or all\n", stderr);
+			goto out;
+		}
+		if (c == 't')
+			lo.targets = 0; /* the target's own limits */
 		int r = cli_policy_opt(c, optarg, opts);
 		if (r < 0)
 			goto out;
@@ -160,18 +175,6 @@ int lint_main(int argc, char **argv)
 		case O_ROOT:
 			lo.root = optarg;
 			lo.resolve = true;
-			break;
-		case O_TARGET:
-			if (strcmp(optarg, "macos") == 0)
-				lo.targets = LINT_T_MACOS;
-			else if (strcmp(optarg, "linux") == 0)
-				lo.targets = LINT_T_LINUX;
-			else if (strcmp(optarg, "all") == 0)
-				lo.targets = LINT_T_MACOS | LINT_T_LINUX;
-			else {
-				fputs("cagec: --target wants macos, linux or all\n", stderr);
-				goto out;
-			}
 			break;
 		case O_LIST: {
 			size_t n;

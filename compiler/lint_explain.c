@@ -12,7 +12,9 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include "lplan.h"
 #include "path.h"
 
 static const struct {
@@ -120,6 +122,23 @@ static bool rule_matches(const struct ir_rule *r, uint32_t bit, const char *targ
 	}
 }
 
+/* The sandbox's answer is about this machine: it applies to a path that
+ * exists here, or (to create it) whose directory does. Elsewhere explain
+ * answers for the policy alone, as for another machine. */
+static bool on_this_machine(const char *path)
+{
+	struct stat st;
+	if (stat(path, &st) == 0)
+		return true;
+	char dir[4096];
+	snprintf(dir, sizeof dir, "%s", path);
+	char *slash = strrchr(dir, '/');
+	if (!slash)
+		return false;
+	*slash = '\0';
+	return stat(*dir ? dir : "/", &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 bool lint_explain(FILE *out, struct cage_policy *pol, const char *access, const char *target,
 		  bool *allowed, const char **err)
 {
@@ -165,8 +184,36 @@ bool lint_explain(FILE *out, struct cage_policy *pol, const char *access, const 
 			snprintf(shown, sizeof shown, "%s", norm);
 	}
 	*allowed = v.allowed;
-	fprintf(out, "%s: %s %s (profile %s)\n", v.allowed ? "allowed" : "denied", access, shown,
-		prof->name);
+	/* On Linux the answer is what the sandbox on this machine will do
+	 * (lplan_query), which can differ from the policy's for reasons the
+	 * plan names; say both rather than disagree in silence. */
+	struct lplan plan;
+	struct lplan_answer la = { 0 };
+	bool linux_differs = false, have_plan = false;
+	if (pol->ir->target == IR_TARGET_LINUX && (bit & IR_A_FILE) && on_this_machine(what) &&
+	    lplan_build(&pol->arena, prof, &plan, err)) {
+		have_plan = true;
+		if (lplan_query(&pol->arena, &plan, bit, what, &la) && la.allowed != v.allowed) {
+			linux_differs = true;
+			*allowed = la.allowed;
+		}
+	}
+	if (linux_differs)
+		fprintf(out, "%s: %s %s (profile %s, on Linux; the policy alone says %s)\n",
+			la.allowed ? "allowed" : "denied", access, shown, prof->name,
+			v.allowed ? "allowed" : "denied");
+	else
+		fprintf(out, "%s: %s %s (profile %s)\n", v.allowed ? "allowed" : "denied", access,
+			shown, prof->name);
+	if (linux_differs)
+		fprintf(out, "  on Linux:   %s%s%s\n",
+			la.why ? la.why : "nothing grants it on this machine (Landlock grants paths that exist)",
+			strcmp(la.resolved, what) ? "; the path resolves to " : "",
+			strcmp(la.resolved, what) ? la.resolved : "");
+	if (have_plan && plan.nerrors)
+		fprintf(out, "  note:       cagerun refuses this policy on this machine: %zu rule%s "
+			     "cannot be enforced exactly (cagec --emit linux lists them)\n",
+			plan.nerrors, plan.nerrors == 1 ? "" : "s");
 	if (!v.rule) {
 		fputs("  decided by: no rule matches, so the default deny applies\n", out);
 		return true;

@@ -82,6 +82,9 @@ lint_note_rule(struct lint_ctx *c, struct diag *d, const struct ir_rule *r, cons
 /* "line 4" in the same file, "std/secrets.cage:3" elsewhere. */
 void lint_where(const struct lint_ctx *c, const struct ir_rule *at, const struct ir_rule *r,
 		char *buf, size_t size);
+/* LINT_T_* bits of the platforms whose limits apply: --target, else the
+ * one the policy was compiled for. */
+unsigned lint_targets(const struct lint_ctx *c);
 /* The rule's target for messages, e.g. ~/.ssh (subtree) or a host:port. */
 void lint_target_text(const struct ir_rule *r, char *buf, size_t size);
 void lint_access_text(uint32_t access, char *buf, size_t size);
@@ -113,6 +116,7 @@ void lint_check_dead(struct lint_ctx *c, size_t limit, bool own_only); /* dead/r
 void lint_check_paths(struct lint_ctx *c);    /* secret-exposed, broad-grant, noncanonical, writable-ancestor */
 void lint_check_hosts(struct lint_ctx *c);    /* broad-host, ip-literal */
 void lint_check_target(struct lint_ctx *c);   /* unsupported-on-target */
+void lint_check_linux_plan(struct lint_ctx *c); /* linux-inexact */
 void lint_check_fs(struct lint_ctx *c);       /* symlink-escape, hardlink-alias */
 void lint_check_module(struct lint_ctx *c);   /* unused-param, unused-import (once per policy) */
 void lint_apply_controls(struct lint_ctx *c); /* suppressions, -W, -Werror */

@@ -192,7 +192,7 @@ static void check_canonical(struct lint_ctx *c, const struct ir_rule *A)
 		if (trailing)
 			parts[np++] = "a trailing '/'";
 	}
-	unsigned targets = c->o->targets ? c->o->targets : LINT_T_MACOS;
+	unsigned targets = lint_targets(c);
 	const char *alias = NULL;
 	static const char *aliases[] = { "/tmp", "/var", "/etc" };
 	if (targets & LINT_T_MACOS)

@@ -1,7 +1,8 @@
 /*
  * lint_target.c - unsupported-on-target: rules a backend cannot express
  * as written, each reported with what happens instead. Which targets are
- * considered comes from --target (default: macOS, cagec's default backend).
+ * considered comes from --target: the platform the policy was compiled for
+ * (default: the host), or both with --target all.
  *
  * Only limits that follow from the platform are listed here, not guesses
  * about backends: Seatbelt names loopback hosts port by port (the SBPL
@@ -11,6 +12,8 @@
 #include "lint_int.h"
 
 #include <string.h>
+
+#include "lplan.h"
 
 enum { SBPL_LOOPBACK_PORT_LIMIT = 1024 };
 
@@ -28,7 +31,7 @@ static bool loopback(const struct ir_host *h)
 
 void lint_check_target(struct lint_ctx *c)
 {
-	unsigned targets = c->o->targets ? c->o->targets : LINT_T_MACOS;
+	unsigned targets = lint_targets(c);
 	const struct ir_profile *p = c->prof;
 	for (size_t i = 0; i < p->nrules; i++) {
 		const struct ir_rule *r = &p->rules[i];
@@ -54,5 +57,23 @@ void lint_check_target(struct lint_ctx *c)
 					    "refuses to compile this profile for macOS",
 					    t, n, SBPL_LOOPBACK_PORT_LIMIT);
 		}
+	}
+}
+
+/* linux-inexact: what cagerun would refuse on this machine, because the
+ * Linux plan (Landlock and mounts, against this filesystem) cannot enforce
+ * it exactly. Reported at the rule, with the plan's reason. */
+void lint_check_linux_plan(struct lint_ctx *c)
+{
+	if (!(lint_targets(c) & LINT_T_LINUX))
+		return;
+	struct lplan plan;
+	const char *err = NULL;
+	if (!lplan_build(c->a, c->prof, &plan, &err))
+		return;
+	for (size_t i = 0; i < plan.nerrors; i++) {
+		const struct lplan_msg *m = &plan.errors[i];
+		if (m->rule)
+			lint_report(c, "linux-inexact", m->rule, NULL, "%s", m->text);
 	}
 }

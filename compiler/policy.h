@@ -18,6 +18,8 @@ struct cage_options {
 	char *stdlib;
 	char *home;
 	char *profile;
+	bool has_target; /* false: the host's (IR_TARGET_HOST) */
+	enum ir_target target;
 };
 
 /* One `import` statement as resolved, for the unused-import check. */

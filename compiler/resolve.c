@@ -162,6 +162,7 @@ void resolve_policy(struct cage_policy *pol, const char *path, const char *text,
 	struct rsv r = { .pol = pol, .a = &pol->arena, .d = &pol->diags, .o = o };
 	struct ir_policy *ir = arena_alloc(r.a, sizeof(*ir));
 	pol->ir = ir;
+	ir->target = o->has_target ? o->target : IR_TARGET_HOST;
 
 	const char *home = o->home ? o->home : getenv("HOME");
 	if (home && home[0] == '/') {

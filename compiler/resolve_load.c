@@ -1,7 +1,8 @@
 /*
  * resolve_load.c - loading a policy's files: the main file and, depth
  * first, its imports, found on the search path (-I, then the standard
- * library) or relative to the importing file. Each file is read once;
+ * library's folder for the target, then the portable standard library) or
+ * relative to the importing file. Each file is read once;
  * cycles, missing files and imports nested too deep are diagnostics.
  */
 #include "resolve_int.h"
@@ -37,8 +38,35 @@ static bool has_suffix(const char *s, const char *suf)
 	return n >= m && strcmp(s + n - m, suf) == 0;
 }
 
+/* The directories a non-relative import is looked up in, in order: each
+ * -I directory, then the standard library's folder for the target
+ * (STDLIB/linux or STDLIB/macos: platform modules), then STDLIB itself
+ * (portable modules). A module name lives in the portable tree or in both
+ * platform trees, never in both kinds (testsuite/stdlib/layout.sh checks
+ * the shipped library), so the order between the last two only matters
+ * for a broken installation. Returns the count; `dirs` has room for
+ * nincludes + 2. */
+static size_t search_dirs(struct rsv *r, const char **dirs)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < r->o->nincludes; i++)
+		dirs[n++] = r->o->includes[i];
+	const char *std = r->o->stdlib ? r->o->stdlib : CAGE_STDLIB_DIR;
+	dirs[n++] = load_join(r->a, std, ir_target_name(r->pol->ir->target));
+	dirs[n++] = load_join(r->a, std, "."); /* spelled like the one above */
+	return n;
+}
+
 /* Finds the file an import names: relative ("./", "../"), absolute, or on
- * the search path (-I dirs, then the standard library). */
+ * the search path (search_dirs). Standard library files are shown by their
+ * name under the library ("std/secrets.cage", "linux/std/base.cage") so
+ * diagnostics and golden files do not depend on where it is installed. */
+/* "linux/..." or "macos/...": a platform folder of the standard library. */
+static bool names_platform_dir(const char *name)
+{
+	return strncmp(name, "linux/", 6) == 0 || strncmp(name, "macos/", 6) == 0;
+}
+
 static bool import_locate(struct rsv *r, const struct rfile *from, const char *name,
 			  char **fs_path, char **display)
 {
@@ -53,18 +81,45 @@ static bool import_locate(struct rsv *r, const struct rfile *from, const char *n
 		*display = *fs_path;
 		return true;
 	}
-	for (size_t i = 0; i < r->o->nincludes; i++) {
-		char *p = load_join(r->a, r->o->includes[i], file);
-		if (access(p, F_OK) == 0) {
-			*fs_path = p;
+	const char **dirs = arena_alloc(r->a, (r->o->nincludes + 2) * sizeof(*dirs));
+	size_t n = search_dirs(r, dirs);
+	for (size_t i = 0; i < n; i++) {
+		/* A policy names modules, never platforms: the other platform's
+		 * copy of a module is not reachable by spelling out its folder. */
+		if (i == n - 1 && names_platform_dir(name))
+			break;
+		char *p = load_join(r->a, dirs[i], file);
+		if (access(p, F_OK) != 0)
+			continue;
+		*fs_path = p;
+		if (i < r->o->nincludes)
 			*display = p;
-			return true;
-		}
+		else if (i == r->o->nincludes)
+			*display = load_join(r->a, ir_target_name(r->pol->ir->target), file);
+		else
+			*display = arena_strdup(r->a, file);
+		return true;
 	}
-	const char *std = r->o->stdlib ? r->o->stdlib : CAGE_STDLIB_DIR;
-	*fs_path = load_join(r->a, std, file);
-	*display = arena_strdup(r->a, file);
-	return access(*fs_path, F_OK) == 0;
+	return false;
+}
+
+/* "cannot find import" with every directory searched, in order. */
+static void import_missing(struct rsv *r, struct loc at, const char *name)
+{
+	const char **dirs = arena_alloc(r->a, (r->o->nincludes + 2) * sizeof(*dirs));
+	size_t n = search_dirs(r, dirs), len = 0;
+	for (size_t i = 0; i < n; i++)
+		len += strlen(dirs[i]) + 2;
+	char *list = arena_alloc(r->a, len + 1);
+	list[0] = '\0';
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			strcat(list, ", ");
+		strcat(list, dirs[i]);
+	}
+	rsv_diag(r, DIAG_ERROR, at, "import", "cannot find import '%s' (searched %s)%s", name, list,
+		 names_platform_dir(name) ? "; a platform module is imported by its name under std/ "
+					    "and chosen by --target" : "");
 }
 
 static void do_imports(struct rsv *r, struct rfile *rf, size_t depth)
@@ -81,9 +136,7 @@ static void do_imports(struct rsv *r, struct rfile *rf, size_t depth)
 			continue;
 		}
 		if (!import_locate(r, rf, s->text, &fs_path, &display)) {
-			rsv_diag(r, DIAG_ERROR, s->loc, "import",
-			      "cannot find import '%s' (searched %zu -I director%s and the standard library)",
-			      s->text, r->o->nincludes, r->o->nincludes == 1 ? "y" : "ies");
+			import_missing(r, s->loc, s->text);
 			VEC_PUSH(r->imports, rec);
 			continue;
 		}

@@ -563,6 +563,14 @@ bool sbpl_emit(const struct ir_policy *pol, const struct ir_profile *prof, FILE 
 		*err = "no profile selected";
 		return false;
 	}
+	/* The policy was resolved with the other platform's stdlib modules:
+	 * its rules name Linux paths, which a Seatbelt profile must not get. */
+	if (pol->target != IR_TARGET_MACOS) {
+		*err = arena_printf(a, "a Seatbelt profile is for macOS, and this policy was compiled "
+				       "for %s (compile it with --target macos)",
+				    ir_target_name(pol->target));
+		return false;
+	}
 	if (prof->mode == IR_MODE_OFF) {
 		*err = arena_printf(a, "mode off: no profile (profile '%s' runs without a sandbox; "
 				       "there is nothing to write)",

@@ -167,8 +167,15 @@ _Noreturn void lnx_init_main(struct lnx_child *c)
 	if (read(c->sync_fd, &go, 1) != 1)
 		_exit(125);
 	close(c->sync_fd);
+	const char *rw[2];
+	size_t nrw = 0;
+	if (c->s->tmp_dir)
+		rw[nrw++] = c->s->tmp_dir;
+	if (c->s->home_dir)
+		rw[nrw++] = c->s->home_dir;
 	if (!lnx_mount_prepare(err, sizeof err) ||
-	    !lnx_mount_apply(c->s->plan, c->s->empty_file, err, sizeof err))
+	    !lnx_mount_apply(c->s->plan, c->s->empty_file, err, sizeof err) ||
+	    !lnx_mount_readonly_rest(c->s->plan, rw, nrw, err, sizeof err))
 		lnx_child_fail(c, 125, err);
 	if (c->s->isolate_net)
 		make_listeners(c);

@@ -138,3 +138,84 @@ bool lnx_mount_apply(const struct lplan *plan, const char *empty_file, char *err
 	}
 	return true;
 }
+
+/* Where the plan lets the command change files: a node with write rights
+ * that no mount takes away, under no other such node. Device files keep
+ * working on a read-only mount (writing to a device is not a change to
+ * the filesystem), so they need no exception. */
+static bool writable_root(const struct lplan *plan, size_t i)
+{
+	const struct lplan_node *n = &plan->nodes[i];
+	uint64_t w = LP_WRITE_FILE | LP_MAKE | LP_REMOVE;
+	if (!n->exists || !((n->ll | n->grant) & ~n->block & w))
+		return false;
+	if (!n->is_dir) {
+		struct stat st;
+		if (stat(n->path, &st) != 0 || !S_ISREG(st.st_mode))
+			return false;
+	}
+	for (size_t p = n->parent; p != SIZE_MAX; p = plan->nodes[p].parent) {
+		const struct lplan_node *a = &plan->nodes[p];
+		if (a->exists && a->is_dir && ((a->ll | a->grant) & ~a->block & w))
+			return false;
+	}
+	return true;
+}
+
+bool lnx_mount_readonly_rest(const struct lplan *plan, const char *const *rw_dirs, size_t nrw,
+			     char *err, size_t errlen)
+{
+	enum { MAX_RW = 512 };
+	int clones[MAX_RW], targets[MAX_RW];
+	const char *names[MAX_RW];
+	size_t n = 0;
+	bool ok = true;
+	/* 1. Detached clones of the writable trees, with the plan's mounts
+	 *    inside them, taken before anything becomes read-only. */
+	for (size_t i = 0; i < plan->nnodes + nrw && ok; i++) {
+		const char *path;
+		if (i < plan->nnodes) {
+			if (!writable_root(plan, i))
+				continue;
+			path = plan->nodes[i].path;
+		} else {
+			path = rw_dirs[i - plan->nnodes];
+		}
+		if (n == MAX_RW) {
+			snprintf(err, errlen, "mount namespace: more than %d writable trees", MAX_RW);
+			ok = false;
+			break;
+		}
+		targets[n] = open_nofollow(path);
+		if (targets[n] < 0) {
+			ok = fail(err, errlen, "cannot open", path);
+			break;
+		}
+		clones[n] = (int)syscall(SYS_open_tree, targets[n], "",
+					 OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE |
+						 AT_EMPTY_PATH);
+		if (clones[n] < 0) {
+			ok = fail(err, errlen, "cannot clone the mount at", path);
+			close(targets[n]);
+			break;
+		}
+		struct mount_attr nosuid = { .attr_set = MOUNT_ATTR_NOSUID };
+		if (syscall(SYS_mount_setattr, clones[n], "", AT_EMPTY_PATH | AT_RECURSIVE, &nosuid,
+			    sizeof nosuid) != 0)
+			ok = fail(err, errlen, "cannot make nosuid", path);
+		names[n++] = path;
+	}
+	/* 2. Everything read-only and nosuid. */
+	struct mount_attr ro = { .attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID };
+	if (ok && syscall(SYS_mount_setattr, AT_FDCWD, "/", AT_RECURSIVE, &ro, sizeof ro) != 0)
+		ok = fail(err, errlen, "cannot make read-only", "/");
+	/* 3. The writable trees back in place, outermost first (the order they
+	 *    were found in), so a later one never lands under an earlier one. */
+	for (size_t i = 0; i < n; i++) {
+		if (ok && move_onto(clones[i], targets[i]) != 0)
+			ok = fail(err, errlen, "cannot mount writable again", names[i]);
+		close(clones[i]);
+		close(targets[i]);
+	}
+	return ok;
+}

@@ -19,4 +19,12 @@ bool lnx_mount_prepare(char *err, size_t errlen);
  * file: a hide without it fails the run). */
 bool lnx_mount_apply(const struct lplan *plan, const char *empty_file, char *err, size_t errlen);
 
+/* Makes every mount read-only and nosuid except the trees where the plan
+ * grants writing and the given private directories, which keep their
+ * flags (and become nosuid). Landlock does not mediate chmod, chown,
+ * utimes or xattrs; a read-only mount does, so a tree the policy lets the
+ * command read cannot have its modes (a setuid bit, say) changed either. */
+bool lnx_mount_readonly_rest(const struct lplan *plan, const char *const *rw_dirs, size_t nrw,
+			     char *err, size_t errlen);
+
 #endif

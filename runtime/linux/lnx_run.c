@@ -116,9 +116,17 @@ static int load_policy(struct lrun *r)
 	const struct ir_policy *ir = r->pol->ir;
 	for (size_t i = 0; i < ir->nparams; i++) {
 		const struct ir_param *p = &ir->params[i];
+		if (p->type != IR_P_PATH || !p->used || !p->value)
+			continue;
+		/* A default may start with `~`, which the rules expanded. */
+		char path[4096];
+		if (p->value[0] == '~' && (p->value[1] == '/' || !p->value[1]) && ir->home)
+			snprintf(path, sizeof path, "%s%s", ir->home, p->value + 1);
+		else
+			snprintf(path, sizeof path, "%s", p->value);
 		struct stat st;
-		if (p->type == IR_P_PATH && p->used && p->value && stat(p->value, &st) != 0)
-			return fail("param %s: %s: %s; nothing was run", p->name, p->value,
+		if (stat(path, &st) != 0)
+			return fail("param %s: %s: %s; nothing was run", p->name, path,
 				    strerror(errno));
 	}
 	return 0;
@@ -186,9 +194,8 @@ static void on_addr(void *ctx, const struct sockaddr *sa, unsigned port, struct 
 
 static bool on_signal(void *ctx);
 
-static int start_proxy(struct lrun *r)
+static int build_table(struct lrun *r)
 {
-	char err[512];
 	size_t tlen = 0;
 	FILE *mem = open_memstream(&r->tbytes, &tlen);
 	const char *eerr = NULL;
@@ -202,6 +209,15 @@ static int start_proxy(struct lrun *r)
 	if (!cpt_load_mem(&r->table, r->tbytes, tlen, &terr))
 		return fail("%s: proxy table rejected: %s", r->o->policy, terr.msg);
 	r->table_loaded = true;
+	return 0;
+}
+
+/* The server starts its resolver threads: only once the sandbox has been
+ * cloned, since the child of a threaded process must not touch a lock
+ * (malloc's) that another thread may hold at that moment. */
+static int start_proxy_server(struct lrun *r)
+{
+	char err[512];
 	struct prx_config cfg;
 	memset(&cfg, 0, sizeof cfg);
 	prx_limits_default(&cfg.limits);
@@ -291,6 +307,11 @@ static void print_denial(void *ctx, const char *host, unsigned port, unsigned lo
 	struct denial_ctx *d = ctx;
 	if (d->total++ == 0)
 		fprintf(stderr, "cagerun: hosts the policy denied:\n");
+	if (!*host) { /* past the proxy's bound on distinct hosts */
+		fprintf(stderr, "cagerun:   %lu more denial%s of other hosts\n", count,
+			count == 1 ? "" : "s");
+		return;
+	}
 	fprintf(stderr, "cagerun:   %s:%u  %lu time%s  (%s)\n", host, port, count,
 		count == 1 ? "" : "s", rule && *rule ? rule : "no rule allows it");
 }
@@ -352,7 +373,7 @@ static int launch(struct lrun *r)
 		return fail("%s", err);
 	if ((rc = block_signals(r)))
 		return rc;
-	if (isolate && (rc = start_proxy(r)))
+	if (isolate && (rc = build_table(r)))
 		return rc;
 	uint16_t pport = pick_proxy_port(&r->plan);
 	char proxy_url[64];
@@ -388,7 +409,7 @@ static int launch(struct lrun *r)
 		return fail("%s; nothing was run", err);
 	if (!lnx_sandbox_start(&spec, &r->sb, err, sizeof err))
 		return fail("%s; nothing was run", err);
-	if (isolate && (rc = adopt_listeners(r)))
+	if (isolate && ((rc = start_proxy_server(r)) || (rc = adopt_listeners(r))))
 		return rc;
 	if ((rc = lnx_sandbox_wait_exec(&r->sb, err, sizeof err))) {
 		fprintf(stderr, "cagerun: %s%s\n", err,

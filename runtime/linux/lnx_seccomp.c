@@ -25,6 +25,7 @@
 #include "lnx_seccomp.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/filter.h>
 #include <linux/netlink.h>
 #include <linux/seccomp.h>
@@ -38,6 +39,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -49,8 +51,8 @@
 #error "lnx_seccomp: clone(2) argument order differs on s390; the clone rules need porting"
 #endif
 
-/* Refused whatever the arguments. clone3 gets ENOSYS (see lnx_sc_deny_names), the
- * others EPERM. docs/linux-seccomp.md says why for each. */
+/* Refused whatever the arguments. clone3 and openat2 get ENOSYS (see
+ * lnx_sc_deny_names), the others EPERM. docs/linux-seccomp.md says why for each. */
 static const char *const lnx_sc_denied[] = {
 	/* reading or changing other processes */
 	"ptrace", "process_vm_readv", "process_vm_writev", "kcmp", "pidfd_getfd",
@@ -68,6 +70,8 @@ static const char *const lnx_sc_denied[] = {
 	"fsconfig", "fsmount", "fspick", "mount_setattr",
 	/* namespaces */
 	"unshare", "setns", "clone3",
+	/* a mode seccomp cannot check (lnx_sc_deny_setid_modes) */
+	"openat2",
 	NULL,
 };
 
@@ -86,8 +90,9 @@ struct lnx_sc {
 /* The kernel reads the argument as a 32-bit int: compare only those bits. */
 #define LNX_SC_LOW32 0xffffffffu
 
-/* Adds one rule with the n comparisons c. A name this architecture lacks
- * (or this libseccomp does not know) is skipped: the call cannot be made. */
+/* Adds one rule with the n comparisons c. A name libseccomp cannot resolve
+ * is skipped: this architecture lacks the call, or libseccomp is older than
+ * the call (the unit tests fail then, rather than let it pass unnoticed). */
 static bool lnx_sc_rule(struct lnx_sc *sc, uint32_t act, const char *name, unsigned n,
 			const struct scmp_arg_cmp *c)
 {
@@ -165,10 +170,10 @@ static bool lnx_sc_deny_bits_outside(struct lnx_sc *sc, uint32_t act, const char
 static bool lnx_sc_deny_names(struct lnx_sc *sc)
 {
 	for (const char *const *p = lnx_sc_denied; *p; p++) {
-		/* clone3's flags live in a struct in memory, which seccomp cannot
-		 * read; ENOSYS makes glibc fall back to clone, whose flags are
-		 * filtered below. */
-		int e = strcmp(*p, "clone3") == 0 ? ENOSYS : EPERM;
+		/* clone3's flags and openat2's mode live in structs in memory,
+		 * which seccomp cannot read; ENOSYS makes callers fall back to
+		 * clone and openat, whose arguments are filtered below. */
+		int e = !strcmp(*p, "clone3") || !strcmp(*p, "openat2") ? ENOSYS : EPERM;
 		if (!lnx_sc_rule(sc, SCMP_ACT_ERRNO((uint32_t)e), *p, 0, NULL))
 			return false;
 	}
@@ -200,6 +205,49 @@ static bool lnx_sc_deny_tty_inject(struct lnx_sc *sc)
 			   lnx_sc_cmp(1, SCMP_CMP_MASKED_EQ, LNX_SC_LOW32, TIOCSTI)) &&
 	       lnx_sc_rule_if(sc, SCMP_ACT_ERRNO(EPERM), "ioctl", NULL,
 			   lnx_sc_cmp(1, SCMP_CMP_MASKED_EQ, LNX_SC_LOW32, TIOCLINUX));
+}
+
+/*
+ * No file may get a set-user-ID or set-group-ID bit from inside: a sandbox
+ * started by root could otherwise leave a setuid-root program in a
+ * writable tree that outlives the run (the mounts are nosuid only inside).
+ * Landlock does not mediate modes, so the mode arguments are checked here:
+ * chmod and friends, and open/creat/mknod when they create. openat2 takes
+ * its mode in a struct seccomp cannot read: it is refused with ENOSYS
+ * (lnx_sc_denied), which sends callers back to openat.
+ */
+static bool lnx_sc_deny_setid_modes(struct lnx_sc *sc)
+{
+	static const struct {
+		const char *name;
+		unsigned mode_arg;
+		int flags_arg; /* -1: always creates (or changes) a mode */
+	} calls[] = {
+		{"chmod", 1, -1},  {"fchmod", 1, -1}, {"fchmodat", 2, -1}, {"fchmodat2", 2, -1},
+		{"creat", 1, -1},  {"mknod", 1, -1},  {"mknodat", 2, -1},  {"open", 2, 1},
+		{"openat", 3, 2},
+	};
+	static const uint32_t bits[] = {S_ISUID, S_ISGID};
+	/* O_TMPFILE makes a file too (nameless until linkat). */
+	static const uint32_t creating[] = {O_CREAT, __O_TMPFILE};
+	for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++)
+		for (size_t b = 0; b < 2; b++) {
+			struct scmp_arg_cmp m = lnx_sc_cmp(calls[i].mode_arg, SCMP_CMP_MASKED_EQ,
+							   bits[b], bits[b]);
+			if (calls[i].flags_arg < 0) {
+				if (!lnx_sc_rule_if(sc, SCMP_ACT_ERRNO(EPERM), calls[i].name, NULL, m))
+					return false;
+				continue;
+			}
+			for (size_t f = 0; f < 2; f++) {
+				struct scmp_arg_cmp c = lnx_sc_cmp((unsigned)calls[i].flags_arg,
+								   SCMP_CMP_MASKED_EQ, creating[f],
+								   creating[f]);
+				if (!lnx_sc_rule_if(sc, SCMP_ACT_ERRNO(EPERM), calls[i].name, &c, m))
+					return false;
+			}
+		}
+	return true;
 }
 
 /*
@@ -344,7 +392,8 @@ bool lnx_seccomp_build(const struct lnx_seccomp_opts *o, struct lnx_seccomp_prog
 		  lnx_sc_attr(&sc, SCMP_FLTATR_CTL_NNP, 0, "no_new_privs handling") &&
 		  lnx_sc_deny_names(&sc) && lnx_sc_deny_clone_ns(&sc) &&
 		  lnx_sc_deny_tty_inject(&sc) && lnx_sc_deny_personality(&sc) &&
-		  lnx_sc_socket(&sc, o) && lnx_sc_export(sc.ctx, p, err, errlen);
+		  lnx_sc_deny_setid_modes(&sc) && lnx_sc_socket(&sc, o) &&
+		  lnx_sc_export(sc.ctx, p, err, errlen);
 	seccomp_release(sc.ctx);
 	return ok;
 }

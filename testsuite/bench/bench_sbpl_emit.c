@@ -33,6 +33,7 @@ int main(int argc, char **argv)
 	cage_options *o = cage_options_new();
 	if (!o)
 		return 2;
+	cage_options_target(o, "macos"); /* a Seatbelt profile is macOS only */
 	cage_options_home(o, "/home/u");
 	cage_policy *p = cage_load_file(argv[1], o);
 	if (!p || cage_error_count(p) > 0) {

@@ -87,6 +87,42 @@ printf 'cage 1\nparam ws : path\nallow read ws\n' >"$tmp/pm.cage"
 expect 1 "pm.cage:2:7: error: param 'ws' has no value" -- "$tmp/pm.cage"
 expect 0 '' -- "$tmp/pm.cage" -D ws=/w --emit ir
 
+# --target: which platform's stdlib modules; Seatbelt output is macOS only
+case $(uname -s) in Darwin) host=macos ;; *) host=linux ;; esac
+printf 'cage 1\nimport "std/base"\n' >"$tmp/tb.cage"
+std="--stdlib $src/stdlib"
+expect 2 "--target wants linux or macos, not 'windows'" -- "$tmp/tb.cage" --target windows
+expect 2 'needs a value' -- "$tmp/tb.cage" --target
+expect 0 "^# cage ir 1; target $host;" -- "$tmp/tb.cage" $std --emit ir
+expect 0 '^# cage ir 1; target linux;' -- "$tmp/tb.cage" $std --target linux --emit ir
+expect 0 '"/proc/\*\*"  # linux/std/base.cage:' -- "$tmp/tb.cage" $std --target linux --emit ir
+expect 0 '"/System/\*\*"  # macos/std/base.cage:' -- "$tmp/tb.cage" $std --target macos --emit ir
+# without --emit, --target linux writes IR (there is no Linux profile format)
+expect 0 '^# cage ir 1; target linux;' -- "$tmp/tb.cage" $std --target linux
+# sbpl (asked for, by default, or by a .sb name) means macOS's modules
+expect 0 '(subpath "/System") ; macos/std/base.cage:' -- "$tmp/tb.cage" $std --emit sbpl
+expect 0 '(subpath "/System") ; macos/std/base.cage:' -- "$tmp/tb.cage" $std
+expect 0 '' -- "$tmp/tb.cage" $std -o "$tmp/tb.sb"
+grep -q '; macos/std/base.cage:' "$tmp/tb.sb" ||
+	{ echo "FAIL: -o x.sb did not compile for macOS" >&2; fails=$((fails + 1)); }
+expect 2 '--target linux cannot be compiled to a Seatbelt profile' -- "$tmp/tb.cage" $std --target linux --emit sbpl
+expect 2 '--target linux cannot be compiled to a Seatbelt profile' -- "$tmp/tb.cage" $std --target linux -o "$tmp/tl.sb"
+[ ! -e "$tmp/tl.sb" ] || { echo "FAIL: --target linux wrote a .sb" >&2; fails=$((fails + 1)); }
+expect 0 '' -- "$tmp/tb.cage" $std --target macos --emit sbpl
+# a missing import names every directory searched, in order
+printf 'cage 1\nimport "std/nope"\n' >"$tmp/tn.cage"
+expect 1 "cannot find import 'std/nope' (searched $tmp/inc, $src/stdlib/linux, $src/stdlib)" -- \
+	"$tmp/tn.cage" $std -I "$tmp/inc" --target linux --emit ir
+expect 1 "cannot find import 'std/nope' (searched $src/stdlib/macos, $src/stdlib)" -- \
+	"$tmp/tn.cage" $std --target macos --emit ir
+# lint and explain take the same option; lint also "all"
+expect 0 '' -- lint $std --target linux "$tmp/tb.cage"
+expect 0 '' -- lint $std --target all "$tmp/tb.cage"
+expect 2 '--target wants linux, macos or all' -- lint $std --target bsd "$tmp/tb.cage"
+expect 0 'decided by: linux/std/base.cage' -- explain $std --target linux "$tmp/tb.cage" read /proc/self/status
+expect 1 'denied' -- explain $std --target macos "$tmp/tb.cage" read /proc/self/status
+expect 2 '--target wants linux or macos' -- explain $std --target all "$tmp/tb.cage" read /etc/hosts
+
 # -o is all-or-nothing: a failing compile leaves the old file untouched
 echo "previous content" >"$tmp/out.ir"
 expect 1 'error' -- "$tmp/pm.cage" -o "$tmp/out.ir"

@@ -25,10 +25,13 @@ else()
   message(WARNING "pre-commit or git not found: the lint/pre-commit test is not registered")
 endif()
 # The shipped examples must lint without errors (warnings are allowed: they
-# are the examples' authors' call), in one call as pre-commit would run it.
+# are the examples' authors' call), in one call as pre-commit would run it,
+# for each target (each loads its own platform modules).
 file(GLOB CAGE_LINT_EXAMPLES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/examples/*.cage)
 if(CAGE_LINT_EXAMPLES)
-  add_test(NAME lint/examples
-    COMMAND $<TARGET_FILE:cagec> lint --home /Users/u --stdlib ${CMAKE_SOURCE_DIR}/stdlib
-      --color=never ${CAGE_LINT_EXAMPLES})
+  foreach(target linux macos)
+    add_test(NAME lint/examples/${target}
+      COMMAND $<TARGET_FILE:cagec> lint --target ${target} --home /Users/u
+        --stdlib ${CMAKE_SOURCE_DIR}/stdlib --color=never ${CAGE_LINT_EXAMPLES})
+  endforeach()
 endif()

@@ -12,4 +12,10 @@ if(CMAKE_SYSTEM_NAME STREQUAL "Linux" AND TARGET cagerun)
   add_test(NAME linux/plan-vs-sandbox
     COMMAND lnx_difftest $<TARGET_FILE:cagerun> $<TARGET_FILE:lnx_probe>)
   set_tests_properties(linux/plan-vs-sandbox PROPERTIES TIMEOUT 120)
+  # Fail closed: each set-up step broken from outside by lnx_failinj.
+  add_executable(lnx_failinj ${CMAKE_CURRENT_SOURCE_DIR}/linux/lnx_failinj.c)
+  target_link_libraries(lnx_failinj PRIVATE PkgConfig::SECCOMP)
+  add_test(NAME linux/fail-closed COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/linux/failclosed.sh
+    $<TARGET_FILE:cagerun> $<TARGET_FILE:lnx_failinj>)
+  set_tests_properties(linux/fail-closed PROPERTIES TIMEOUT 300)
 endif()

@@ -2,6 +2,8 @@
 # run.sh - one corpus case: compile CASE.cage with cagec and compare.
 #   ok/NAME.cage   must exit 0; stdout must equal ok/NAME.ir
 #   bad/NAME.cage  must exit 1; stderr must equal bad/NAME.err
+# Each is compiled for Linux with home /home/u, so results do not depend on
+# the machine.
 # A line "# args: ..." in the case adds cagec arguments. Set
 # CAGE_UPDATE_GOLDEN=1 to rewrite the expectations (then review the diff).
 set -eu
@@ -17,9 +19,11 @@ trap 'rm -f "$out" "$err"' EXIT
 cd "$dir"
 set +e
 # shellcheck disable=SC2086 # args are word-split on purpose
-"$cagec" "$base.cage" --emit ir --home /home/u --stdlib "$root/stdlib" --color=never $args >"$out" 2>"$err"
+"$cagec" "$base.cage" --emit ir --target linux --home /home/u --stdlib "$root/stdlib" --color=never $args >"$out" 2>"$err"
 status=$?
 set -e
+# Messages naming the search path show the checkout as @ROOT@.
+sed -i "s|$root|@ROOT@|g" "$err"
 if [ "$kind" = ok ]; then
 	want_status=0 want_file=$base.ir got=$out
 else

@@ -10,6 +10,23 @@
 
 #include "cage.h"
 
+/* Emits `backend` to memory; returns the text (caller frees) or NULL with
+ * *err set. */
+static char *emit_to_string(cage_policy *p, const char *backend, const char **err)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&buf, &len);
+	cr_assert(mem);
+	bool ok = cage_emit(p, backend, mem, err);
+	fclose(mem);
+	if (!ok) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
 Test(api, load_string_query_and_emit)
 {
 	cage_options *o = cage_options_new();
@@ -40,11 +57,8 @@ Test(api, load_string_query_and_emit)
 	cr_expect(!cage_query_path(p, "frobnicate", "/x", &v, &err));
 	cr_expect(!cage_query_path(p, "read", "/a/*", &v, &err), "queries name one path");
 
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *mem = open_memstream(&buf, &len);
-	cr_assert(cage_emit(p, "ir", mem, &err), "%s", err);
-	fclose(mem);
+	char *buf = emit_to_string(p, "ir", &err);
+	cr_assert(buf, "%s", err);
 	cr_expect(strstr(buf, "deny write \"/srv/p/.git/**\"") != NULL, "%s", buf);
 	free(buf);
 	cr_expect(!cage_emit(p, "no-such-backend", stdout, &err));
@@ -108,4 +122,47 @@ Test(api, load_file_errors)
 	cr_expect(strstr(d.message, "is a directory") != NULL);
 	cage_policy_free(p);
 	cr_expect_str_eq(cage_version(), CAGE_VERSION_STRING);
+}
+
+/* The target picks the stdlib's platform module behind one import name,
+ * is recorded in the IR, and a Seatbelt profile is refused for Linux. */
+Test(api, target_selects_platform_modules)
+{
+	const char *text = "cage 1\nimport \"std/base\"\n";
+	const char *err = NULL;
+	static const struct { const char *target, *head, *module; } cases[] = {
+		{ "linux", "# cage ir 1; target linux;", "linux/std/base.cage" },
+		{ "macos", "# cage ir 1; target macos;", "macos/std/base.cage" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		cage_options *o = cage_options_new();
+		cr_assert(o);
+		cage_options_stdlib(o, CAGE_SOURCE_DIR "/stdlib");
+		cage_options_home(o, "/home/u");
+		cr_assert(cage_options_target(o, cases[i].target));
+		cage_policy *p = cage_load_string("t.cage", text, strlen(text), o);
+		cr_assert(p);
+		cr_assert_eq(cage_error_count(p), 0);
+		char *ir = emit_to_string(p, "ir", &err);
+		cr_assert(ir, "%s", err);
+		cr_expect(strncmp(ir, cases[i].head, strlen(cases[i].head)) == 0, "%s", ir);
+		cr_expect(strstr(ir, cases[i].module) != NULL, "%s", ir);
+		free(ir);
+		char *sb = emit_to_string(p, "sbpl", &err);
+		if (strcmp(cases[i].target, "linux") == 0) {
+			cr_expect(sb == NULL, "a Seatbelt profile for Linux");
+			cr_expect(strstr(err, "compiled for linux") != NULL, "%s", err);
+		} else {
+			cr_expect(sb != NULL, "%s", err);
+		}
+		free(sb);
+		cage_policy_free(p);
+		cage_options_free(o);
+	}
+	cage_options *o = cage_options_new();
+	cr_assert(o);
+	cr_expect(!cage_options_target(o, "windows"));
+	cr_expect(!cage_options_target(o, "Linux"), "names are exact");
+	cr_expect(!cage_options_target(o, NULL));
+	cage_options_free(o);
 }

@@ -10,6 +10,8 @@
  * exit handler (LeakSanitizer's uses ptrace) runs under it.
  */
 #include <criterion/criterion.h>
+#include <sys/stat.h>
+#include <linux/openat2.h>
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -47,8 +49,9 @@
 
 static const struct lnx_seccomp_opts opts_default = {.allow_unix_sockets = true, .allow_inet = true};
 
-/* A call under test: returns >= 0 on success or -errno. arg comes from the
- * entry's setup (a pty descriptor) or its own value (a flag). */
+/* A call under test: returns >= 0 on success or -errno. Its argument is
+ * what the case's setup returned (a pty descriptor) or else the case's own
+ * arg (clone flags, a persona, an index in sc_socks, a system call number). */
 struct sc_case {
 	const char *what;
 	long (*setup)(void); /* optional, run once before the control call */
@@ -363,6 +366,47 @@ static long c_tioclinux(long fd)
 	return sc_ret(ioctl((int)fd, TIOCLINUX, &sub));
 }
 
+/* Set-id bits: each call first works on a scratch file (the control),
+ * then is refused; plain modes keep working (ordinary_calls_keep_working). */
+static char sc_scratch[64];
+
+static long s_scratch(void)
+{
+	snprintf(sc_scratch, sizeof sc_scratch, "/tmp/cage-sc-setid.%d", (int)getpid());
+	unlink(sc_scratch);
+	int fd = open(sc_scratch, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -(long)errno;
+	close(fd);
+	return 0;
+}
+
+static long c_chmod_setuid(long a)
+{
+	(void)a;
+	return sc_ret(chmod(sc_scratch, 04755));
+}
+
+static long c_chmod_setgid(long a)
+{
+	(void)a;
+	return sc_ret(chmod(sc_scratch, 02755));
+}
+
+static long c_create_setuid(long a)
+{
+	(void)a;
+	unlink(sc_scratch);
+	return sc_fd(open(sc_scratch, O_WRONLY | O_CREAT | O_CLOEXEC, 04755));
+}
+
+static long c_openat2(long a)
+{
+	(void)a;
+	struct open_how how = {.flags = O_RDONLY | O_CLOEXEC};
+	return sc_fd(syscall(SYS_openat2, AT_FDCWD, "/", &how, sizeof how));
+}
+
 static long c_personality(long persona)
 {
 	return sc_ret(syscall(SYS_personality, (unsigned long)persona));
@@ -374,30 +418,54 @@ struct sc_sock {
 	unsigned long family, type, proto;
 };
 
-static const struct sc_sock sk_packet = {AF_PACKET, SOCK_RAW, 0x0300 /* htons(ETH_P_ALL) */};
-static const struct sc_sock sk_raw = {AF_INET, SOCK_RAW, IPPROTO_ICMP};
-static const struct sc_sock sk_raw6 = {AF_INET6, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_ICMPV6};
-static const struct sc_sock sk_ping = {AF_INET, SOCK_DGRAM, IPPROTO_ICMP};
-static const struct sc_sock sk_seqpacket = {AF_INET, SOCK_SEQPACKET, 0};
-static const struct sc_sock sk_sctp = {AF_INET6, SOCK_STREAM | SOCK_NONBLOCK, IPPROTO_SCTP};
-static const struct sc_sock sk_nl_diag = {AF_NETLINK, SOCK_RAW, NETLINK_SOCK_DIAG};
-static const struct sc_sock sk_nl_audit = {AF_NETLINK, SOCK_RAW, NETLINK_AUDIT};
-static const struct sc_sock sk_wide_family = {(1UL << 32) | AF_INET, SOCK_RAW, IPPROTO_ICMP};
-static const struct sc_sock sk_wide_type = {AF_INET, (1UL << 32) | SOCK_RAW, IPPROTO_ICMP};
-static const struct sc_sock sk_wide_proto = {AF_INET, SOCK_STREAM, (1UL << 32) | IPPROTO_TCP};
-static const struct sc_sock sk_unix = {AF_UNIX, SOCK_STREAM, 0};
-static const struct sc_sock sk_tcp = {AF_INET, SOCK_STREAM, 0};
-static const struct sc_sock sk_udp6 = {AF_INET6, SOCK_DGRAM, 0};
+/* The sockets the cases make; a case's arg is an index here. */
+enum {
+	SK_PACKET,
+	SK_RAW,
+	SK_RAW6,
+	SK_PING,
+	SK_SEQPACKET,
+	SK_SCTP,
+	SK_NL_DIAG,
+	SK_NL_AUDIT,
+	SK_WIDE_FAMILY,
+	SK_WIDE_TYPE,
+	SK_WIDE_PROTO,
+	SK_UNIX,
+	SK_TCP,
+	SK_UDP6,
+};
 
-static long c_socket(long p)
+static const struct sc_sock sc_socks[] = {
+	[SK_PACKET] = {AF_PACKET, SOCK_RAW, 0x0300 /* htons(ETH_P_ALL) */},
+	[SK_RAW] = {AF_INET, SOCK_RAW, IPPROTO_ICMP},
+	[SK_RAW6] = {AF_INET6, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_ICMPV6},
+	[SK_PING] = {AF_INET, SOCK_DGRAM, IPPROTO_ICMP},
+	[SK_SEQPACKET] = {AF_INET, SOCK_SEQPACKET, 0},
+	[SK_SCTP] = {AF_INET6, SOCK_STREAM | SOCK_NONBLOCK, IPPROTO_SCTP},
+	[SK_NL_DIAG] = {AF_NETLINK, SOCK_RAW, NETLINK_SOCK_DIAG},
+	[SK_NL_AUDIT] = {AF_NETLINK, SOCK_RAW, NETLINK_AUDIT},
+	[SK_WIDE_FAMILY] = {(1UL << 32) | AF_INET, SOCK_RAW, IPPROTO_ICMP},
+	[SK_WIDE_TYPE] = {AF_INET, (1UL << 32) | SOCK_RAW, IPPROTO_ICMP},
+	[SK_WIDE_PROTO] = {AF_INET, SOCK_STREAM, (1UL << 32) | IPPROTO_TCP},
+	[SK_UNIX] = {AF_UNIX, SOCK_STREAM, 0},
+	[SK_TCP] = {AF_INET, SOCK_STREAM, 0},
+	[SK_UDP6] = {AF_INET6, SOCK_DGRAM, 0},
+};
+
+static long sc_socket(const struct sc_sock *s)
 {
-	const struct sc_sock *s = (const struct sc_sock *)p;
 	return sc_fd(syscall(SYS_socket, s->family, s->type, s->proto));
 }
 
-static long c_socketpair(long p)
+static long c_socket(long i)
 {
-	const struct sc_sock *s = (const struct sc_sock *)p;
+	return sc_socket(&sc_socks[i]);
+}
+
+static long c_socketpair(long i)
+{
+	const struct sc_sock *s = &sc_socks[i];
 	int sv[2];
 	if (syscall(SYS_socketpair, s->family, s->type, s->proto, sv) != 0)
 		return -(long)errno;
@@ -406,7 +474,7 @@ static long c_socketpair(long p)
 	return 0;
 }
 
-#define SK(what, sock, want, ok) {what, NULL, c_socket, (long)&sock, want, ok}
+#define SK(what, sock, want, ok) {what, NULL, c_socket, sock, want, ok}
 
 /* Every refusal with a control: the whole table runs under one default filter. */
 static const struct sc_case sc_refused[] = {
@@ -448,6 +516,10 @@ static const struct sc_case sc_refused[] = {
 	{"clone3(fork)", NULL, c_clone3, 0, ENOSYS, true},
 	/* terminals and personality */
 	{"ioctl(TIOCSTI)", s_pty, c_tiocsti, 0, EPERM, true},
+	{"chmod(04755)", s_scratch, c_chmod_setuid, 0, EPERM, true},
+	{"chmod(02755)", s_scratch, c_chmod_setgid, 0, EPERM, true},
+	{"open(O_CREAT, 04755)", s_scratch, c_create_setuid, 0, EPERM, true},
+	{"openat2", NULL, c_openat2, 0, ENOSYS, true},
 	{"ioctl(TIOCSTI | 1<<32)", s_pty, c_tiocsti_wide, 0, EPERM, true},
 	{"ioctl(TIOCLINUX)", s_pty, c_tioclinux, 0, EPERM, false},
 	{"personality(ADDR_NO_RANDOMIZE)", NULL, c_personality, ADDR_NO_RANDOMIZE, EPERM,
@@ -459,18 +531,18 @@ static const struct sc_case sc_refused[] = {
 	 (long)((1UL << 32) | ADDR_NO_RANDOMIZE), EPERM, true},
 	{"personality(0xfffffffe)", NULL, c_personality, 0xfffffffeL, EPERM, false},
 	/* sockets */
-	SK("socket(AF_PACKET)", sk_packet, EAFNOSUPPORT, true),
-	SK("socket(AF_INET, SOCK_RAW)", sk_raw, EPERM, true),
-	SK("socket(AF_INET6, SOCK_RAW)", sk_raw6, EPERM, true),
-	SK("socket(AF_INET, SOCK_DGRAM, IPPROTO_ICMP)", sk_ping, EPERM, false),
-	SK("socket(AF_INET, SOCK_SEQPACKET)", sk_seqpacket, EPERM, false),
-	SK("socket(AF_INET6, SOCK_STREAM, IPPROTO_SCTP)", sk_sctp, EPERM, false),
-	SK("socket(AF_NETLINK, NETLINK_SOCK_DIAG)", sk_nl_diag, EPERM, true),
-	SK("socket(AF_NETLINK, NETLINK_AUDIT)", sk_nl_audit, EPERM, true),
-	SK("socket(1<<32 | AF_INET, SOCK_RAW)", sk_wide_family, EAFNOSUPPORT, true),
-	SK("socket(AF_INET, 1<<32 | SOCK_RAW)", sk_wide_type, EPERM, true),
-	SK("socket(AF_INET, SOCK_STREAM, 1<<32 | IPPROTO_TCP)", sk_wide_proto, EPERM, true),
-	{"socketpair(AF_INET)", NULL, c_socketpair, (long)&sk_tcp, EAFNOSUPPORT, false},
+	SK("socket(AF_PACKET)", SK_PACKET, EAFNOSUPPORT, true),
+	SK("socket(AF_INET, SOCK_RAW)", SK_RAW, EPERM, true),
+	SK("socket(AF_INET6, SOCK_RAW)", SK_RAW6, EPERM, true),
+	SK("socket(AF_INET, SOCK_DGRAM, IPPROTO_ICMP)", SK_PING, EPERM, false),
+	SK("socket(AF_INET, SOCK_SEQPACKET)", SK_SEQPACKET, EPERM, false),
+	SK("socket(AF_INET6, SOCK_STREAM, IPPROTO_SCTP)", SK_SCTP, EPERM, false),
+	SK("socket(AF_NETLINK, NETLINK_SOCK_DIAG)", SK_NL_DIAG, EPERM, true),
+	SK("socket(AF_NETLINK, NETLINK_AUDIT)", SK_NL_AUDIT, EPERM, true),
+	SK("socket(1<<32 | AF_INET, SOCK_RAW)", SK_WIDE_FAMILY, EAFNOSUPPORT, true),
+	SK("socket(AF_INET, 1<<32 | SOCK_RAW)", SK_WIDE_TYPE, EPERM, true),
+	SK("socket(AF_INET, SOCK_STREAM, 1<<32 | IPPROTO_TCP)", SK_WIDE_PROTO, EPERM, true),
+	{"socketpair(AF_INET)", NULL, c_socketpair, SK_TCP, EAFNOSUPPORT, false},
 };
 
 Test(lnx_seccomp, refused_calls)
@@ -481,7 +553,7 @@ Test(lnx_seccomp, refused_calls)
 Test(lnx_seccomp, unix_sockets_follow_the_option)
 {
 	const struct lnx_seccomp_opts no_unix = {.allow_unix_sockets = false, .allow_inet = true};
-	const struct sc_case refused[] = {SK("socket(AF_UNIX) without unix rules", sk_unix,
+	const struct sc_case refused[] = {SK("socket(AF_UNIX) without unix rules", SK_UNIX,
 					     EAFNOSUPPORT, true)};
 	sc_check_with(refused, 1, &no_unix);
 
@@ -491,9 +563,9 @@ Test(lnx_seccomp, unix_sockets_follow_the_option)
 		pid_t pid = fork();
 		cr_assert_neq(pid, -1);
 		if (pid == 0) {
-			if (!sc_load(&o) || c_socketpair((long)&sk_unix) != 0)
+			if (!sc_load(&o) || c_socketpair(SK_UNIX) != 0)
 				_exit(1);
-			_exit(allow && c_socket((long)&sk_unix) != 0 ? 2 : 0);
+			_exit(allow && c_socket(SK_UNIX) != 0 ? 2 : 0);
 		}
 		int st = sc_wait(pid);
 		cr_expect(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0,
@@ -505,8 +577,8 @@ Test(lnx_seccomp, offline_refuses_ip_families)
 {
 	const struct lnx_seccomp_opts offline = {.allow_unix_sockets = true, .allow_inet = false};
 	const struct sc_case cases[] = {
-		SK("socket(AF_INET, SOCK_STREAM) offline", sk_tcp, EAFNOSUPPORT, true),
-		SK("socket(AF_INET6, SOCK_DGRAM) offline", sk_udp6, EAFNOSUPPORT, true),
+		SK("socket(AF_INET, SOCK_STREAM) offline", SK_TCP, EAFNOSUPPORT, true),
+		SK("socket(AF_INET6, SOCK_DGRAM) offline", SK_UDP6, EAFNOSUPPORT, true),
 	};
 	sc_check_with(cases, 2, &offline);
 }
@@ -537,10 +609,27 @@ Test(lnx_seccomp, every_denied_name)
 		cr_assert_neq(nr, __NR_SCMP_ERROR, "libseccomp does not know %s", names[i]);
 		cr_assert_geq(nr, 0, "%s is not a system call on this architecture", names[i]);
 		cases[i] = (struct sc_case){names[i], NULL, c_all_ones, nr,
-					    strcmp(names[i], "clone3") == 0 ? ENOSYS : EPERM, false};
+					    !strcmp(names[i], "clone3") || !strcmp(names[i], "openat2") ? ENOSYS : EPERM, false};
 	}
 	sc_check_with(cases, n, &opts_default);
 	free(cases);
+}
+
+/* Both supported architectures have every call the filter names (a name
+ * an architecture lacked would be skipped there, silently). */
+Test(lnx_seccomp, names_exist_on_x86_64_and_aarch64)
+{
+	static const uint32_t arches[] = {SCMP_ARCH_X86_64, SCMP_ARCH_AARCH64};
+	static const char *const by_argument[] = {"clone", "ioctl", "personality", "socket",
+						  "socketpair"};
+	for (size_t a = 0; a < 2; a++) {
+		for (const char *const *p = lnx_seccomp_denied_names(); *p; p++)
+			cr_expect_geq(seccomp_syscall_resolve_name_arch(arches[a], *p), 0,
+				      "%s missing on arch %#x", *p, arches[a]);
+		for (size_t i = 0; i < 5; i++)
+			cr_expect_geq(seccomp_syscall_resolve_name_arch(arches[a], by_argument[i]), 0,
+				      "%s missing on arch %#x", by_argument[i], arches[a]);
+	}
 }
 
 /* docs/linux-seccomp.md names every refused call. */
@@ -582,7 +671,7 @@ static int sc_ordinary_calls(void)
 		{AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE},
 	};
 	for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
-		if (c_socket((long)&ok[i]) != 0)
+		if (sc_socket(&ok[i]) != 0)
 			return 2;
 	struct ifaddrs *ifa;
 	if (getifaddrs(&ifa) != 0)

@@ -152,6 +152,7 @@ static void expect_echo(int fd, const char *msg)
 
 /* ---- echo server ---- */
 
+/* Tests keep theirs static: the echo thread may outlive the test function. */
 struct echo {
 	int lfd;
 	unsigned port;
@@ -369,7 +370,7 @@ static unsigned setup(struct echo *e, struct px *p, bool use_hook)
 
 Test(prx_server, adopted_listener_serves_without_secret, .timeout = 60)
 {
-	struct echo e;
+	static struct echo e;
 	struct px p;
 	unsigned open_port = setup(&e, &p, false);
 	unsigned auth_port = px_adopt(&p, true);
@@ -467,7 +468,9 @@ static int recv_fd(int sock, unsigned *port)
 static void netns_child(int sock)
 {
 	alarm(30);
-	if (unshare(CLONE_NEWNET) != 0)
+	/* Without the privilege for a network namespace, a user namespace
+	 * grants it (the sandbox's own way). */
+	if (unshare(CLONE_NEWNET) != 0 && unshare(CLONE_NEWUSER | CLONE_NEWNET) != 0)
 		_exit(77);
 	int ctl = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	struct ifreq ifr;
@@ -538,7 +541,7 @@ Test(prx_server, listener_from_another_network_namespace, .timeout = 60)
 			cr_skip_test("no network namespaces here");
 		cr_assert_fail("the child could not make its listener (status %d)", st);
 	}
-	struct echo e;
+	static struct echo e;
 	echo_start(&e);
 	struct px p;
 	px_new(&p, false);
@@ -562,7 +565,7 @@ Test(prx_server, listener_from_another_network_namespace, .timeout = 60)
 
 Test(prx_server, forward_relays_both_ways_and_closes, .timeout = 60)
 {
-	struct echo e;
+	static struct echo e;
 	echo_start(&e);
 	struct px p;
 	px_new(&p, false);
@@ -638,7 +641,7 @@ static char wait_ack(struct px *p)
 
 Test(prx_server, stop_hook_decides, .timeout = 60)
 {
-	struct echo e;
+	static struct echo e;
 	struct px p;
 	unsigned port = setup(&e, &p, true);
 	px_run(&p);

@@ -413,6 +413,7 @@ static bool compile_any(struct pair *pr, const char *src, const char *file, cons
 	pr->src = src ? src : file;
 	cage_options *o = cage_options_new();
 	cr_assert(o);
+	cage_options_target(o, "macos"); /* a Seatbelt profile is macOS only */
 	cage_options_home(o, HOME);
 	cage_options_stdlib(o, CAGE_SOURCE_DIR "/stdlib");
 	for (size_t i = 0; i < ndefs; i++)
@@ -1074,6 +1075,7 @@ static void check_example(const char *name)
 
 Test(sbpl_diff, example_claude_code) { check_example("claude-code"); }
 Test(sbpl_diff, example_codex) { check_example("codex"); }
+Test(sbpl_diff, example_gemini) { check_example("gemini"); }
 Test(sbpl_diff, example_go_offline) { check_example("go-offline"); }
 Test(sbpl_diff, example_layered) { check_example("layered"); }
 Test(sbpl_diff, example_monitor_first) { check_example("monitor-first"); }

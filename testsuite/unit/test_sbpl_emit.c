@@ -20,6 +20,7 @@ static char *emit_text(const char *src, const char **err_out)
 {
 	cage_options *o = cage_options_new();
 	cr_assert(o);
+	cage_options_target(o, "macos"); /* a Seatbelt profile is macOS only */
 	cage_options_home(o, "/Users/alice");
 	cage_policy *p = cage_load_string("t.cage", src, strlen(src), o);
 	cr_assert(p);

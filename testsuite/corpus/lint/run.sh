@@ -7,6 +7,8 @@
 #   both           stdout must equal ID/KIND-N.expected, and the exit status
 #                  must be 1 exactly when the output holds an error
 #
+# Cases are linted for Linux (a case's own --target comes later and wins),
+# so results do not depend on the host.
 # Directives (comment lines, at the end so they do not move line numbers):
 #   # args: ...     extra cagec lint arguments; @ROOT@ is the case's tree
 #   # setup: ...    a shell command run in a fresh temporary directory
@@ -32,7 +34,7 @@ args=$(sed -n 's/^# args: //p' "$case_file" | head -n 1 | sed "s|@ROOT@|$root|g"
 cd "$dir"
 set +e
 # shellcheck disable=SC2086 # args are word-split on purpose
-"$cagec" lint --home /home/u --stdlib "$src/stdlib" --color=never $args "$base.cage" >"$out" 2>&1
+"$cagec" lint --target linux --home /home/u --stdlib "$src/stdlib" --color=never $args "$base.cage" >"$out" 2>&1
 status=$?
 set -e
 sed -i "s|$root|@ROOT@|g" "$out"
