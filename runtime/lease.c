@@ -42,19 +42,31 @@ bool lease_create(struct lease *l, bool private_home, char *err, size_t errlen)
 		l->dir = strdup(real);
 	}
 	l->tmp = join(l->dir, "tmp");
-	l->empty = join(l->dir, "empty");
 	if (private_home)
 		l->home = join(l->dir, "home");
-	int fd = -1;
-	bool ok = l->dir && l->tmp && l->empty && (!private_home || l->home) &&
-		  mkdir(l->tmp, 0700) == 0 && (!l->home || mkdir(l->home, 0700) == 0) &&
-		  (fd = open(l->empty, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0)) >= 0;
-	if (fd >= 0)
-		close(fd);
+	bool ok = l->dir && l->tmp && (!private_home || l->home) && mkdir(l->tmp, 0700) == 0 &&
+		  (!l->home || mkdir(l->home, 0700) == 0);
 	if (!ok) {
 		snprintf(err, errlen, "cannot prepare the run's private directory %s: %s",
 			 l->dir ? l->dir : base, strerror(errno));
 		lease_remove(l);
+	}
+	return ok;
+}
+
+bool lease_make_empty(struct lease *l, char *err, size_t errlen)
+{
+	int fd = -1;
+	l->empty = join(l->dir, "empty");
+	bool ok = l->empty &&
+		  (fd = open(l->empty, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0)) >= 0;
+	if (fd >= 0)
+		close(fd);
+	if (!ok) {
+		snprintf(err, errlen, "cannot create the empty file in %s: %s", l->dir,
+			 strerror(errno));
+		free(l->empty);
+		l->empty = NULL;
 	}
 	return ok;
 }
@@ -65,6 +77,11 @@ static bool rm_at(int dfd, const char *name, unsigned depth)
 {
 	if (unlinkat(dfd, name, 0) == 0 || errno == ENOENT)
 		return true;
+	/* An empty directory (the usual TMPDIR after a short command) goes
+	 * without being opened, read or chmod'ed: on a journalled /tmp each of
+	 * those inode updates costs as much as the removal. */
+	if (errno == EISDIR && unlinkat(dfd, name, AT_REMOVEDIR) == 0)
+		return true;
 	if (depth > 256)
 		return false;
 	int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -72,7 +89,9 @@ static bool rm_at(int dfd, const char *name, unsigned depth)
 		fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return false;
-	(void)fchmod(fd, 0700);
+	struct stat st;
+	if (fstat(fd, &st) != 0 || (st.st_mode & 0700) != 0700)
+		(void)fchmod(fd, 0700);
 	DIR *d = fdopendir(fd);
 	if (!d) {
 		close(fd);
@@ -90,6 +109,12 @@ static bool rm_at(int dfd, const char *name, unsigned depth)
 bool lease_remove(struct lease *l)
 {
 	bool ok = true;
+	/* The known entries first, so that the lease directory is usually
+	 * empty by the time it is removed and never needs to be read. */
+	const char *known[] = { l->tmp, l->home, l->empty };
+	for (size_t i = 0; l->dir && i < sizeof known / sizeof *known; i++)
+		if (known[i])
+			(void)rm_at(AT_FDCWD, known[i], 0); /* what is left, the walk below finds */
 	if (l->dir)
 		ok = rm_at(AT_FDCWD, l->dir, 0);
 	free(l->dir);

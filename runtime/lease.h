@@ -1,9 +1,9 @@
 /*
  * lease.h - the private directory of one cagerun run: the command's TMPDIR,
- * its HOME when the policy says `private home`, and an empty unreadable
- * file the Linux sandbox mounts over denied files. Created 0700 before the
- * sandbox starts, removed (without following any link the command left in
- * it) when the run ends.
+ * its HOME when the policy says `private home`, and, when the plan hides a
+ * file, an empty unreadable file the Linux sandbox mounts over it. Created
+ * 0700 before the sandbox starts, removed (without following any link the
+ * command left in it) when the run ends.
  */
 #ifndef CAGE_LEASE_H
 #define CAGE_LEASE_H
@@ -15,8 +15,12 @@ struct lease {
 	char *dir, *tmp, *home, *empty;
 };
 
-/* Under $TMPDIR (or /tmp). */
+/* Under $TMPDIR (or /tmp): the directory and its tmp, and home when asked
+ * for (l->home stays NULL otherwise). */
 bool lease_create(struct lease *l, bool private_home, char *err, size_t errlen);
+/* Adds the empty file (l->empty), only for a run that needs it: each inode
+ * is one more to create and remove on every run. */
+bool lease_make_empty(struct lease *l, char *err, size_t errlen);
 /* Removes the lease and everything in it; false if anything is left. */
 bool lease_remove(struct lease *l);
 

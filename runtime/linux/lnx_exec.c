@@ -129,9 +129,7 @@ _Noreturn void lnx_exec_main(struct lnx_child *c, const char *proxy_note)
 	}
 	if (!drop_privileges(err, sizeof err) || !apply_landlock(s, err, sizeof err))
 		lnx_child_fail(c, 125, err);
-	struct lnx_seccomp_opts so = { .allow_unix_sockets = s->allow_unix_sockets,
-				       .allow_inet = true };
-	if (!lnx_seccomp_load(&so, err, sizeof err))
+	if (!lnx_seccomp_install(s->seccomp, err, sizeof err))
 		lnx_child_fail(c, 125, err);
 	if (syscall(SYS_close_range, 3u, ~0u, CLOSE_RANGE_CLOEXEC) != 0)
 		lnx_child_fail(c, 125, "cannot close inherited descriptors");

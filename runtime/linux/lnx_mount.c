@@ -107,6 +107,9 @@ static bool apply_one(const struct lplan_node *n, const char *empty_file, char *
 		fail(err, errlen, "cannot stat", n->path);
 	} else if ((n->mount & LPM_HIDE) && n->is_dir) {
 		ok = hide_dir(tfd, n->path, err, errlen);
+	} else if ((n->mount & LPM_HIDE) && !empty_file) {
+		errno = ENOENT; /* the lease made none: refuse rather than leave it visible */
+		ok = fail(err, errlen, "no empty file to hide", n->path);
 	} else if (n->mount & LPM_HIDE) {
 		int src = open_nofollow(empty_file);
 		ok = src >= 0 ? clone_onto(src, tfd, n->path, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOEXEC,

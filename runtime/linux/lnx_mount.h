@@ -15,7 +15,8 @@
  * Called in the new user, mount and PID namespaces. */
 bool lnx_mount_prepare(char *err, size_t errlen);
 /* Applies the plan's mounts, deepest first. `empty_file` is an empty,
- * unreadable file that hides a denied file. */
+ * unreadable file that hides a denied file (NULL when the plan hides no
+ * file: a hide without it fails the run). */
 bool lnx_mount_apply(const struct lplan *plan, const char *empty_file, char *err, size_t errlen);
 
 /* Makes every mount read-only and nosuid except the trees where the plan

@@ -8,6 +8,9 @@
  *   sandbox -> adopt its listeners -> wait for the exec -> serve the proxy
  *   and forward signals until init exits -> report, clean up.
  *
+ * The seccomp filter is built here, before the clone, so that the child
+ * only installs it (see lnx_seccomp.h).
+ *
  * Everything before "wait for the exec" that fails ends the run with 125
  * and the command has not started.
  */
@@ -33,6 +36,7 @@
 #include "lease.h"
 #include "lnx_landlock.h"
 #include "lnx_sandbox.h"
+#include "lnx_seccomp.h"
 #include "lplan.h"
 #include "policy.h"
 #include "prx.h"
@@ -67,6 +71,7 @@ struct lrun {
 	int log_fd, sig_fd;
 	char **envp;
 	struct lnx_sandbox sb;
+	struct lnx_seccomp_prog sc;
 	int status; /* init's exit status, once it exited */
 	bool exited;
 	bool had_terminal;
@@ -125,6 +130,18 @@ static int load_policy(struct lrun *r)
 				    strerror(errno));
 	}
 	return 0;
+}
+
+/* Whether lnx_mount_apply will need the lease's empty file: a hidden
+ * file that exists (a hidden directory gets an empty tmpfs instead). */
+static bool plan_hides_file(const struct lplan *plan)
+{
+	for (size_t i = 0; i < plan->nnodes; i++) {
+		const struct lplan_node *n = &plan->nodes[i];
+		if (n->exists && !n->is_dir && (n->mount & LPM_HIDE))
+			return true;
+	}
+	return false;
 }
 
 static void print_rule_msgs(const struct lplan_msg *m, size_t n, const char *kind)
@@ -361,7 +378,8 @@ static int launch(struct lrun *r)
 			fprintf(stderr, "cagerun: created %s (the policy lets the command create it)\n", d);
 	}
 	bool isolate = r->mode == IR_MODE_ENFORCE;
-	if (!lease_create(&r->lease, r->prof->private_home, err, sizeof err))
+	if (!lease_create(&r->lease, r->prof->private_home, err, sizeof err) ||
+	    (plan_hides_file(&r->plan) && !lease_make_empty(&r->lease, err, sizeof err)))
 		return fail("%s", err);
 	if ((rc = block_signals(r)))
 		return rc;
@@ -389,9 +407,16 @@ static int launch(struct lrun *r)
 		.empty_file = r->lease.empty,
 		.proxy_port = pport,
 		.landlock_abi = abi,
-		.allow_unix_sockets = false,
+		.seccomp = &r->sc,
 		.take_terminal = r->had_terminal,
 	};
+	/* Built here rather than in the child: its allocations then land on
+	 * the parent's own pages instead of copy-on-write ones, and the child
+	 * allocates nothing after the clone. Unix sockets stay closed until
+	 * the policy language can grant them. */
+	const struct lnx_seccomp_opts so = { .allow_unix_sockets = false, .allow_inet = true };
+	if (!lnx_seccomp_build(&so, &r->sc, err, sizeof err))
+		return fail("%s; nothing was run", err);
 	if (!lnx_sandbox_start(&spec, &r->sb, err, sizeof err))
 		return fail("%s; nothing was run", err);
 	if (isolate && ((rc = start_proxy_server(r)) || (rc = adopt_listeners(r))))
@@ -443,6 +468,7 @@ int run_command(const struct run_opts *o)
 	r.sb.err_fd = -1;
 	r.sb.go_fd = -1;
 	int status = launch(&r);
+	lnx_seccomp_prog_free(&r.sc);
 	lnx_sandbox_kill(&r.sb);
 	restore_terminal(&r);
 	if (r.srv && !o->quiet) {

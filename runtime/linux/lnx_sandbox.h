@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "lnx_seccomp.h"
 #include "lplan.h"
 
 #define LNX_MAX_LISTENERS 257 /* the proxy's and up to 256 forwarded ports */
@@ -29,10 +30,11 @@ struct lnx_spec {
 	const char *cwd;          /* where the command starts */
 	const char *tmp_dir;      /* private TMPDIR: every right */
 	const char *home_dir;     /* private HOME, or NULL */
-	const char *empty_file;   /* an empty unreadable file, to hide files */
+	const char *empty_file;   /* an empty unreadable file, to hide files; NULL when the
+	                             plan hides none */
 	uint16_t proxy_port;      /* isolate_net: the proxy's port inside */
 	int landlock_abi;
-	bool allow_unix_sockets;
+	const struct lnx_seccomp_prog *seccomp; /* built by the caller, installed last */
 	bool take_terminal;       /* make the command the terminal's foreground group */
 };
 

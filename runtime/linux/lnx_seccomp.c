@@ -26,17 +26,23 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/filter.h>
 #include <linux/netlink.h>
+#include <linux/seccomp.h>
 #include <netinet/in.h>
 #include <sched.h>
 #include <seccomp.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 /* clone's flags are its first argument on every architecture but s390,
  * where the stack pointer comes first; the clone rules would match the
@@ -318,18 +324,56 @@ static bool lnx_sc_attr(struct lnx_sc *sc, enum scmp_filter_attr a, uint32_t v, 
 	return rc == 0;
 }
 
-bool lnx_seccomp_load(const struct lnx_seccomp_opts *o, char *err, size_t errlen)
+/* The launcher sets no_new_privs itself; finding it unset means the launch
+ * steps ran out of order, which must not pass silently. */
+static bool lnx_sc_nnp_set(char *err, size_t errlen)
 {
-	if (!o) {
-		snprintf(err, errlen, "seccomp: no options");
-		return false;
-	}
-	/* The launcher sets no_new_privs itself; finding it unset means the
-	 * launch steps ran out of order, which must not pass silently. */
 	int nnp = prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0);
 	if (nnp != 1) {
 		snprintf(err, errlen, "seccomp: no_new_privs is not set%s%s",
 			 nnp < 0 ? ": " : "", nnp < 0 ? strerror(errno) : "");
+		return false;
+	}
+	return true;
+}
+
+/* libseccomp 2.5 exports only to a descriptor: a memfd, read back. */
+static bool lnx_sc_export(scmp_filter_ctx ctx, struct lnx_seccomp_prog *p, char *err,
+			  size_t errlen)
+{
+	int fd = memfd_create("cage-seccomp", MFD_CLOEXEC);
+	if (fd < 0) {
+		snprintf(err, errlen, "seccomp: memfd_create: %s", strerror(errno));
+		return false;
+	}
+	bool ok = false;
+	int rc = seccomp_export_bpf(ctx, fd);
+	off_t size = rc == 0 ? lseek(fd, 0, SEEK_END) : -1;
+	if (rc < 0) {
+		snprintf(err, errlen, "seccomp: cannot generate the filter: %s", strerror(-rc));
+	} else if (size <= 0 || size % (off_t)sizeof(struct sock_filter) != 0 ||
+		   size / (off_t)sizeof(struct sock_filter) > BPF_MAXINSNS) {
+		snprintf(err, errlen, "seccomp: the generated filter has a bad size (%lld bytes)",
+			 (long long)size);
+	} else if (!(p->insns = malloc((size_t)size))) {
+		snprintf(err, errlen, "seccomp: out of memory");
+	} else if (pread(fd, p->insns, (size_t)size, 0) != (ssize_t)size) {
+		snprintf(err, errlen, "seccomp: cannot read the generated filter back");
+		lnx_seccomp_prog_free(p);
+	} else {
+		p->len = (unsigned short)(size / (off_t)sizeof(struct sock_filter));
+		ok = true;
+	}
+	close(fd);
+	return ok;
+}
+
+bool lnx_seccomp_build(const struct lnx_seccomp_opts *o, struct lnx_seccomp_prog *p, char *err,
+		       size_t errlen)
+{
+	memset(p, 0, sizeof *p);
+	if (!o) {
+		snprintf(err, errlen, "seccomp: no options");
 		return false;
 	}
 	/* KILL_PROCESS needs API level 3 (Linux 4.14). */
@@ -348,15 +392,43 @@ bool lnx_seccomp_load(const struct lnx_seccomp_opts *o, char *err, size_t errlen
 		  lnx_sc_attr(&sc, SCMP_FLTATR_CTL_NNP, 0, "no_new_privs handling") &&
 		  lnx_sc_deny_names(&sc) && lnx_sc_deny_clone_ns(&sc) &&
 		  lnx_sc_deny_tty_inject(&sc) && lnx_sc_deny_personality(&sc) &&
-		  lnx_sc_deny_setid_modes(&sc) &&
-		  lnx_sc_socket(&sc, o);
-	if (ok) {
-		int rc = seccomp_load(sc.ctx);
-		if (rc < 0) {
-			snprintf(err, errlen, "seccomp: cannot load the filter: %s", strerror(-rc));
-			ok = false;
-		}
-	}
+		  lnx_sc_deny_setid_modes(&sc) && lnx_sc_socket(&sc, o) &&
+		  lnx_sc_export(sc.ctx, p, err, errlen);
 	seccomp_release(sc.ctx);
+	return ok;
+}
+
+bool lnx_seccomp_install(const struct lnx_seccomp_prog *p, char *err, size_t errlen)
+{
+	if (!p->insns || p->len == 0) {
+		snprintf(err, errlen, "seccomp: no filter was built");
+		return false;
+	}
+	if (!lnx_sc_nnp_set(err, errlen))
+		return false;
+	struct sock_fprog prog = {.len = p->len, .filter = p->insns};
+	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) != 0) {
+		snprintf(err, errlen, "seccomp: cannot load the filter: %s", strerror(errno));
+		return false;
+	}
+	return true;
+}
+
+void lnx_seccomp_prog_free(struct lnx_seccomp_prog *p)
+{
+	free(p->insns);
+	p->insns = NULL;
+	p->len = 0;
+}
+
+bool lnx_seccomp_load(const struct lnx_seccomp_opts *o, char *err, size_t errlen)
+{
+	/* Checked before building too, as before the split: a caller that
+	 * forgot no_new_privs learns it without the cost of a build. */
+	if (!lnx_sc_nnp_set(err, errlen))
+		return false;
+	struct lnx_seccomp_prog p;
+	bool ok = lnx_seccomp_build(o, &p, err, errlen) && lnx_seccomp_install(&p, err, errlen);
+	lnx_seccomp_prog_free(&p);
 	return ok;
 }

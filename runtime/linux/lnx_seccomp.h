@@ -26,6 +26,24 @@ struct lnx_seccomp_opts {
  * right before execve). Requires no_new_privs already set. Returns false with a message in err. */
 bool lnx_seccomp_load(const struct lnx_seccomp_opts *o, char *err, size_t errlen);
 
+/* The same filter in two steps, so that the costly part (libseccomp turning some two hundred rules
+ * into BPF, about a millisecond) runs in cagerun before the clone, and the sandboxed child only
+ * installs the result without allocating. The program is exactly the one
+ * lnx_seccomp_load would load (libseccomp generates it the same way for export and for loading). */
+struct sock_filter;
+struct lnx_seccomp_prog {
+	struct sock_filter *insns; /* malloc'd */
+	unsigned short len;
+};
+/* Builds the filter for o into p (free with lnx_seccomp_prog_free). Needs no privileges. */
+bool lnx_seccomp_build(const struct lnx_seccomp_opts *o, struct lnx_seccomp_prog *p, char *err,
+		       size_t errlen);
+/* Installs p into the calling thread with the flags libseccomp's own load uses here (none).
+ * Requires no_new_privs already set. Makes no allocation, so it is safe in a child cloned from a
+ * multi-threaded process. */
+bool lnx_seccomp_install(const struct lnx_seccomp_prog *p, char *err, size_t errlen);
+void lnx_seccomp_prog_free(struct lnx_seccomp_prog *p);
+
 /* For docs and tests: the names of the syscalls the filter refuses whatever their arguments
  * (clone3 with ENOSYS, the others with EPERM), NULL-terminated, static. The calls refused only
  * for some arguments (clone, ioctl, personality, socket, socketpair) are not in it. */

@@ -31,14 +31,9 @@
 #include <time.h>
 #include <unistd.h>
 
-extern char **environ;
+#include "bench_net.h"
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
+extern char **environ;
 
 static void die(const char *m)
 {
@@ -46,114 +41,15 @@ static void die(const char *m)
 	exit(2);
 }
 
-/* ---- servers: one epoll thread, sink and echo listeners ---- */
-
-static int listen_on(const char *ip, unsigned *port)
-{
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	struct sockaddr_in a = { .sin_family = AF_INET };
-	inet_pton(AF_INET, ip, &a.sin_addr);
-	if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof a) || listen(fd, 4096))
-		die("listen");
-	socklen_t sl = sizeof a;
-	getsockname(fd, (struct sockaddr *)&a, &sl);
-	*port = ntohs(a.sin_port);
-	return fd;
-}
-
-static int sink_l, echo_l;
-static unsigned sink_port, echo_port;
-
-static void *server(void *arg)
-{
-	(void)arg;
-	int ep = epoll_create1(EPOLL_CLOEXEC);
-	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = (uint64_t)sink_l | (1ull << 40) };
-	epoll_ctl(ep, EPOLL_CTL_ADD, sink_l, &ev);
-	ev.data.u64 = (uint64_t)echo_l | (2ull << 40);
-	epoll_ctl(ep, EPOLL_CTL_ADD, echo_l, &ev);
-	static char buf[1 << 20];
-	struct epoll_event evs[256];
-	for (;;) {
-		int n = epoll_wait(ep, evs, 256, -1);
-		for (int i = 0; i < n; i++) {
-			int fd = (int)(evs[i].data.u64 & 0xffffffff);
-			unsigned kind = (unsigned)(evs[i].data.u64 >> 40);
-			bool listener = evs[i].data.u64 >> 32 & 0xff;
-			if (fd == sink_l || fd == echo_l) {
-				for (int k = 0; k < 256; k++) {
-					int c = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-					if (c < 0)
-						break;
-					int one = 1;
-					setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-					struct epoll_event ce = { .events = EPOLLIN,
-								  .data.u64 = (uint64_t)c | ((uint64_t)kind << 40) };
-					epoll_ctl(ep, EPOLL_CTL_ADD, c, &ce);
-				}
-				continue;
-			}
-			(void)listener;
-			ssize_t r = recv(fd, buf, sizeof buf, 0);
-			if (r <= 0) {
-				if (r < 0 && errno == EAGAIN)
-					continue;
-				close(fd);
-				continue;
-			}
-			if (kind == 2) { /* echo; small messages only */
-				for (ssize_t off = 0; off < r;) {
-					ssize_t w = send(fd, buf + off, (size_t)(r - off), MSG_NOSIGNAL);
-					if (w <= 0)
-						break;
-					off += w;
-				}
-			}
-		}
-	}
-	return NULL;
-}
-
 /* ---- proxies ---- */
 
 struct proxy {
 	const char *name;
 	pid_t pid;
-	unsigned port;
-	char auth[200];
+	struct bn_proxy net;
 };
 
-static void b64(const char *in, char *out)
-{
-	static const char t[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	size_t n = strlen(in), o = 0;
-	for (size_t i = 0; i < n; i += 3) {
-		uint32_t v = (uint32_t)(unsigned char)in[i] << 16;
-		if (i + 1 < n)
-			v |= (uint32_t)(unsigned char)in[i + 1] << 8;
-		if (i + 2 < n)
-			v |= (unsigned char)in[i + 2];
-		out[o++] = t[(v >> 18) & 63];
-		out[o++] = t[(v >> 12) & 63];
-		out[o++] = i + 1 < n ? t[(v >> 6) & 63] : '=';
-		out[o++] = i + 2 < n ? t[v & 63] : '=';
-	}
-	out[o] = 0;
-}
-
-static int tcp_connect(unsigned port, const char *ip)
-{
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
-	inet_pton(AF_INET, ip, &a.sin_addr);
-	int one = 1;
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-	if (connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
+static unsigned sink_port, echo_port;
 
 static const char *extra_args[8];
 static int nextra;
@@ -181,21 +77,20 @@ static bool start_cage(struct proxy *p, const char *bin)
 	if (!fgets(line, sizeof line, f))
 		return false;
 	fclose(f);
-	char addr[128], secret[64], up[100], enc[160];
+	char addr[128], secret[64];
 	if (sscanf(line, "listening %127s %63s", addr, secret) != 2)
 		return false;
-	p->port = (unsigned)atoi(strrchr(addr, ':') + 1);
-	snprintf(up, sizeof up, "b:%s", secret);
-	b64(up, enc);
-	snprintf(p->auth, sizeof p->auth, "Proxy-Authorization: Basic %s\r\n", enc);
+	snprintf(p->net.ip, sizeof p->net.ip, "127.0.0.1");
+	p->net.port = (unsigned)atoi(strrchr(addr, ':') + 1);
+	bn_basic_auth(p->net.auth, sizeof p->net.auth, "b", secret);
 	p->name = "cage proxy";
 	return true;
 }
 
 static bool start_tinyproxy(struct proxy *p)
 {
-	unsigned port;
-	int fd = listen_on("127.0.0.1", &port);
+	unsigned port = 0;
+	int fd = bn_listen("127.0.0.1", &port);
 	close(fd);
 	char conf[] = "/tmp/prx_bench_tinyproxy.XXXXXX";
 	int cf = mkstemp(conf);
@@ -214,11 +109,12 @@ static bool start_tinyproxy(struct proxy *p)
 	if (posix_spawnp(&p->pid, "tinyproxy", &fa, NULL, (char *const *)argv, environ))
 		return false;
 	for (int i = 0; i < 300; i++) {
-		int c = tcp_connect(port, "127.0.0.1");
+		int c = bn_connect("127.0.0.1", port);
 		if (c >= 0) {
 			close(c);
-			p->port = port;
-			p->auth[0] = 0;
+			snprintf(p->net.ip, sizeof p->net.ip, "127.0.0.1");
+			p->net.port = port;
+			p->net.auth[0] = 0;
 			p->name = "tinyproxy";
 			unlink(conf);
 			return true;
@@ -234,98 +130,16 @@ static void stop(struct proxy *p)
 	waitpid(p->pid, NULL, 0);
 }
 
-/* CONNECT through p (or direct when p is NULL); returns the tunnel fd. */
-static int open_tunnel(const struct proxy *p, unsigned port)
-{
-	if (!p)
-		return tcp_connect(port, "127.0.0.2");
-	int fd = tcp_connect(p->port, "127.0.0.1");
-	if (fd < 0)
-		return -1;
-	char req[512], resp[512];
-	int n = snprintf(req, sizeof req, "CONNECT 127.0.0.2:%u HTTP/1.1\r\nHost: 127.0.0.2:%u\r\n%s\r\n",
-			 port, port, p->auth);
-	if (send(fd, req, (size_t)n, MSG_NOSIGNAL) != n) {
-		close(fd);
-		return -1;
-	}
-	size_t got = 0;
-	while (got < sizeof resp - 1) {
-		ssize_t r = recv(fd, resp + got, sizeof resp - 1 - got, 0);
-		if (r <= 0)
-			break;
-		got += (size_t)r;
-		resp[got] = 0;
-		if (strstr(resp, "\r\n\r\n"))
-			break;
-	}
-	resp[got] = 0;
-	if (strncmp(resp + 9, "200", 3) != 0 || !strstr(resp, "\r\n\r\n")) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
-/* ---- workloads ---- */
-
-static double throughput(const struct proxy *p, size_t bytes)
-{
-	static char buf[1 << 20];
-	int fd = open_tunnel(p, sink_port);
-	if (fd < 0)
-		return 0;
-	double t0 = now_s();
-	for (size_t sent = 0; sent < bytes;) {
-		size_t n = bytes - sent < sizeof buf ? bytes - sent : sizeof buf;
-		ssize_t w = send(fd, buf, n, MSG_NOSIGNAL);
-		if (w <= 0) {
-			close(fd);
-			return 0;
-		}
-		sent += (size_t)w;
-	}
-	shutdown(fd, SHUT_WR);
-	char c;
-	while (recv(fd, &c, 1, 0) > 0) /* sink closes after EOF: all delivered */
-		;
-	double dt = now_s() - t0;
-	close(fd);
-	return (double)bytes / dt;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-/* One connect (+ CONNECT) + 1-byte echo + close, in microseconds; < 0 on
- * failure. */
-static double one_setup(const struct proxy *p)
-{
-	double t0 = now_s();
-	int fd = open_tunnel(p, echo_port);
-	char c = 'x';
-	if (fd < 0 || send(fd, &c, 1, MSG_NOSIGNAL) != 1 || recv(fd, &c, 1, 0) != 1) {
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	close(fd);
-	return (now_s() - t0) * 1e6;
-}
-
 /* The three set-ups interleaved, so that noise from other load on the
  * machine hits all of them alike. v[k] gets k's samples. */
 static bool latency(const struct proxy *const *ps, int np, int iters, double **v)
 {
 	for (int i = 0; i < iters; i++)
 		for (int k = 0; k < np; k++)
-			if ((v[k][i] = one_setup(ps[k])) < 0)
+			if ((v[k][i] = bn_setup_us(ps[k] ? &ps[k]->net : NULL, "127.0.0.2", echo_port)) < 0)
 				return false;
 	for (int k = 0; k < np; k++)
-		qsort(v[k], (size_t)iters, sizeof(double), cmp_d);
+		qsort(v[k], (size_t)iters, sizeof(double), bn_cmp_double);
 	return true;
 }
 
@@ -365,8 +179,8 @@ static double concurrent(const struct proxy *p, int n, int *ok_out)
 	int *fds = malloc(sizeof(int) * (size_t)n);
 	int *state = calloc((size_t)n, sizeof(int));
 	int ep = epoll_create1(EPOLL_CLOEXEC);
-	double t0 = now_s();
-	unsigned target = p ? p->port : echo_port;
+	double t0 = bn_now();
+	unsigned target = p ? p->net.port : echo_port;
 	const char *ip = p ? "127.0.0.1" : "127.0.0.2";
 	for (int i = 0; i < n; i++) {
 		fds[i] = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -378,12 +192,12 @@ static double concurrent(const struct proxy *p, int n, int *ok_out)
 	}
 	char req[512];
 	int rl = p ? snprintf(req, sizeof req, "CONNECT 127.0.0.2:%u HTTP/1.1\r\n%s\r\n", echo_port,
-			      p->auth)
+			      p->net.auth)
 		   : 0;
 	/* states: 0 connecting, 1 wait 200, 2 wait echo, 3 done, -1 failed */
 	int done = 0;
 	struct epoll_event evs[256];
-	while (done < n && now_s() - t0 < 30) {
+	while (done < n && bn_now() - t0 < 30) {
 		int k = epoll_wait(ep, evs, 256, 1000);
 		for (int j = 0; j < k; j++) {
 			int i = (int)evs[j].data.u32;
@@ -427,7 +241,7 @@ static double concurrent(const struct proxy *p, int n, int *ok_out)
 		ok += state[i] == 3;
 		close(fds[i]);
 	}
-	double dt = now_s() - t0;
+	double dt = bn_now() - t0;
 	close(ep);
 	*ok_out = ok;
 	free(fds);
@@ -437,7 +251,7 @@ static double concurrent(const struct proxy *p, int n, int *ok_out)
 
 static double median(double *v, int n)
 {
-	qsort(v, (size_t)n, sizeof *v, cmp_d);
+	qsort(v, (size_t)n, sizeof *v, bn_cmp_double);
 	return v[n / 2];
 }
 
@@ -471,10 +285,7 @@ int main(int argc, char **argv)
 	getrlimit(RLIMIT_NOFILE, &rl);
 	rl.rlim_cur = rl.rlim_max;
 	setrlimit(RLIMIT_NOFILE, &rl);
-	sink_l = listen_on("127.0.0.2", &sink_port);
-	echo_l = listen_on("127.0.0.2", &echo_port);
-	pthread_t th;
-	pthread_create(&th, NULL, server, NULL);
+	bn_servers_start("127.0.0.2", &sink_port, &echo_port);
 
 	struct proxy cage, tiny;
 	if (!start_cage(&cage, argv[1]))
@@ -487,12 +298,12 @@ int main(int argc, char **argv)
 	/* Throughput: direct, cage, tinyproxy interleaved per run. */
 	double d[50], c[50], t[50], ccpu_t = 0, tcpu_t = 0;
 	for (int r = 0; r < runs; r++) {
-		d[r] = throughput(NULL, bytes);
+		d[r] = bn_throughput(NULL, "127.0.0.2", sink_port, bytes);
 		double c0 = cpu_s(cage.pid);
-		c[r] = throughput(&cage, bytes);
+		c[r] = bn_throughput(&cage.net, "127.0.0.2", sink_port, bytes);
 		ccpu_t += cpu_s(cage.pid) - c0;
 		double t0 = have_tiny ? cpu_s(tiny.pid) : 0;
-		t[r] = have_tiny ? throughput(&tiny, bytes) : 0;
+		t[r] = have_tiny ? bn_throughput(&tiny.net, "127.0.0.2", sink_port, bytes) : 0;
 		tcpu_t += have_tiny ? cpu_s(tiny.pid) - t0 : 0;
 	}
 	double md = median(d, runs), mc = median(c, runs), mt = median(t, runs);

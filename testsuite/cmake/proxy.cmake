@@ -5,7 +5,8 @@
 add_executable(prx_testproxy ${CMAKE_CURRENT_SOURCE_DIR}/proxy/prx_testproxy.c)
 target_link_libraries(prx_testproxy PRIVATE cage)
 find_package(Threads REQUIRED)
-add_executable(prx_itest ${CMAKE_CURRENT_SOURCE_DIR}/proxy/prx_itest.c)
+add_executable(prx_itest ${CMAKE_CURRENT_SOURCE_DIR}/proxy/prx_itest.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/bench/bench_net.c)
 target_link_libraries(prx_itest PRIVATE PkgConfig::XXHASH Threads::Threads)
 add_test(NAME proxy/integration COMMAND prx_itest $<TARGET_FILE:prx_testproxy>)
 set_tests_properties(proxy/integration PROPERTIES TIMEOUT 300)
@@ -14,9 +15,14 @@ if(TARGET cagerun)
   set_tests_properties(proxy/cagerun PROPERTIES TIMEOUT 120)
 endif()
 
-# Benchmark (not a test): build/testsuite/prx_bench build/testsuite/prx_testproxy
-add_executable(prx_bench ${CMAKE_SOURCE_DIR}/testsuite/bench/prx_bench.c)
+# Benchmarks (not tests): build/testsuite/prx_bench build/testsuite/prx_testproxy,
+# and tun_bench, run by testsuite/bench/tunnel.sh.
+add_executable(prx_bench ${CMAKE_SOURCE_DIR}/testsuite/bench/prx_bench.c
+  ${CMAKE_SOURCE_DIR}/testsuite/bench/bench_net.c)
 target_link_libraries(prx_bench PRIVATE Threads::Threads)
+add_executable(tun_bench ${CMAKE_SOURCE_DIR}/testsuite/bench/tun_bench.c
+  ${CMAKE_SOURCE_DIR}/testsuite/bench/bench_net.c)
+target_link_libraries(tun_bench PRIVATE Threads::Threads)
 
 # libFuzzer target for the request parser, only with -DCAGE_FUZZ=ON and clang:
 #   mkdir -p /tmp/fh/seeds && cd /tmp/fh && .../build-fuzz/testsuite/fuzz_prx_http -max_total_time=300 seeds

@@ -36,6 +36,8 @@
 #include <dirent.h>
 #include <xxhash.h>
 
+#include "../bench/bench_net.h"
+
 static int failures, checks;
 static const char *proxy_bin;
 static char tmpdir[256];
@@ -206,25 +208,6 @@ struct proxy {
 	char secret[64];
 };
 
-static const char b64t[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-static void b64(const char *in, char *out)
-{
-	size_t n = strlen(in), o = 0;
-	for (size_t i = 0; i < n; i += 3) {
-		uint32_t v = (uint32_t)(unsigned char)in[i] << 16;
-		if (i + 1 < n)
-			v |= (uint32_t)(unsigned char)in[i + 1] << 8;
-		if (i + 2 < n)
-			v |= (unsigned char)in[i + 2];
-		out[o++] = b64t[(v >> 18) & 63];
-		out[o++] = b64t[(v >> 12) & 63];
-		out[o++] = i + 1 < n ? b64t[(v >> 6) & 63] : '=';
-		out[o++] = i + 2 < n ? b64t[v & 63] : '=';
-	}
-	out[o] = 0;
-}
-
 /* Starts the proxy with args (NULL-terminated) and reads its "listening"
  * line. Returns false if it did not come up within 5 s. */
 static bool proxy_start(struct proxy *p, const char *const *args, int *exit_code)
@@ -266,10 +249,7 @@ static bool proxy_start(struct proxy *p, const char *const *args, int *exit_code
 	    (sscanf(line, "listening %127s %63s", addr, p->secret) == 2 && strcmp(addr, "unix"))) {
 		char *c = strrchr(addr, ':');
 		p->port = c ? (unsigned)atoi(c + 1) : 0;
-		char up[128], enc[200];
-		snprintf(up, sizeof up, "anyone:%s", p->secret);
-		b64(up, enc);
-		snprintf(p->auth, sizeof p->auth, "Proxy-Authorization: Basic %s\r\n", enc);
+		bn_basic_auth(p->auth, sizeof p->auth, "anyone", p->secret);
 		return true;
 	}
 	if (strncmp(line, "listening unix", 14) == 0)

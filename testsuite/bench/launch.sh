@@ -1,0 +1,105 @@
+#!/bin/sh
+# launch.sh - what starting a command inside a sandbox costs: whole-process
+# times of `/bin/true` run bare (the anchor), through `cagerun --mode
+# enforce-fs` and `--mode enforce` with examples/claude-code.cage
+# (compiling the policy included), through bubblewrap with a comparable
+# set-up, and through Anthropic's sandbox runtime (`srt`), all interleaved
+# round by round in one bench_run call. Two more anchors say what part is
+# the kernel's: `cagec` compiling the same policy (front end alone), and
+# ns_floor, which makes the same namespaces and mounts, forks and execs
+# /bin/true, and does nothing else (no policy, Landlock, seccomp, lease).
+# Usage:
+#   testsuite/bench/launch.sh BUILD_DIR [RUNS]
+# Optional: SRT_PREFIX=DIR reuses an npm prefix that already holds
+# @anthropic-ai/sandbox-runtime (otherwise it is installed into a scratch
+# prefix with `npm install --prefix`); SKIP="srt bwrap ..." leaves rows out.
+# A row whose tool is missing or fails its trial run is skipped with the
+# reason; the benchmark never installs system packages itself.
+set -eu
+build=$(cd "${1:?usage: launch.sh BUILD_DIR [RUNS]}" && pwd)
+runs=${2:-21}
+src=$(cd "$(dirname "$0")/../.." && pwd)
+skip=" ${SKIP:-} "
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# The workspace: a scratch git repository, so that the policy's
+# "{workspace}/.git/hooks/**" deny has something to name.
+ws="$tmp/ws"
+mkdir -p "$ws"
+git -C "$ws" init -q
+mkdir -p "$ws/.git/hooks"
+cd "$ws"
+
+policy="$src/examples/claude-code.cage"
+cagerun="$build/cagerun"
+add() { # add NAME COMMAND... : keep the row if one trial run succeeds
+	name=$1
+	shift
+	case "$skip" in *" $name "*) echo "skipped $name: in SKIP"; return;; esac
+	if ! out=$("$@" 2>&1 </dev/null); then
+		echo "skipped $name: trial run failed: $(echo "$out" | tail -n 3 | tr '\n' ' ')"
+		return
+	fi
+	printf '%s\n' "$name" >>"$tmp/names"
+	rows="$rows ::: $*"
+}
+
+# Rows are collected as one word list; every path here is free of spaces
+# and quotes (mktemp, the build and source directories are checked below).
+case "$tmp$build$src" in *[[:space:]\'\"\\]*)
+	echo "launch.sh: paths with spaces or quotes are not supported" >&2; exit 2;;
+esac
+rows=""
+: >"$tmp/names"
+add "true" /bin/true
+add "cagerun-enforce-fs" "$cagerun" -p "$policy" -D "workspace=$ws" --mode enforce-fs -- /bin/true
+add "cagerun-enforce" "$cagerun" -p "$policy" -D "workspace=$ws" --mode enforce -- /bin/true
+add "cagec-compile-only" "$build/cagec" "$policy" -D "workspace=$ws" --emit ir -o /dev/null
+add "ns-floor-fs" "$build/testsuite/ns_floor" -- /bin/true
+add "ns-floor-net" "$build/testsuite/ns_floor" --net -- /bin/true
+if command -v bwrap >/dev/null; then
+	add "bwrap" bwrap --ro-bind / / --dev /dev --proc /proc --unshare-net /bin/true
+else
+	echo "skipped bwrap: not installed (Debian: apt-get install bubblewrap)"
+fi
+
+srt_row() {
+	case "$skip" in *" srt "*) echo "skipped srt: in SKIP"; return;; esac
+	for t in bwrap socat rg npm; do
+		if ! command -v "$t" >/dev/null; then
+			echo "skipped srt: needs $t (Debian: bubblewrap socat ripgrep npm)"
+			return
+		fi
+	done
+	prefix=${SRT_PREFIX:-$tmp/srt}
+	bin="$prefix/node_modules/.bin/srt"
+	if [ ! -x "$bin" ]; then
+		echo "installing @anthropic-ai/sandbox-runtime into $prefix ..."
+		if ! npm install --silent --no-audit --no-fund --prefix "$prefix" \
+			@anthropic-ai/sandbox-runtime >"$tmp/npm.log" 2>&1; then
+			echo "skipped srt: npm install failed: $(tail -n 3 "$tmp/npm.log" | tr '\n' ' ')"
+			return
+		fi
+	fi
+	# Nothing special allowed: no hosts, no extra writes, no denies.
+	printf '%s\n' '{"network":{"allowedDomains":[],"deniedDomains":[]},' \
+		'"filesystem":{"denyRead":[],"allowWrite":[],"denyWrite":[]}}' >"$tmp/srt.json"
+	echo "srt: $(sed -n 's/.*"version": *"\([^"]*\)".*/\1/p' \
+		"$prefix/node_modules/@anthropic-ai/sandbox-runtime/package.json")"
+	add "srt" "$bin" --settings "$tmp/srt.json" /bin/true
+}
+srt_row
+
+echo "machine: $(nproc) cores, $(uname -r), load: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "cagerun: $("$cagerun" --version); bwrap: $(bwrap --version 2>/dev/null || echo none)"
+echo "workspace: git repository $ws; cwd = workspace; $runs interleaved rounds + 3 warm-up"
+# shellcheck disable=SC2086 # rows is a word list built above
+"$build/testsuite/bench_run" -w 3 "$runs" -- ${rows# ::: } >"$tmp/out"
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+printf '%-20s %9s %9s %9s %10s %10s %9s\n' what median p90 min "+median" "+p90" "rss"
+paste "$tmp/names" "$tmp/out" | awk '
+function v(k,   i, kv) { for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == k) return kv[2] } return "" }
+{ printf "%-20s %7.3fms %7.3fms %7.3fms %10s %10s %6.1fMB\n", $1, v("median_ms"), v("p90_ms"),
+	v("min_ms"), (NR == 1 ? "anchor" : v("d_median_ms") "ms"), (NR == 1 ? "" : v("d_p90_ms") "ms"),
+	v("maxrss_kb") / 1024 }'
