@@ -50,29 +50,6 @@ const char *lplan_resolve_path(struct arena *a, const char *path)
 	return arena_strdup(a, path);
 }
 
-/* One glob component against one name: `*` any run, `?` one byte. The
- * same meaning as path.c's matcher within a component. */
-static bool seg_match(const char *p, size_t plen, const char *s)
-{
-	size_t pi = 0, si = 0, star = SIZE_MAX, mark = 0, sl = strlen(s);
-	while (si < sl) {
-		if (pi < plen && (p[pi] == '?' || p[pi] == s[si])) {
-			pi++, si++;
-		} else if (pi < plen && p[pi] == '*') {
-			star = pi++;
-			mark = si;
-		} else if (star != SIZE_MAX) {
-			pi = star + 1;
-			si = ++mark;
-		} else {
-			return false;
-		}
-	}
-	while (pi < plen && p[pi] == '*')
-		pi++;
-	return pi == plen;
-}
-
 struct walk {
 	struct arena *a;
 	const struct ir_rule *orig;
@@ -135,7 +112,7 @@ static void walk(struct walk *w, const char *dir, const char **comps, const size
 			struct stat st;
 			if (lstat(next, &st) == 0 && S_ISDIR(st.st_mode))
 				walk(w, next, comps, lens, i, n, depth + 1);
-		} else if (seg_match(c, cl, e->d_name)) {
+		} else if (path_component_match(c, cl, e->d_name, strlen(e->d_name))) {
 			walk(w, next, comps, lens, i + 1, n, depth + 1);
 		}
 	}

@@ -125,7 +125,7 @@ void path_classify(struct ir_path *p)
 }
 
 /* One component: `*` any run (no '/'), `?` one character. */
-static bool comp_match(const char *p, size_t pn, const char *s, size_t sn)
+bool path_component_match(const char *p, size_t pn, const char *s, size_t sn)
 {
 	size_t pi = 0, si = 0, star = (size_t)-1, mark = 0;
 	while (si < sn) {
@@ -186,7 +186,7 @@ static bool glob_match(const char *pat, const char *path)
 	size_t pi = 0, si = 0, star = (size_t)-1, mark = 0;
 	while (si < sn) {
 		bool dstar = pi < pn && pc[pi].n == 2 && pc[pi].s[0] == '*' && pc[pi].s[1] == '*';
-		if (pi < pn && !dstar && comp_match(pc[pi].s, pc[pi].n, sc[si].s, sc[si].n)) {
+		if (pi < pn && !dstar && path_component_match(pc[pi].s, pc[pi].n, sc[si].s, sc[si].n)) {
 			pi++;
 			si++;
 		} else if (dstar) {

@@ -27,6 +27,9 @@ bool path_match(const struct ir_path *pat, const char *path);
 bool path_query(struct arena *a, const char *home, const char *in, char **out,
 		const char **err);
 
+/* One path component against one pattern component (`*`, `?`). */
+bool path_component_match(const char *pat, size_t plen, const char *name, size_t nlen);
+
 /* True if the text has any glob character. */
 bool path_has_glob(const char *s, size_t len);
 

@@ -43,22 +43,6 @@ static void usage(FILE *f)
 		"must send the per-run secret printed on standard output as the Basic password.\n");
 }
 
-static void on_host(void *ctx, const struct host_norm *h, unsigned port, struct prx_verdict *v)
-{
-	struct cpt_result r;
-	cpt_lookup(ctx, h, port, &r);
-	v->allowed = r.allowed;
-	snprintf(v->rule, sizeof v->rule, "%s", r.by_default ? "" : r.loc);
-}
-
-static void on_addr(void *ctx, const struct sockaddr *sa, unsigned port, struct prx_verdict *v)
-{
-	(void)port; /* the port travels inside sa */
-	struct cpt_result r;
-	cpt_lookup_addr(ctx, sa, &r);
-	v->allowed = r.allowed;
-	snprintf(v->rule, sizeof v->rule, "%s", r.by_default ? "" : r.loc);
-}
 
 static bool parse_ms(const char *s, unsigned *out)
 {
@@ -245,7 +229,7 @@ static int serve(struct run *r, struct prx_config *cfg, const char *policy, cons
 		fprintf(stderr, "cagerun: %s: proxy table rejected: %s\n", policy, terr.msg);
 		return EXIT_START;
 	}
-	cfg->policy = (struct prx_policy){ &r->table, on_host, on_addr };
+	cfg->policy = prx_policy_of_table(&r->table);
 	cfg->overrides = r->res;
 
 	/* A per-run secret: 128 random bits, hex. */

@@ -175,22 +175,6 @@ static int check_kernel(struct lrun *r, int *abi)
 	return 0;
 }
 
-static void on_host(void *ctx, const struct host_norm *h, unsigned port, struct prx_verdict *v)
-{
-	struct cpt_result res;
-	cpt_lookup(ctx, h, port, &res);
-	v->allowed = res.allowed;
-	snprintf(v->rule, sizeof v->rule, "%s", res.by_default ? "" : res.loc);
-}
-
-static void on_addr(void *ctx, const struct sockaddr *sa, unsigned port, struct prx_verdict *v)
-{
-	(void)port;
-	struct cpt_result res;
-	cpt_lookup_addr(ctx, sa, &res);
-	v->allowed = res.allowed;
-	snprintf(v->rule, sizeof v->rule, "%s", res.by_default ? "" : res.loc);
-}
 
 static bool on_signal(void *ctx);
 
@@ -221,7 +205,7 @@ static int start_proxy_server(struct lrun *r)
 	struct prx_config cfg;
 	memset(&cfg, 0, sizeof cfg);
 	prx_limits_default(&cfg.limits);
-	cfg.policy = (struct prx_policy){ &r->table, on_host, on_addr };
+	cfg.policy = prx_policy_of_table(&r->table);
 	cfg.overrides = r->o->resolve;
 	cfg.log_fd = -1;
 	cfg.on_stop_fd = on_signal;

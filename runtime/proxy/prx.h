@@ -45,6 +45,11 @@ struct prx_policy {
 	void (*addr)(void *ctx, const struct sockaddr *sa, unsigned port, struct prx_verdict *v);
 };
 
+struct cpt_table;
+/* The policy a compiled rule table answers (prx_cpt.c); the table must
+ * outlive the server. */
+struct prx_policy prx_policy_of_table(const struct cpt_table *t);
+
 struct prx_limits {
 	size_t max_head;            /* request head bytes (431 beyond) */
 	size_t max_line;            /* request line bytes (414 beyond) */
