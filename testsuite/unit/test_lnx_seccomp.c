@@ -98,6 +98,9 @@ static int sc_wait(pid_t pid)
 	return st;
 }
 
+/* A scratch file some cases make; the child removes it before it exits. */
+static char sc_scratch[64];
+
 /* The child's side of one case; its exit status is the verdict. */
 static int sc_child(const struct sc_case *c, const struct lnx_seccomp_opts *o)
 {
@@ -115,6 +118,8 @@ static int sc_child(const struct sc_case *c, const struct lnx_seccomp_opts *o)
 	if (!sc_load(o))
 		return 12;
 	r = c->call(arg);
+	if (sc_scratch[0])
+		unlink(sc_scratch);
 	if (r != -c->want) {
 		fprintf(stderr, "%s under the filter: got %ld (%s), want %s\n", c->what, r,
 			r < 0 ? strerror((int)-r) : "success", strerror(c->want));
@@ -368,7 +373,6 @@ static long c_tioclinux(long fd)
 
 /* Set-id bits: each call first works on a scratch file (the control),
  * then is refused; plain modes keep working (ordinary_calls_keep_working). */
-static char sc_scratch[64];
 
 static long s_scratch(void)
 {
