@@ -37,6 +37,7 @@
 #include "lnx_landlock.h"
 #include "lnx_sandbox.h"
 #include "lnx_seccomp.h"
+#include <seccomp.h>
 #include "lplan.h"
 #include "policy.h"
 #include "prx.h"
@@ -399,7 +400,10 @@ static int launch(struct lrun *r)
 	 * allocates nothing after the clone. Unix sockets stay closed until
 	 * the policy language can grant them. */
 	const struct lnx_seccomp_opts so = { .allow_unix_sockets = false, .allow_inet = true };
-	if (!lnx_seccomp_build(&so, &r->sc, err, sizeof err))
+	if (seccomp_api_get() < 3)
+		return fail("seccomp: kernel or libseccomp too old (API level %u, need 3); nothing "
+			    "was run", seccomp_api_get());
+	if (!lnx_seccomp_prebuilt(&so, &r->sc) && !lnx_seccomp_build(&so, &r->sc, err, sizeof err))
 		return fail("%s; nothing was run", err);
 	if (!lnx_sandbox_start(&spec, &r->sb, err, sizeof err))
 		return fail("%s; nothing was run", err);

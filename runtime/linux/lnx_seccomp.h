@@ -43,6 +43,10 @@ bool lnx_seccomp_build(const struct lnx_seccomp_opts *o, struct lnx_seccomp_prog
  * multi-threaded process. */
 bool lnx_seccomp_install(const struct lnx_seccomp_prog *p, char *err, size_t errlen);
 void lnx_seccomp_prog_free(struct lnx_seccomp_prog *p);
+/* The same program as lnx_seccomp_build makes for o, generated at build
+ * time (lnx_seccomp_gen.c); false when o has no generated program (then
+ * build it) or on OOM. */
+bool lnx_seccomp_prebuilt(const struct lnx_seccomp_opts *o, struct lnx_seccomp_prog *p);
 
 /* For docs and tests: the names of the syscalls the filter refuses whatever their arguments
  * (clone3 with ENOSYS, the others with EPERM), NULL-terminated, static. The calls refused only

@@ -10,6 +10,7 @@
  * exit handler (LeakSanitizer's uses ptrace) runs under it.
  */
 #include <criterion/criterion.h>
+#include <linux/filter.h>
 #include <sys/stat.h>
 #include <linux/openat2.h>
 
@@ -813,3 +814,26 @@ Test(lnx_seccomp, x32_abi_killed)
 	sc_expect_killed("x32 getpid", c_x32_getpid);
 }
 #endif
+
+/* The program generated at build time is what libseccomp builds now: a
+ * stale generated filter (libseccomp or the rules changed) fails here. */
+Test(lnx_seccomp, prebuilt_program_is_current)
+{
+	for (int unix_ok = 0; unix_ok < 2; unix_ok++) {
+		struct lnx_seccomp_opts o = {.allow_unix_sockets = unix_ok, .allow_inet = true};
+		struct lnx_seccomp_prog built, pre;
+		char err[256];
+		cr_assert(lnx_seccomp_build(&o, &built, err, sizeof err), "%s", err);
+		cr_assert(lnx_seccomp_prebuilt(&o, &pre));
+		cr_expect_eq(pre.len, built.len, "unix %d: %u vs %u instructions", unix_ok,
+			     (unsigned)pre.len, (unsigned)built.len);
+		cr_expect(pre.len == built.len &&
+				  memcmp(pre.insns, built.insns, built.len * sizeof *built.insns) == 0,
+			  "unix %d: the generated program differs", unix_ok);
+		lnx_seccomp_prog_free(&built);
+		lnx_seccomp_prog_free(&pre);
+	}
+	struct lnx_seccomp_opts offline = {.allow_unix_sockets = false, .allow_inet = false};
+	struct lnx_seccomp_prog none;
+	cr_expect(!lnx_seccomp_prebuilt(&offline, &none), "no program was generated for it");
+}
