@@ -121,6 +121,11 @@ static bool is_ancestor(const char *anc, const char *path)
 	return strncmp(anc, path, n) == 0 && path[n] == '/';
 }
 
+bool lplan_at_or_above(const char *anc, const char *path)
+{
+	return !strcmp(anc, path) || is_ancestor(anc, path);
+}
+
 static int node_cmp(const void *x, const void *y)
 {
 	return strcmp(((const struct lplan_node *)x)->path, ((const struct lplan_node *)y)->path);
@@ -133,14 +138,14 @@ static uint64_t region_eff(const struct lplan *plan, const char *path)
 	const struct lplan_node *best = NULL;
 	for (size_t i = 0; i < plan->nnodes; i++) {
 		const struct lplan_node *n = &plan->nodes[i];
-		if ((!strcmp(n->path, path) || is_ancestor(n->path, path)) &&
+		if (lplan_at_or_above(n->path, path) &&
 		    (!best || strlen(n->path) > strlen(best->path)))
 			best = n;
 	}
 	return best ? best->ll & ~best->block : 0;
 }
 
-static char *parent_dir(struct arena *a, const char *path)
+char *lplan_parent_dir(struct arena *a, const char *path)
 {
 	const char *s = strrchr(path, '/');
 	if (!s || s == path)
@@ -186,11 +191,6 @@ static void link_parents(struct lplan *plan)
 	}
 }
 
-static const char *show(const struct lplan_node *n)
-{
-	return n->path;
-}
-
 /* A node that exists: grant what is missing, mount away the excess. */
 static void plan_existing(struct arena *a, struct lplan *plan, const struct ir_profile *dp,
 			  struct lplan_node *n, const struct lplan_node *par)
@@ -207,10 +207,10 @@ static void plan_existing(struct arena *a, struct lplan *plan, const struct ir_p
 	uint64_t inh_ll = par ? par->ll : 0, block = par ? par->block : 0;
 	if (block == LP_ALL) { /* inside a hidden tree */
 		if (want)
-			lplan_error(a, plan, denier ? denier : NULL,
+			lplan_error(a, plan, denier,
 				    "%s is inside a tree this policy hides from reading; Linux "
 				    "cannot re-open a path below a read-denied directory",
-				    show(n));
+				    n->path);
 		n->ll = inh_ll;
 		n->block = block;
 		return;
@@ -229,7 +229,7 @@ static void plan_existing(struct arena *a, struct lplan *plan, const struct ir_p
 			lplan_error(a, plan, denier,
 				    "Linux cannot deny reading %s while allowing other access to "
 				    "it (reads are denied by hiding the path, which denies all)",
-				    show(n));
+				    n->path);
 		n->mount |= LPM_HIDE;
 		block = LP_ALL;
 	} else {
@@ -239,7 +239,7 @@ static void plan_existing(struct arena *a, struct lplan *plan, const struct ir_p
 					    "Linux cannot deny only part of writing below %s "
 					    "(a read-only mount denies write, create and delete "
 					    "together); deny them all there",
-					    show(n));
+					    n->path);
 			n->mount |= LPM_RDONLY;
 			block |= LP_WRITEISH;
 		}
@@ -258,10 +258,10 @@ static void plan_existing(struct arena *a, struct lplan *plan, const struct ir_p
 		lplan_note(a, plan, NULL,
 			   "listing the directory %s alone cannot be granted on Linux "
 			   "(Landlock grants whole trees); it stays unreadable",
-			   show(n));
+			   n->path);
 	if (n->is_dir && !(self & IR_A_READ) && (below & IR_A_READ) && !(n->mount & LPM_HIDE))
 		lplan_error(a, plan, sdenier,
-			    "Linux cannot deny listing %s while allowing reads below it", show(n));
+			    "Linux cannot deny listing %s while allowing reads below it", n->path);
 	if (!par)
 		return;
 	uint64_t at_parent = par->ll & ~par->block;
@@ -303,7 +303,8 @@ static bool plan_missing(struct arena *a, struct lplan *plan, const struct ir_pr
 	 * directory that exists: creating it first is what the policy allows
 	 * anyway, and the grant can then be made (an agent's ~/.codex on its
 	 * first run, say). */
-	if (n->subtree && (self & IR_A_CREATE) && below && dir_exists(parent_dir(a, n->path))) {
+	if (n->subtree && (self & IR_A_CREATE) && below &&
+	    dir_exists(lplan_parent_dir(a, n->path))) {
 		add_mkdir(a, plan, n->path);
 		n->exists = n->is_dir = n->created = true;
 		return true;
@@ -334,8 +335,9 @@ static void pin_ancestors(struct arena *a, struct lplan *plan)
 		const struct lplan_node *n = &plan->nodes[i];
 		if (!(n->mount & (LPM_HIDE | LPM_RDONLY | LPM_NOEXEC | LPM_PIN)))
 			continue;
-		for (char *d = parent_dir(a, n->path); strcmp(d, "/"); d = parent_dir(a, d)) {
-			if (!(region_eff(plan, parent_dir(a, d)) & (LP_REMOVE_DIR | LP_REFER)))
+		for (char *d = lplan_parent_dir(a, n->path); strcmp(d, "/");
+		     d = lplan_parent_dir(a, d)) {
+			if (!(region_eff(plan, lplan_parent_dir(a, d)) & (LP_REMOVE_DIR | LP_REFER)))
 				continue;
 			bool have = false;
 			for (size_t k = 0; k < plan->nnodes && !have; k++)

@@ -24,6 +24,11 @@ void lplan_rules_add(struct arena *a, struct lplan_rules *v, const struct ir_rul
 bool lplan_resolve_rules(struct arena *a, const struct ir_profile *p, struct lplan_rules *out,
 			 struct lplan *plan);
 
+/* The directory holding `path` ("/" for a top-level name). */
+char *lplan_parent_dir(struct arena *a, const char *path);
+/* True when `anc` is `path` or a directory above it. */
+bool lplan_at_or_above(const char *anc, const char *path);
+
 void lplan_error(struct arena *a, struct lplan *plan, const struct ir_rule *r, const char *fmt,
 		 ...) __attribute__((format(printf, 4, 5)));
 void lplan_note(struct arena *a, struct lplan *plan, const struct ir_rule *r, const char *fmt,

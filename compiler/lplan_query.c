@@ -13,14 +13,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static bool is_under_or_at(const char *anc, const char *path)
-{
-	size_t n = strlen(anc);
-	if (n == 1)
-		return path[0] == '/';
-	return strncmp(anc, path, n) == 0 && (path[n] == '/' || path[n] == '\0');
-}
-
 /* Landlock rights at `path`, and what mounts take away there. */
 static void rights_at(const struct lplan *plan, const char *path, uint64_t *ll,
 		      uint64_t *block, const struct lplan_node **mount_node)
@@ -31,7 +23,7 @@ static void rights_at(const struct lplan *plan, const char *path, uint64_t *ll,
 	size_t best_len = 0;
 	for (size_t i = 0; i < plan->nnodes; i++) {
 		const struct lplan_node *n = &plan->nodes[i];
-		if (!n->exists || !is_under_or_at(n->path, path))
+		if (!n->exists || !lplan_at_or_above(n->path, path))
 			continue;
 		bool at = strcmp(n->path, path) == 0;
 		/* A grant on a file covers that file only; on a directory,
@@ -54,12 +46,6 @@ static void rights_at(const struct lplan *plan, const char *path, uint64_t *ll,
 			*block = (m->mount & LPM_RDONLY ? LP_WRITEISH : 0) |
 				 (m->mount & LPM_NOEXEC ? LP_EXECUTE : 0);
 	}
-}
-
-static char *parent_of(struct arena *a, const char *path)
-{
-	const char *s = strrchr(path, '/');
-	return s && s != path ? arena_strndup(a, path, (size_t)(s - path)) : arena_strdup(a, "/");
 }
 
 static bool is_mount_point(const struct lplan *plan, const char *path)
@@ -104,7 +90,7 @@ bool lplan_query(struct arena *a, const struct lplan *plan, uint32_t access, con
 		break;
 	case IR_A_CREATE:
 	case IR_A_DELETE: {
-		const char *par = parent_of(a, rp);
+		const char *par = lplan_parent_dir(a, rp);
 		uint64_t pll, pblock;
 		const struct lplan_node *pm;
 		rights_at(plan, par, &pll, &pblock, &pm);

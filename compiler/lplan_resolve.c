@@ -65,8 +65,8 @@ static void emit(struct walk *w, const char *path, bool subtree)
 }
 
 /* Components of the pattern after the walk's position: comps[i..n). */
-static void walk(struct walk *w, const char *dir, const char **comps, const size_t *lens,
-		 size_t i, size_t n, unsigned depth)
+static void walk(struct walk *w, const char *dir, const struct path_comp *comps, size_t i,
+		 size_t n, unsigned depth)
 {
 	if (w->too_big)
 		return;
@@ -74,8 +74,8 @@ static void walk(struct walk *w, const char *dir, const char **comps, const size
 		emit(w, dir, false);
 		return;
 	}
-	const char *c = comps[i];
-	size_t cl = lens[i];
+	const char *c = comps[i].s;
+	size_t cl = comps[i].n;
 	bool dstar = cl == 2 && c[0] == '*' && c[1] == '*';
 	if (dstar && i + 1 == n) {
 		emit(w, dir, true);
@@ -85,11 +85,11 @@ static void walk(struct walk *w, const char *dir, const char **comps, const size
 		char *next = arena_printf(w->a, "%s/%.*s", strcmp(dir, "/") ? dir : "", (int)cl, c);
 		struct stat st;
 		if (lstat(next, &st) == 0)
-			walk(w, next, comps, lens, i + 1, n, depth);
+			walk(w, next, comps, i + 1, n, depth);
 		return;
 	}
 	if (dstar)
-		walk(w, dir, comps, lens, i + 1, n, depth); /* zero components */
+		walk(w, dir, comps, i + 1, n, depth); /* zero components */
 	if (depth > 64) {
 		w->too_big = true;
 		return;
@@ -111,9 +111,9 @@ static void walk(struct walk *w, const char *dir, const char **comps, const size
 			 * not make the walk endless. */
 			struct stat st;
 			if (lstat(next, &st) == 0 && S_ISDIR(st.st_mode))
-				walk(w, next, comps, lens, i, n, depth + 1);
+				walk(w, next, comps, i, n, depth + 1);
 		} else if (path_component_match(c, cl, e->d_name, strlen(e->d_name))) {
-			walk(w, next, comps, lens, i + 1, n, depth + 1);
+			walk(w, next, comps, i + 1, n, depth + 1);
 		}
 	}
 	closedir(d);
@@ -123,24 +123,12 @@ static void walk(struct walk *w, const char *dir, const char **comps, const size
 static bool expand_glob(struct arena *a, const struct ir_rule *r, struct lplan_rules *out)
 {
 	enum { MAXC = 256 };
-	const char *comps[MAXC];
-	size_t lens[MAXC], n = 0;
-	const char *t = r->t.path.text;
-	while (*t) {
-		while (*t == '/')
-			t++;
-		if (!*t)
-			break;
-		const char *s = t;
-		while (*t && *t != '/')
-			t++;
-		if (n == MAXC)
-			return false;
-		comps[n] = s;
-		lens[n++] = (size_t)(t - s);
-	}
+	struct path_comp comps[MAXC];
+	size_t n = path_split(r->t.path.text, comps, MAXC);
+	if (n == (size_t)-1)
+		return false;
 	struct walk w = { a, r, out, 0, false };
-	walk(&w, "/", comps, lens, 0, n, 0);
+	walk(&w, "/", comps, 0, n, 0);
 	return !w.too_big;
 }
 

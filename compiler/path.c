@@ -147,14 +147,7 @@ bool path_component_match(const char *p, size_t pn, const char *s, size_t sn)
 	return pi == pn;
 }
 
-/* Splits a normalised path into component spans; returns the count. The
- * root "/" has zero components. */
-struct comp {
-	const char *s;
-	size_t n;
-};
-
-static size_t split(const char *t, struct comp *out, size_t max)
+size_t path_split(const char *t, struct path_comp *out, size_t max)
 {
 	size_t k = 0;
 	while (*t) {
@@ -178,9 +171,9 @@ enum { PATH_MAX_COMPONENTS = 512 };
 
 static bool glob_match(const char *pat, const char *path)
 {
-	struct comp pc[PATH_MAX_COMPONENTS], sc[PATH_MAX_COMPONENTS];
-	size_t pn = split(pat, pc, PATH_MAX_COMPONENTS);
-	size_t sn = split(path, sc, PATH_MAX_COMPONENTS);
+	struct path_comp pc[PATH_MAX_COMPONENTS], sc[PATH_MAX_COMPONENTS];
+	size_t pn = path_split(pat, pc, PATH_MAX_COMPONENTS);
+	size_t sn = path_split(path, sc, PATH_MAX_COMPONENTS);
 	if (pn == (size_t)-1 || sn == (size_t)-1)
 		return false;
 	size_t pi = 0, si = 0, star = (size_t)-1, mark = 0;

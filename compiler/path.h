@@ -27,6 +27,15 @@ bool path_match(const struct ir_path *pat, const char *path);
 bool path_query(struct arena *a, const char *home, const char *in, char **out,
 		const char **err);
 
+/* A component of a normalised path or pattern: s[0..n). */
+struct path_comp {
+	const char *s;
+	size_t n;
+};
+/* Splits a normalised path into component spans; returns the count, or
+ * (size_t)-1 when there are more than max. The root "/" has zero. */
+size_t path_split(const char *t, struct path_comp *out, size_t max);
+
 /* One path component against one pattern component (`*`, `?`). */
 bool path_component_match(const char *pat, size_t plen, const char *name, size_t nlen);
 

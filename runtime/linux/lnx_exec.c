@@ -113,9 +113,8 @@ static bool apply_landlock(const struct lnx_spec *s, char *err, size_t errlen)
 	return lnx_landlock_enforce(&ll, err, errlen);
 }
 
-_Noreturn void lnx_exec_main(struct lnx_child *c, const char *proxy_note)
+_Noreturn void lnx_exec_main(struct lnx_child *c)
 {
-	(void)proxy_note;
 	const struct lnx_spec *s = c->s;
 	char err[600];
 	reset_signals();

@@ -191,7 +191,7 @@ _Noreturn void lnx_init_main(struct lnx_child *c)
 		lnx_child_fail(c, 125, err);
 	}
 	if (cmd == 0)
-		lnx_exec_main(c, NULL);
+		lnx_exec_main(c);
 	close(c->err_fd);
 	/* Others in the sandbox (same user) must not inspect or trace init,
 	 * which still holds capabilities in the sandbox's user namespace. */

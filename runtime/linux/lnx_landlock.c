@@ -11,13 +11,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "lnx_mount.h"
 #include "lplan.h"
 
 /* The system header may predate these (ABI 4 and 6). */
@@ -90,8 +90,7 @@ bool lnx_landlock_open(struct lnx_landlock *ll, int abi, char *err, size_t errle
 bool lnx_landlock_grant(struct lnx_landlock *ll, const char *path, uint64_t rights, bool is_dir,
 			char *err, size_t errlen)
 {
-	struct open_how how = { .flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_NO_SYMLINKS };
-	int fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how);
+	int fd = lnx_open_nofollow(path);
 	if (fd < 0) {
 		snprintf(err, errlen, "Landlock: cannot open %s: %s", path, strerror(errno));
 		return false;

@@ -22,7 +22,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-static int open_nofollow(const char *path)
+int lnx_open_nofollow(const char *path)
 {
 	struct open_how how = { .flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_NO_SYMLINKS };
 	return (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how);
@@ -94,7 +94,7 @@ static bool clone_onto(int src, int tfd, const char *path, uint64_t set, char *e
 static bool apply_one(const struct lplan_node *n, const char *empty_file, char *err,
 		      size_t errlen)
 {
-	int tfd = open_nofollow(n->path);
+	int tfd = lnx_open_nofollow(n->path);
 	if (tfd < 0)
 		return fail(err, errlen, "cannot open", n->path);
 	struct stat st;
@@ -111,7 +111,7 @@ static bool apply_one(const struct lplan_node *n, const char *empty_file, char *
 		errno = ENOENT; /* the lease made none: refuse rather than leave it visible */
 		ok = fail(err, errlen, "no empty file to hide", n->path);
 	} else if (n->mount & LPM_HIDE) {
-		int src = open_nofollow(empty_file);
+		int src = lnx_open_nofollow(empty_file);
 		ok = src >= 0 ? clone_onto(src, tfd, n->path, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOEXEC,
 					   err, errlen)
 			      : fail(err, errlen, "cannot open", empty_file);
@@ -186,7 +186,7 @@ bool lnx_mount_readonly_rest(const struct lplan *plan, const char *const *rw_dir
 			ok = false;
 			break;
 		}
-		targets[n] = open_nofollow(path);
+		targets[n] = lnx_open_nofollow(path);
 		if (targets[n] < 0) {
 			ok = fail(err, errlen, "cannot open", path);
 			break;

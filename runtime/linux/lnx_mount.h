@@ -11,6 +11,12 @@
 
 #include "lplan.h"
 
+/* An O_PATH descriptor for `path`, opened without following any symlink
+ * on the way (the plan resolved them): what every mount and Landlock rule
+ * acts on, so a path swapped for a link after planning fails instead of
+ * being followed. -1 with errno on failure. */
+int lnx_open_nofollow(const char *path);
+
 /* Stops propagation to and from the host, mounts /proc and /dev/shm.
  * Called in the new user, mount and PID namespaces. */
 bool lnx_mount_prepare(char *err, size_t errlen);

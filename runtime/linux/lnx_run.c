@@ -39,6 +39,7 @@
 #include "lnx_seccomp.h"
 #include <seccomp.h>
 #include "lplan.h"
+#include "path.h"
 #include "policy.h"
 #include "prx.h"
 #include "runenv.h"
@@ -102,10 +103,9 @@ static int load_policy(struct lrun *r)
 	r->prof = r->pol->ir->selected;
 	r->mode = r->prof->mode;
 	if (o->mode) {
-		static const char *const names[] = { "off", "monitor", "enforce-fs", "enforce" };
 		bool found = false;
-		for (int m = 0; m < 4; m++)
-			if (!strcmp(o->mode, names[m])) {
+		for (int m = IR_MODE_OFF; m <= IR_MODE_ENFORCE; m++)
+			if (!strcmp(o->mode, ir_mode_name((enum ir_mode)m))) {
 				r->mode = (enum ir_mode)m;
 				found = true;
 			}
@@ -119,12 +119,11 @@ static int load_policy(struct lrun *r)
 		const struct ir_param *p = &ir->params[i];
 		if (p->type != IR_P_PATH || !p->used || !p->value)
 			continue;
-		/* A default may start with `~`, which the rules expanded. */
-		char path[4096];
-		if (p->value[0] == '~' && (p->value[1] == '/' || !p->value[1]) && ir->home)
-			snprintf(path, sizeof path, "%s%s", ir->home, p->value + 1);
-		else
-			snprintf(path, sizeof path, "%s", p->value);
+		/* As the rules see it: a default may start with `~`. */
+		char *path;
+		const char *perr = NULL;
+		if (!path_query(&r->pol->arena, ir->home, p->value, &path, &perr))
+			return fail("param %s: %s: %s; nothing was run", p->name, p->value, perr);
 		struct stat st;
 		if (stat(path, &st) != 0)
 			return fail("param %s: %s: %s; nothing was run", p->name, path,
@@ -421,16 +420,13 @@ static int launch(struct lrun *r)
 			rc == RUN_SETUP_FAILED ? "; nothing was run" : "");
 		return rc;
 	}
-	if (isolate) {
-		if (!prx_server_run(r->srv, r->sig_fd, err, sizeof err)) {
-			fprintf(stderr, "cagerun: proxy: %s; stopping the sandbox\n", err);
-			return RUN_SETUP_FAILED;
-		}
-	} else {
-		wait_without_proxy(r);
+	/* The proxy serves until init exits (on_signal); without one, or if
+	 * the proxy stopped for another reason, wait here. */
+	if (isolate && !prx_server_run(r->srv, r->sig_fd, err, sizeof err)) {
+		fprintf(stderr, "cagerun: proxy: %s; stopping the sandbox\n", err);
+		return RUN_SETUP_FAILED;
 	}
-	if (!r->exited)
-		wait_without_proxy(r);
+	wait_without_proxy(r);
 	return r->status;
 }
 

@@ -73,7 +73,7 @@ struct lnx_child {
 	int err_fd;   /* write: start-up failures */
 };
 _Noreturn void lnx_init_main(struct lnx_child *c);
-_Noreturn void lnx_exec_main(struct lnx_child *c, const char *proxy_note);
+_Noreturn void lnx_exec_main(struct lnx_child *c);
 /* Reports a start-up failure to the parent and exits with `code`. */
 _Noreturn void lnx_child_fail(struct lnx_child *c, int code, const char *msg);
 
