@@ -6,7 +6,7 @@
 #ifndef CAGE_POLICY_H
 #define CAGE_POLICY_H
 
-#include "../lang/ast.h"
+#include "ast.h"
 #include "cage.h"
 #include "ir.h"
 

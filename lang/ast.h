@@ -2,7 +2,7 @@
  * ast.h - the syntax tree of one .cage file, exactly as written.
  *
  * Nothing here is resolved: names are names, strings are unescaped text.
- * Nodes live in the policy's arena. The resolver (compiler/resolve.c) turns
+ * Nodes live in the policy's arena. The resolver (compiler/resolve/resolve.c) turns
  * the trees of all loaded files into the IR.
  */
 #ifndef CAGE_AST_H

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../compiler/ir.h"
+#include "ir.h"
 #include "grammar.h"
 
 /* Beyond this many syntax errors a file is not worth reading further. */

@@ -5,7 +5,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "../compiler/ir.h"
+#include "ir.h"
 #include "parse_ctx.h"
 
 struct parsed {

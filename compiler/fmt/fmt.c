@@ -22,8 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../lang/lex.h"
-#include "../lang/parse_ctx.h"
+#include "lex.h"
+#include "parse_ctx.h"
 #include "grammar.h"
 
 struct fmt_buf {

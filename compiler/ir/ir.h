@@ -16,8 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../lang/arena.h"
-#include "../lang/diag.h"
+#include "arena.h"
+#include "diag.h"
 
 enum ir_effect { IR_ALLOW, IR_DENY, IR_PROTECT };
 

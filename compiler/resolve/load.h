@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../lang/arena.h"
+#include "arena.h"
 
 enum { LOAD_MAX_BYTES = 16 * 1024 * 1024 };
 

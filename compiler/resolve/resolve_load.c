@@ -11,7 +11,7 @@
 #include <limits.h>
 #include <unistd.h>
 
-#include "../lang/parse_ctx.h"
+#include "parse_ctx.h"
 #include "load.h"
 
 static struct rfile *find_loaded(struct rsv *r, const char *real)

@@ -16,8 +16,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "../lang/arena.h"
-#include "../lang/diag.h"
+#include "arena.h"
+#include "diag.h"
 
 /* Lines longer than this many display columns are wrapped after commas. */
 enum { FMT_WIDTH = 100, FMT_INDENT = 4 };
