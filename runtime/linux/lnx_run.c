@@ -208,6 +208,8 @@ static int start_proxy_server(struct lrun *r)
 	cfg.policy = prx_policy_of_table(&r->table);
 	cfg.overrides = r->o->resolve;
 	cfg.log_fd = -1;
+	/* Denials as they happen, on the terminal the user watches. */
+	cfg.notice_fd = r->o->quiet ? -1 : STDERR_FILENO;
 	cfg.on_stop_fd = on_signal;
 	cfg.stop_ctx = r;
 	if (r->o->log_path) {

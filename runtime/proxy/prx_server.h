@@ -162,5 +162,10 @@ void prx_tunnel_event(struct prx_server *s, struct conn *c, unsigned side, uint3
 /* ---- prx_denials.c ---- */
 /* Counts one denied request for (host, port) decided by rule. */
 void prx_denial_note(struct prx_server *s, const char *host, unsigned port, const char *rule);
+/* Refuses c's request with 403, counts it and tells the user (notice_fd):
+ * decided by the rule at `rule` ("" = no rule, default deny), or because
+ * the allowed name resolves only to internal addresses, addr the first. */
+void prx_deny_by_rule(struct prx_server *s, struct conn *c, const char *rule);
+void prx_deny_internal(struct prx_server *s, struct conn *c, const struct sockaddr *addr);
 
 #endif
