@@ -293,6 +293,8 @@ static int serve(struct run *r, struct prx_config *cfg, const char *policy, cons
 		return fail("cannot write to standard output");
 	if (!prx_server_run(r->srv, r->sig_fd, err, sizeof err))
 		return fail(err);
+	if (cfg->notice_fd >= 0) /* not --quiet */
+		prx_server_print_denials(r->srv, stderr, "cagerun: ");
 	return 0;
 }
 

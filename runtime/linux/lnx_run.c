@@ -283,25 +283,6 @@ static void wait_without_proxy(struct lrun *r)
 	}
 }
 
-struct denial_ctx {
-	unsigned long total;
-};
-
-static void print_denial(void *ctx, const char *host, unsigned port, unsigned long count,
-			 const char *rule)
-{
-	struct denial_ctx *d = ctx;
-	if (d->total++ == 0)
-		fprintf(stderr, "cagerun: hosts the policy denied:\n");
-	if (!*host) { /* past the proxy's bound on distinct hosts */
-		fprintf(stderr, "cagerun:   %lu more denial%s of other hosts\n", count,
-			count == 1 ? "" : "s");
-		return;
-	}
-	fprintf(stderr, "cagerun:   %s:%u  %lu time%s  (%s)\n", host, port, count,
-		count == 1 ? "" : "s", rule && *rule ? rule : "no rule allows it");
-}
-
 static int block_signals(struct lrun *r)
 {
 	sigset_t ss;
@@ -457,10 +438,8 @@ int run_command(const struct run_opts *o)
 	lnx_seccomp_prog_free(&r.sc);
 	lnx_sandbox_kill(&r.sb);
 	restore_terminal(&r);
-	if (r.srv && !o->quiet) {
-		struct denial_ctx d = { 0 };
-		prx_server_denials(r.srv, print_denial, &d);
-	}
+	if (r.srv && !o->quiet)
+		prx_server_print_denials(r.srv, stderr, "cagerun: ");
 	prx_server_free(r.srv);
 	if (r.sig_fd >= 0)
 		close(r.sig_fd);

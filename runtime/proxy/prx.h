@@ -23,6 +23,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/socket.h>
 
 #include "host.h"
@@ -137,6 +138,11 @@ void prx_server_denials(const struct prx_server *s,
 			void (*cb)(void *ctx, const char *host, unsigned port,
 				   unsigned long count, const char *rule),
 			void *ctx);
+
+/* The same, for a person: "PREFIXhosts the policy denied:" and one line
+ * per (host, port, rule) with its count; nothing when there was no
+ * denial. */
+void prx_server_print_denials(const struct prx_server *s, FILE *out, const char *prefix);
 
 /* ---- --resolve overrides (prx_resolve.c) ---- */
 struct prx_resolver *prx_resolver_new(void);

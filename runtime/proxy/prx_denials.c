@@ -117,3 +117,30 @@ void prx_server_denials(const struct prx_server *s,
 	if (s->deny_other)
 		cb(ctx, "", 0, s->deny_other, "");
 }
+
+struct print_ctx {
+	FILE *out;
+	const char *prefix;
+	unsigned long lines;
+};
+
+static void print_one(void *ctx, const char *host, unsigned port, unsigned long count,
+		      const char *rule)
+{
+	struct print_ctx *p = ctx;
+	if (p->lines++ == 0)
+		fprintf(p->out, "%shosts the policy denied:\n", p->prefix);
+	if (!*host) { /* past the bound on distinct hosts */
+		fprintf(p->out, "%s  %lu more denial%s of other hosts\n", p->prefix, count,
+			count == 1 ? "" : "s");
+		return;
+	}
+	fprintf(p->out, "%s  %s:%u  %lu time%s  (%s)\n", p->prefix, host, port, count,
+		count == 1 ? "" : "s", rule && *rule ? rule : "no rule allows it");
+}
+
+void prx_server_print_denials(const struct prx_server *s, FILE *out, const char *prefix)
+{
+	struct print_ctx p = { out, prefix, 0 };
+	prx_server_denials(s, print_one, &p);
+}

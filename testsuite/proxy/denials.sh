@@ -84,6 +84,10 @@ expect_line "$tmp/po.err" "cage proxy: connection to api.test:$port denied: api.
 expect_line "$tmp/po.err" "cage proxy: connection to blocked.test:80 denied by the rule at $tmp/p.cage:4:18" "proxy-only, deny rule"
 expect_line "$tmp/po.err" "cage proxy: connection to other.test:80 denied: no rule allows it (default deny)" "proxy-only, default deny"
 grep -q 'note:' "$tmp/po.err" && fail "an enforce profile got a mode note" || ok
+# and the summary when it stops
+expect_line "$tmp/po.err" "cagerun: hosts the policy denied:" "proxy-only, summary"
+expect_line "$tmp/po.err" "cagerun:   other.test:80  1 time  (no rule allows it)" "proxy-only, summary line"
+expect_line "$tmp/po.err" "cagerun:   api.test:$port  1 time  (resolves only to internal addresses)" "proxy-only, summary of an internal address"
 
 # The rule the message names does allow the request.
 rule=$(sed -n 's/.*to allow it, add the rule: //p' "$tmp/po.err" | head -n 1)
@@ -98,7 +102,7 @@ grep -q 'cage proxy:' "$tmp/fixed.err" && { cat "$tmp/fixed.err" >&2; fail "an a
 proxy quiet "$tmp/p.cage" --quiet
 [ "$(code http://other.test/)" = 403 ] && ok || fail "--quiet: other.test was not refused"
 stop
-grep -q 'cage proxy:' "$tmp/quiet.err" && { cat "$tmp/quiet.err" >&2; fail "--quiet printed a denial"; } || ok
+grep -q 'cage proxy:\|hosts the policy denied' "$tmp/quiet.err" && { cat "$tmp/quiet.err" >&2; fail "--quiet printed a denial"; } || ok
 
 # Mode notes: enforce-fs, off and monitor are explained, located at the
 # mode statement.
