@@ -4,7 +4,7 @@
 #   P/bin/cagec, P/bin/cagerun
 #   P/share/cage/stdlib/           the standard library, found from bin/ by
 #                                  the relative path ../share/cage/stdlib
-#   P/share/man/man1/cagec.1, cagerun.1, P/share/man/man5/cage.5
+#   P/share/man/man1/cagec.1.gz, cagerun.1.gz, P/share/man/man5/cage.5.gz
 #   P/share/doc/cage/              README.md, docs/*.md, examples/
 #
 # Included from the top-level CMakeLists.txt after the targets exist.
@@ -21,9 +21,22 @@ install(DIRECTORY ${CMAKE_SOURCE_DIR}/stdlib/ DESTINATION ${CMAKE_INSTALL_DATADI
   DIRECTORY_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE
     WORLD_READ WORLD_EXECUTE
   FILES_MATCHING PATTERN "*.cage")
-install(FILES ${CMAKE_SOURCE_DIR}/docs/man/cagec.1 ${CMAKE_SOURCE_DIR}/docs/man/cagerun.1
-  DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
-install(FILES ${CMAKE_SOURCE_DIR}/docs/man/cage.5 DESTINATION ${CMAKE_INSTALL_MANDIR}/man5)
+# Man pages are installed gzip-compressed, as Debian policy asks (-n: no
+# name or time stamp inside, so the package is reproducible).
+find_program(GZIP gzip REQUIRED)
+set(CAGE_MAN_GZ)
+foreach(page cagec.1 cagerun.1 cage.5)
+  set(gz ${CMAKE_BINARY_DIR}/man/${page}.gz)
+  add_custom_command(OUTPUT ${gz}
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_BINARY_DIR}/man
+    COMMAND sh -c "\"$0\" -9n -c \"$1\" > \"$2\"" ${GZIP} ${CMAKE_SOURCE_DIR}/docs/man/${page} ${gz}
+    DEPENDS ${CMAKE_SOURCE_DIR}/docs/man/${page}
+    COMMENT "gzip docs/man/${page}" VERBATIM)
+  list(APPEND CAGE_MAN_GZ ${gz})
+  string(REGEX REPLACE ".*\\.([0-9])$" "\\1" section ${page})
+  install(FILES ${gz} DESTINATION ${CMAKE_INSTALL_MANDIR}/man${section})
+endforeach()
+add_custom_target(cage_man_pages ALL DEPENDS ${CAGE_MAN_GZ})
 install(FILES ${CMAKE_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 file(GLOB CAGE_DOC_PAGES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/docs/*.md)
 install(FILES ${CAGE_DOC_PAGES} DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs)

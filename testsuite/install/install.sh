@@ -50,7 +50,7 @@ cmake --install "$build" --prefix "$tmp/prefix" >"$tmp/install.log" 2>&1 ||
 	{ cat "$tmp/install.log" >&2; fail "cmake --install"; }
 for f in bin/cagec bin/cagerun share/cage/stdlib/std/secrets.cage \
 	share/cage/stdlib/linux/std/base.cage share/cage/stdlib/macos/std/base.cage \
-	share/man/man1/cagec.1 share/man/man1/cagerun.1 share/man/man5/cage.5 "$ex"; do
+	share/man/man1/cagec.1.gz share/man/man1/cagerun.1.gz share/man/man5/cage.5.gz "$ex"; do
 	[ -f "$tmp/prefix/$f" ] || fail "cmake --install did not install $f"
 done
 mv "$tmp/prefix" "$tmp/moved"
@@ -73,6 +73,22 @@ printf 'cage 1\nimport "std/nope"\n' >"$tmp/nope.cage"
 hidden "$m/bin/cagec" "$tmp/nope.cage" --target linux --emit ir >"$tmp/n.out" 2>&1
 grep -q "cannot find import 'std/nope' (searched $m/share/cage/stdlib/linux, $m/share/cage/stdlib)" "$tmp/n.out" ||
 	{ cat "$tmp/n.out" >&2; fail "moved tree: the missing-import message"; }
+# a standard library that group or others may write is not trusted
+chmod g+w "$m/share/cage/stdlib"
+hidden "$m/bin/cagec" "$tmp/nope.cage" --target linux --emit ir >"$tmp/n.out" 2>&1
+if grep -q "$m/share/cage/stdlib" "$tmp/n.out"; then
+	cat "$tmp/n.out" >&2
+	fail "moved tree: a group-writable standard library was used"
+fi
+chmod g-w "$m/share/cage/stdlib"
+# man finds the pages of the moved tree
+if command -v man >/dev/null; then
+	for p in "1 cagec" "1 cagerun" "5 cage"; do
+		set -- $p
+		got=$(MANPATH="$m/share/man" man -w "$1" "$2" 2>&1)
+		[ "$got" = "$m/share/man/man$1/$2.$1.gz" ] || fail "man -w $1 $2 gives '$got'"
+	done
+fi
 # control: the hiding is real (the build tree's cagec cannot run hidden)
 if hidden "$build/cagec" --version >/dev/null 2>&1; then
 	fail "control: the build tree was not hidden"
@@ -102,10 +118,10 @@ for lib in libc6 libxxhash0 libseccomp2; do
 done
 # exactly the files we mean to ship
 dpkg-deb -c "$deb" | awk '{ print $6 }' | grep -v '/$' | sort >"$tmp/files"
-grep -v -E '^\./usr/(bin/(cagec|cagerun)|share/cage/stdlib/.*\.cage|share/man/man1/(cagec|cagerun)\.1|share/man/man5/cage\.5|share/doc/cage/(README\.md|docs/[a-z-]+\.md|examples/[a-z-]+\.cage))$' \
+grep -v -E '^\./usr/(bin/(cagec|cagerun)|share/cage/stdlib/.*\.cage|share/man/man1/(cagec|cagerun)\.1\.gz|share/man/man5/cage\.5\.gz|share/doc/cage/(README\.md|docs/[a-z-]+\.md|examples/[a-z-]+\.cage))$' \
 	"$tmp/files" >"$tmp/extra" && { cat "$tmp/extra" >&2; fail "the package holds files it should not"; }
 for f in usr/bin/cagec usr/bin/cagerun usr/share/cage/stdlib/linux/std/base.cage \
-	usr/share/man/man1/cagec.1 usr/share/man/man1/cagerun.1 usr/share/man/man5/cage.5 "usr/$ex"; do
+	usr/share/man/man1/cagec.1.gz usr/share/man/man1/cagerun.1.gz usr/share/man/man5/cage.5.gz "usr/$ex"; do
 	grep -qx "\\./$f" "$tmp/files" || fail "the package lacks /$f"
 done
 
