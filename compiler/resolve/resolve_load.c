@@ -121,6 +121,8 @@ static void import_missing(struct rsv *r, struct loc at, const char *name)
 {
 	const char **dirs = arena_alloc(r->a, (r->o->nincludes + 2) * sizeof(*dirs));
 	size_t n = search_dirs(r, dirs), len = 0;
+	if (names_platform_dir(name))
+		n--; /* import_locate does not look there for such a name */
 	for (size_t i = 0; i < n; i++)
 		len += strlen(dirs[i]) + 2;
 	char *list = arena_alloc(r->a, len + 1);
