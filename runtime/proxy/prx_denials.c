@@ -44,7 +44,10 @@ void prx_denial_note(struct prx_server *s, const char *host, unsigned port, cons
 /* The body goes to the client and, as one write(2) so that it is never
  * interleaved with the caged command's own output, to the user. A
  * notice that cannot be written is dropped: the proxy must not stall on
- * a full terminal or pipe, and the summary still counts the denial. */
+ * a full terminal or pipe, and the summary still counts the denial. The
+ * text is safe for a terminal although the client chose the host: only a
+ * name that normalised (letters, digits, '-', '.') or an IP literal gets
+ * this far, and the rule is a location from our own table. */
 static void deny(struct prx_server *s, struct conn *c, const char *rule, const char *reason,
 		 const char *body)
 {
