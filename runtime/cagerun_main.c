@@ -11,15 +11,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/resource.h>
-#include <sys/signalfd.h>
 #include <unistd.h>
 
 #include "cage.h"
 #include "cli.h"
 #include "cpt.h"
 #include "prx.h"
+#include "prx_ev.h"
 #include "run.h"
 
 #define EXIT_START 125
@@ -235,8 +234,8 @@ static int serve(struct run *r, struct prx_config *cfg, const char *policy, cons
 	/* A per-run secret: 128 random bits, hex. */
 	unsigned char rnd[16];
 	char secret[33];
-	if (getrandom(rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd)
-		return fail("getrandom failed");
+	if (!prx_random(rnd, sizeof rnd))
+		return fail("no random bytes from the kernel");
 	for (int i = 0; i < 16; i++)
 		snprintf(secret + 2 * i, 3, "%02x", rnd[i]);
 	cfg->secret = secret;
@@ -258,16 +257,10 @@ static int serve(struct run *r, struct prx_config *cfg, const char *policy, cons
 	}
 	if (signal(SIGPIPE, SIG_IGN) == SIG_ERR)
 		return fail("cannot ignore SIGPIPE");
-	sigset_t ss;
-	sigemptyset(&ss);
-	sigaddset(&ss, SIGINT);
-	sigaddset(&ss, SIGTERM);
-	sigaddset(&ss, SIGHUP);
-	if (sigprocmask(SIG_BLOCK, &ss, NULL) != 0)
-		return fail("sigprocmask failed");
-	r->sig_fd = signalfd(-1, &ss, SFD_CLOEXEC | SFD_NONBLOCK);
+	static const int stop_sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	r->sig_fd = prx_sigfd_open(stop_sigs, 3, err, sizeof err);
 	if (r->sig_fd < 0)
-		return fail("signalfd failed");
+		return fail(err);
 
 	r->srv = prx_server_new(cfg, err, sizeof err);
 	if (!r->srv)
