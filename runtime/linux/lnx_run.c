@@ -20,7 +20,6 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
-#include <stdarg.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,7 +30,6 @@
 #include <termios.h>
 #include <unistd.h>
 
-#include "cli.h"
 #include "cpt.h"
 #include "lease.h"
 #include "lnx_landlock.h"
@@ -39,9 +37,9 @@
 #include "lnx_seccomp.h"
 #include <seccomp.h>
 #include "lplan.h"
-#include "path.h"
 #include "policy.h"
 #include "prx.h"
+#include "runcommon.h"
 #include "runenv.h"
 
 extern char **environ;
@@ -79,57 +77,11 @@ struct lrun {
 	bool had_terminal;
 };
 
-static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int fail(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	fputs("cagerun: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-	return RUN_SETUP_FAILED;
-}
+#define fail run_fail
 
 static int load_policy(struct lrun *r)
 {
-	const struct run_opts *o = r->o;
-	r->pol = cage_load_file(o->policy, o->copts);
-	if (!r->pol)
-		return fail("out of memory");
-	cage_print_diagnostics(r->pol, stderr, cli_want_color("auto", STDERR_FILENO));
-	if (cage_error_count(r->pol) > 0 || !r->pol->ir || !r->pol->ir->selected)
-		return fail("%s: the policy has errors; nothing was run", o->policy);
-	r->prof = r->pol->ir->selected;
-	r->mode = r->prof->mode;
-	if (o->mode) {
-		bool found = false;
-		for (int m = IR_MODE_OFF; m <= IR_MODE_ENFORCE; m++)
-			if (!strcmp(o->mode, ir_mode_name((enum ir_mode)m))) {
-				r->mode = (enum ir_mode)m;
-				found = true;
-			}
-		if (!found)
-			return fail("--mode %s: expected off, monitor, enforce-fs or enforce", o->mode);
-	}
-	/* Every path param must name something that exists: a typo in -D
-	 * must not quietly grant (or protect) nothing. */
-	const struct ir_policy *ir = r->pol->ir;
-	for (size_t i = 0; i < ir->nparams; i++) {
-		const struct ir_param *p = &ir->params[i];
-		if (p->type != IR_P_PATH || !p->used || !p->value)
-			continue;
-		/* As the rules see it: a default may start with `~`. */
-		char *path;
-		const char *perr = NULL;
-		if (!path_query(&r->pol->arena, ir->home, p->value, &path, &perr))
-			return fail("param %s: %s: %s; nothing was run", p->name, p->value, perr);
-		struct stat st;
-		if (stat(path, &st) != 0)
-			return fail("param %s: %s: %s; nothing was run", p->name, path,
-				    strerror(errno));
-	}
-	return 0;
+	return run_load_policy(r->o, &r->pol, &r->prof, &r->mode);
 }
 
 /* Whether lnx_mount_apply will need the lease's empty file: a hidden
@@ -281,25 +233,6 @@ static void wait_without_proxy(struct lrun *r)
 	}
 }
 
-struct denial_ctx {
-	unsigned long total;
-};
-
-static void print_denial(void *ctx, const char *host, unsigned port, unsigned long count,
-			 const char *rule)
-{
-	struct denial_ctx *d = ctx;
-	if (d->total++ == 0)
-		fprintf(stderr, "cagerun: hosts the policy denied:\n");
-	if (!*host) { /* past the proxy's bound on distinct hosts */
-		fprintf(stderr, "cagerun:   %lu more denial%s of other hosts\n", count,
-			count == 1 ? "" : "s");
-		return;
-	}
-	fprintf(stderr, "cagerun:   %s:%u  %lu time%s  (%s)\n", host, port, count,
-		count == 1 ? "" : "s", rule && *rule ? rule : "no rule allows it");
-}
-
 static int block_signals(struct lrun *r)
 {
 	sigset_t ss;
@@ -317,17 +250,6 @@ static int block_signals(struct lrun *r)
 	return 0;
 }
 
-/* `mode off`, said explicitly: no sandbox at all, and the user is told. */
-static int run_unconfined(struct lrun *r)
-{
-	fprintf(stderr, "cagerun: mode off: running %s WITHOUT any sandbox\n", r->o->argv[0]);
-	fflush(stderr);
-	execvp(r->o->argv[0], r->o->argv);
-	int e = errno;
-	fprintf(stderr, "cagerun: %s: %s\n", r->o->argv[0], strerror(e));
-	return e == ENOENT ? 127 : 126;
-}
-
 static int launch(struct lrun *r)
 {
 	int rc, abi;
@@ -335,7 +257,7 @@ static int launch(struct lrun *r)
 	if ((rc = load_policy(r)))
 		return rc;
 	if (r->mode == IR_MODE_OFF)
-		return run_unconfined(r);
+		return run_unconfined(r->o->argv);
 	if (r->mode == IR_MODE_MONITOR)
 		return fail("monitor mode is not available on Linux yet; nothing was run (use "
 			    "--mode enforce-fs or enforce)");
@@ -456,8 +378,8 @@ int run_command(const struct run_opts *o)
 	lnx_sandbox_kill(&r.sb);
 	restore_terminal(&r);
 	if (r.srv && !o->quiet) {
-		struct denial_ctx d = { 0 };
-		prx_server_denials(r.srv, print_denial, &d);
+		unsigned long total = 0;
+		prx_server_denials(r.srv, run_print_denial, &total);
 	}
 	prx_server_free(r.srv);
 	if (r.sig_fd >= 0)
