@@ -28,7 +28,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: cagerun -p POLICY [-D NAME=VALUE]... [-I DIR]... [--profile NAME]\n"
 		"               [--mode off|enforce-fs|enforce] [--log FILE] [--resolve HOST:PORT:ADDR]...\n"
-		"               [--quiet] [--verbose] -- COMMAND [ARG]...\n"
+		"               [--backend linux|seatbelt] [--quiet] [--verbose] -- COMMAND [ARG]...\n"
 		"       cagerun --proxy-only -p POLICY [-D NAME=VALUE]... [-I DIR]... [--profile NAME]\n"
 		"               [--listen 127.0.0.1:PORT] [--socket PATH] [--resolve HOST:PORT:ADDR]...\n"
 		"               [--log FILE] [--max-conns N] [--header-timeout MS]\n"
@@ -166,6 +166,8 @@ static int parse_args(int argc, char **argv, struct prx_config *cfg, struct run 
 			cage_options_profile(r->opts, v);
 		else if (!strcmp(a, "--mode"))
 			ro->mode = v;
+		else if (!strcmp(a, "--backend"))
+			ro->backend = v;
 		else if (!strcmp(a, "--listen"))
 			*listen = v;
 		else if (!strcmp(a, "--socket"))
@@ -303,7 +305,7 @@ int main(int argc, char **argv)
 		status = fail("out of memory");
 	else if ((status = parse_args(argc, argv, &cfg, &r, &policy, &listen, &sock, &logpath,
 				      &ro)) == -2)
-		status = run_command(&ro);
+		status = run_backend(&ro);
 	else if (status < 0)
 		status = serve(&r, &cfg, policy, listen, sock, logpath);
 	run_free(&r);

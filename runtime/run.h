@@ -22,11 +22,15 @@ struct run_opts {
 	const char *log_path;        /* --log: the proxy's JSON-lines log */
 	const struct prx_resolver *resolve; /* --resolve overrides, may be NULL */
 	bool quiet, verbose;
+	const char *backend;         /* --backend: "linux", "seatbelt", or NULL for the host's */
 };
 
 /* Runs the command; returns its exit status (128+N for a signal), or 125
  * when the sandbox could not be set up, 126/127 when the command could not
  * be executed. Messages go to stderr. */
 int run_command(const struct run_opts *o);
+
+/* run_command, or the launcher o->backend names (runcommon.c). */
+int run_backend(const struct run_opts *o);
 
 #endif

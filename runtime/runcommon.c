@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "path.h"
+#include "sbx_run.h"
 
 int run_fail(const char *fmt, ...)
 {
@@ -89,4 +90,18 @@ void run_print_denial(void *ctx, const char *host, unsigned port, unsigned long 
 	}
 	fprintf(stderr, "cagerun:   %s:%u  %lu time%s  (%s)\n", host, port, count,
 		count == 1 ? "" : "s", rule && *rule ? rule : "no rule allows it");
+}
+
+int run_backend(const struct run_opts *o)
+{
+#ifdef __APPLE__
+	static const char host[] = "seatbelt";
+#else
+	static const char host[] = "linux";
+#endif
+	if (!o->backend || !strcmp(o->backend, host))
+		return run_command(o);
+	if (!strcmp(o->backend, "seatbelt"))
+		return sbx_run_command(o);
+	return run_fail("--backend %s: expected %s or seatbelt; nothing was run", o->backend, host);
 }
