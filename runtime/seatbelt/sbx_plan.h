@@ -23,7 +23,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* Fixed. Only the test program cagerun_fakesbx (testsuite/cmake/seatbelt.cmake)
+ * is compiled with another path, a script that checks what it is given
+ * and runs the command without any sandbox; no build of cagerun takes it
+ * from the environment or the command line. */
+#ifndef SBX_SANDBOX_EXEC
 #define SBX_SANDBOX_EXEC "/usr/bin/sandbox-exec"
+#endif
 
 /* Most parameters a profile may declare (three exist today). */
 #define SBX_MAX_PARAMS 16

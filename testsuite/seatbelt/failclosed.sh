@@ -11,14 +11,7 @@ if [ -e /usr/bin/sandbox-exec ]; then
 	echo "SKIP: /usr/bin/sandbox-exec exists here (macOS runs testsuite/macos/qual.sh)"
 	exit 0
 fi
-T=$(mktemp -d /tmp/sbx-failclosed.XXXXXX)
-trap 'rm -rf "$T"' EXIT
-fails=0
-check() { # description, condition...
-	cd_=$1; shift
-	if "$@"; then echo "ok   $cd_"; else echo "FAIL $cd_"; fails=$((fails + 1)); fi
-}
-mkdir "$T/ws" "$T/tmp"
+stem=sbx-failclosed . "$(dirname "$0")/lib.sh"
 cat > "$T/p.cage" <<'P'
 cage 1
 import "std/base"

@@ -17,6 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#ifdef __APPLE__
+#include <sys/random.h> /* getentropy */
+#endif
 
 struct prx_ev {
 	struct pollfd *pfd;
