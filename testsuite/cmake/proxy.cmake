@@ -66,3 +66,13 @@ if(CAGE_FUZZ)
   target_compile_options(fuzz_prx_http PRIVATE -fsanitize=fuzzer)
   target_link_options(fuzz_prx_http PRIVATE -fsanitize=fuzzer)
 endif()
+
+# The prx_itest runs open hundreds of loopback connections at once and
+# bound each wait to seconds: two at a time on a loaded two-core machine
+# (the epoll and the portable proxy, under the sanitizers) miss those
+# bounds, so they take turns.
+foreach(t proxy/integration proxy/cagerun proxy/portable/integration proxy/portable/cagerun)
+  if(TEST ${t})
+    set_tests_properties(${t} PROPERTIES RESOURCE_LOCK prx_itest)
+  endif()
+endforeach()
