@@ -4,6 +4,7 @@
 #include "runcommon.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -65,6 +66,18 @@ int run_load_policy(const struct run_opts *o, cage_policy **polp, const struct i
 					strerror(errno));
 	}
 	return 0;
+}
+
+void run_take_terminal(void)
+{
+	sigset_t ss, old;
+	sigemptyset(&ss);
+	sigaddset(&ss, SIGTTOU);
+	sigprocmask(SIG_BLOCK, &ss, &old);
+	if (tcsetpgrp(STDIN_FILENO, getpgrp()) != 0) {
+		/* Not our terminal after all: signals still arrive through cagerun. */
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
 int run_unconfined(char *const *argv)

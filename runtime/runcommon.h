@@ -25,6 +25,12 @@ int run_load_policy(const struct run_opts *o, cage_policy **pol, const struct ir
  * saying so on stderr. Returns only on failure (126/127). */
 int run_unconfined(char *const *argv);
 
+/* Makes this process's group the foreground group of the terminal on
+ * standard input (SIGTTOU held off meanwhile); nothing when it is not our
+ * terminal. The command's side takes the terminal with it, cagerun takes
+ * it back at the end. */
+void run_take_terminal(void);
+
 /* prx_server_denials callback printing the summary of denied hosts;
  * ctx points to an unsigned long, zero before the first call. */
 void run_print_denial(void *ctx, const char *host, unsigned port, unsigned long count,

@@ -354,14 +354,8 @@ static int launch(struct lrun *r)
 
 static void restore_terminal(const struct lrun *r)
 {
-	if (!r->had_terminal || tcgetpgrp(STDIN_FILENO) == getpgrp())
-		return;
-	sigset_t ss, old;
-	sigemptyset(&ss);
-	sigaddset(&ss, SIGTTOU);
-	sigprocmask(SIG_BLOCK, &ss, &old);
-	(void)tcsetpgrp(STDIN_FILENO, getpgrp());
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (r->had_terminal && tcgetpgrp(STDIN_FILENO) != getpgrp())
+		run_take_terminal();
 }
 
 int run_command(const struct run_opts *o)

@@ -61,6 +61,7 @@ struct srun {
 	pid_t child, logger;
 	int status;
 	bool exited;
+	bool had_terminal;
 };
 
 static int write_profile(struct srun *r)
@@ -262,6 +263,10 @@ static int exec_plan(struct srun *r)
 	if (pid == 0) {
 		close(ep[0]);
 		(void)setpgid(0, 0);
+		/* Interactive commands read the terminal: their group takes it,
+		 * as on Linux, so Ctrl-C and reads reach them directly. */
+		if (r->had_terminal)
+			run_take_terminal();
 		sigset_t none;
 		sigemptyset(&none);
 		(void)sigprocmask(SIG_SETMASK, &none, NULL);
@@ -341,6 +346,7 @@ static int launch(struct srun *r)
 	if (!sbx_check_exec(r->plan.argv[0], err, sizeof err))
 		return run_fail("%s: Seatbelt is not available here; nothing was run", err);
 	start_logger(r);
+	r->had_terminal = isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp();
 	if ((rc = exec_plan(r)))
 		return rc;
 	if (r->srv && !prx_server_run(r->srv, r->sig_fd, err, sizeof err)) {
@@ -371,6 +377,8 @@ int sbx_run_command(const struct run_opts *o)
 		if (!r.exited)
 			(void)waitpid(r.child, NULL, 0);
 	}
+	if (r.had_terminal && tcgetpgrp(STDIN_FILENO) != getpgrp())
+		run_take_terminal();
 	stop_logger(&r);
 	if (r.srv && !o->quiet) {
 		unsigned long total = 0;
