@@ -8,10 +8,15 @@ find_package(Threads REQUIRED)
 add_executable(prx_itest ${CMAKE_CURRENT_SOURCE_DIR}/proxy/prx_itest.c
   ${CMAKE_CURRENT_SOURCE_DIR}/bench/bench_net.c)
 target_link_libraries(prx_itest PRIVATE PkgConfig::XXHASH Threads::Threads)
-add_test(NAME proxy/integration COMMAND prx_itest $<TARGET_FILE:prx_testproxy>)
+# With -DCAGE_PORTABLE_PROXY=ON libcage's own proxy is the portable one.
+if(CAGE_PORTABLE_PROXY)
+  set(PRX_ITEST_PORTABLE --portable)
+endif()
+add_test(NAME proxy/integration COMMAND prx_itest $<TARGET_FILE:prx_testproxy> ${PRX_ITEST_PORTABLE})
 set_tests_properties(proxy/integration PROPERTIES TIMEOUT 300)
 if(TARGET cagerun)
-  add_test(NAME proxy/cagerun COMMAND prx_itest $<TARGET_FILE:prx_testproxy> --cagerun $<TARGET_FILE:cagerun>)
+  add_test(NAME proxy/cagerun COMMAND prx_itest $<TARGET_FILE:prx_testproxy> ${PRX_ITEST_PORTABLE}
+    --cagerun $<TARGET_FILE:cagerun>)
   set_tests_properties(proxy/cagerun PROPERTIES TIMEOUT 120)
 endif()
 
