@@ -3,8 +3,12 @@
  */
 #include "sbx_log.h"
 
+#include "ir.h"
+#include "sbpl.h"
+
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static const char *find(const char *s, size_t len, const char *needle)
 {
@@ -170,63 +174,91 @@ bool sbx_log_parse_ndjson(const char *line, size_t len, const char *tag, struct 
 	return sbx_log_parse_text(msg, strlen(msg), tag, r);
 }
 
-struct agg {
-	char op[64];
-	char target[1024];
-	unsigned long n;
-};
-
-static int by_count(const void *a, const void *b)
+/* Operation -> access bit, from the backend's own table (sbpl_file_ops),
+ * so that a report reads back as the rule that would cover it. */
+static uint32_t file_access_of(const char *op)
 {
-	const struct agg *x = a, *y = b;
-	if (x->n != y->n)
-		return x->n < y->n ? 1 : -1;
-	int c = strcmp(x->op, y->op);
-	return c ? c : strcmp(x->target, y->target);
+	for (uint32_t bit = 1; bit & IR_A_FILE; bit <<= 1) {
+		size_t n = 0;
+		const char *const *ops = sbpl_file_ops(bit, &n);
+		for (size_t i = 0; i < n; i++)
+			if (!strcmp(ops[i], op))
+				return bit;
+	}
+	/* Names the table spells with a wildcard or an alias. */
+	if (!strcmp(op, "process-exec") || !strcmp(op, "process-exec-interpreter"))
+		return IR_A_EXEC;
+	return 0;
 }
 
-unsigned long sbx_log_summary(FILE *in, const char *tag, FILE *out, size_t max)
+bool sbx_report_record(const struct sbx_report *r, int64_t time_ms, struct mon_record *out)
 {
-	struct agg *v = NULL;
-	size_t n = 0, cap = 0;
+	memset(out, 0, sizeof *out);
+	out->time_ms = time_ms;
+	out->pid = r->pid;
+	out->exe = r->process[0] ? r->process : NULL;
+	out->syscall = r->op;
+	out->verdict = r->deny ? MON_DENIED : MON_WOULD_BLOCK;
+	out->count = r->count ? r->count : 1;
+	uint32_t a = file_access_of(r->op);
+	if (a && r->target[0] == '/') {
+		out->access = a;
+		out->path = r->target;
+		return true;
+	}
+	if (!strcmp(r->op, "network-outbound") && r->target[0] == '/') {
+		out->access = IR_A_UNIX;
+		out->path = r->target;
+		return true;
+	}
+	if (!strcmp(r->op, "mach-lookup") && r->target[0]) {
+		out->access = IR_A_MACH;
+		out->host = r->target;
+		return true;
+	}
+	const char *colon = strrchr(r->target, ':');
+	if (!strncmp(r->op, "network-outbound", 16) && colon && colon[1]) {
+		char *end;
+		unsigned long port = strtoul(colon + 1, &end, 10);
+		if (*end || port > 65535)
+			return false;
+		/* The host part stays in place: records keep pointers, so it
+		 * is cut off in the caller's copy (sbx_log_collect). */
+		out->access = IR_A_CONNECT;
+		out->host = r->target;
+		out->port = (unsigned)port;
+		return true;
+	}
+	return false;
+}
+
+unsigned long sbx_log_collect(FILE *in, const char *tag, struct mon_summary *s, int log_fd,
+			      unsigned long *other)
+{
 	unsigned long total = 0;
+	*other = 0;
 	char *line = NULL;
 	size_t lcap = 0;
 	ssize_t len;
+	struct timespec ts;
 	while ((len = getline(&line, &lcap, in)) > 0) {
 		struct sbx_report r;
-		if (!sbx_log_parse_ndjson(line, (size_t)len, tag, &r) || !r.tagged || !r.deny)
+		if (!sbx_log_parse_ndjson(line, (size_t)len, tag, &r) || (tag && !r.tagged))
 			continue;
 		total += r.count;
-		size_t i = 0;
-		while (i < n && (strcmp(v[i].op, r.op) || strcmp(v[i].target, r.target)))
-			i++;
-		if (i == n) {
-			if (n == cap) {
-				size_t nc = cap ? cap * 2 : 16;
-				struct agg *nv = realloc(v, nc * sizeof *nv);
-				if (!nv)
-					break;
-				v = nv;
-				cap = nc;
-			}
-			memset(&v[n], 0, sizeof v[n]);
-			memcpy(v[n].op, r.op, sizeof r.op);
-			memcpy(v[n].target, r.target, sizeof r.target);
-			n++;
+		struct mon_record rec;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		int64_t now = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+		if (!sbx_report_record(&r, now, &rec)) {
+			*other += r.count;
+			continue;
 		}
-		v[i].n += r.count;
+		if (rec.access == IR_A_CONNECT)
+			*strrchr(r.target, ':') = '\0';
+		mon_summary_add(s, &rec);
+		if (log_fd >= 0)
+			(void)mon_record_write(log_fd, &rec);
 	}
 	free(line);
-	if (n)
-		qsort(v, n, sizeof *v, by_count);
-	if (n)
-		fprintf(out, "cagerun: operations the sandbox denied:\n");
-	for (size_t i = 0; i < n && i < max; i++)
-		fprintf(out, "cagerun:   %s %s  %lu time%s\n", v[i].op, v[i].target, v[i].n,
-			v[i].n == 1 ? "" : "s");
-	if (n > max)
-		fprintf(out, "cagerun:   ... and %zu more\n", n - max);
-	free(v);
 	return total;
 }

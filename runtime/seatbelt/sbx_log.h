@@ -20,10 +20,15 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
-/* One decision, in a form the monitor's records can take over: who, what
- * operation on what, denied or allowed-with-report, and how many times. */
+#include "mon_record.h"
+#include "mon_summary.h"
+
+/* One decision as the line says it: who, what operation on what, denied
+ * or allowed-with-report, and how many times. sbx_report_record turns it
+ * into the monitor's record (mon_record.h), the same as Linux's. */
 struct sbx_report {
 	char process[64];
 	long pid;
@@ -45,9 +50,19 @@ bool sbx_log_parse_text(const char *s, size_t len, const char *tag, struct sbx_r
  * string, decoded, then as above. */
 bool sbx_log_parse_ndjson(const char *line, size_t len, const char *tag, struct sbx_report *r);
 
-/* Reads an ndjson stream and prints, on out, one line per distinct
- * (operation, target) this run's tag marks as denied, most frequent first,
- * at most `max` lines. Returns how many tagged denials were read. */
-unsigned long sbx_log_summary(FILE *in, const char *tag, FILE *out, size_t max);
+/* The monitor record of a report (its strings point into r): file
+ * operations become their access (the inverse of sbpl_file_ops),
+ * network-outbound to a path `unix`, to HOST:PORT `connect`, mach-lookup
+ * `mach` (the service as host, port 0); denied in enforce, would-block
+ * for an allow-with-report. False for operations no policy rule names
+ * (sysctl, IOKit, process-info, ...). */
+bool sbx_report_record(const struct sbx_report *r, int64_t time_ms, struct mon_record *out);
+
+/* Reads `log stream --style ndjson` output: every report of this run (the
+ * tag's) goes into s and, with log_fd >= 0, as a record line into the log.
+ * Returns how many such reports were read; *other counts those no record
+ * can carry (they are in the total, not in s). */
+unsigned long sbx_log_collect(FILE *in, const char *tag, struct mon_summary *s, int log_fd,
+			      unsigned long *other);
 
 #endif

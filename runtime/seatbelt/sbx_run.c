@@ -136,16 +136,9 @@ static int start_proxy(struct srun *r, char *url, size_t urlen)
 	cfg.policy = prx_policy_of_table(&r->table);
 	cfg.overrides = r->o->resolve;
 	cfg.secret = secret;
-	cfg.log_fd = -1;
+	cfg.log_fd = r->log_fd;
 	cfg.on_stop_fd = on_signal;
 	cfg.stop_ctx = r;
-	if (r->o->log_path) {
-		r->log_fd = open(r->o->log_path,
-				 O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
-		if (r->log_fd < 0)
-			return run_fail("--log %s: %s", r->o->log_path, strerror(errno));
-		cfg.log_fd = r->log_fd;
-	}
 	char bound[80] = "";
 	r->srv = prx_server_new(&cfg, err, sizeof err);
 	if (!r->srv || !prx_server_listen_tcp(r->srv, "127.0.0.1:0", bound, sizeof bound, err,
@@ -230,10 +223,24 @@ static void stop_logger(struct srun *r)
 	char path[4096];
 	snprintf(path, sizeof path, "%s/seatbelt.ndjson", r->lease.dir);
 	FILE *f = fopen(path, "r");
-	if (f) {
-		(void)sbx_log_summary(f, r->tag, stderr, 50);
-		fclose(f);
+	if (!f)
+		return;
+	/* The same records, summary and JSON-lines log as the Linux monitor
+	 * (docs/monitor.md). */
+	struct mon_summary s;
+	mon_summary_init(&s, 64, false);
+	unsigned long other = 0;
+	unsigned long n = sbx_log_collect(f, r->tag, &s, r->log_fd, &other);
+	fclose(f);
+	if (n && !mon_summary_empty(&s)) {
+		fprintf(stderr, "cagerun: what the sandbox refused:\n");
+		mon_summary_print(&s, stderr, "cagerun: ");
 	}
+	if (other)
+		fprintf(stderr, "cagerun: %lu other sandbox denial%s (system services, sysctl, "
+				"IOKit, ...): see log show --predicate 'eventMessage ENDSWITH \"%s\"'\n",
+			other, other == 1 ? "" : "s", r->tag);
+	mon_summary_free(&s);
 }
 #else
 static void start_logger(struct srun *r)
@@ -320,6 +327,11 @@ static int launch(struct srun *r)
 		return run_fail("cannot ignore SIGPIPE");
 	if ((r->sig_fd = prx_sigfd_open(sigs, sizeof sigs / sizeof *sigs, err, sizeof err)) < 0)
 		return run_fail("%s; nothing was run", err);
+	/* --log: the proxy's access lines and Seatbelt's records, one file. */
+	if (r->o->log_path &&
+	    (r->log_fd = open(r->o->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW,
+			      0600)) < 0)
+		return run_fail("--log %s: %s; nothing was run", r->o->log_path, strerror(errno));
 	char url[128] = "";
 	/* The profile says whether it reaches a proxy (enforce and monitor
 	 * with host rules; enforce-fs leaves the network open). */

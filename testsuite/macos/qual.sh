@@ -128,7 +128,7 @@ case_ unix/socket "true" "/usr/bin/python3 -c 'import socket; s=socket.socket(so
 
 # ---- reports, environment --------------------------------------------------
 cage "cat '$H/.ssh/id_rsa'"
-if started && grep -q "operations the sandbox denied" "$F/err" && grep -q "file-read-data .*/.ssh/id_rsa" "$F/err"; then
+if started && grep -q "what the sandbox refused" "$F/err" && grep -q "read .*/home/\.ssh" "$F/err"; then
 	pass report/summary
 else
 	fail report/summary "no tagged denial of the sentinel in the summary (log stream)"

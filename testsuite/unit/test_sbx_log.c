@@ -13,8 +13,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cage.h"
+#include "ir.h"
+#include "mon_record.h"
+#include "mon_summary.h"
 #include "policy.h"
 #include "sbpl.h"
 #include "sbpl_eval.h"
@@ -162,7 +166,7 @@ Test(sbx_log, ndjson_line)
 	cr_expect_not(sbx_log_parse_ndjson(nomsg, strlen(nomsg), NULL, &r));
 }
 
-Test(sbx_log, summary_counts_only_this_runs_denials)
+Test(sbx_log, records_of_this_run_only)
 {
 	char *text = NULL;
 	size_t len = 0;
@@ -175,22 +179,80 @@ Test(sbx_log, summary_counts_only_this_runs_denials)
 	fputs("{\"eventMessage\":\"1 duplicate report for Sandbox: git(7) deny(1) "
 	      "file-write-create \\/Users\\/alice\\/src\\/.git\\/hooks\\/x cage-00000000000000aa\"}\n",
 	      in);
+	fputs("{\"eventMessage\":\"Sandbox: security(8) deny(1) mach-lookup "
+	      "com.apple.SecurityServer cage-00000000000000aa\"}\n", in);
+	fputs("{\"eventMessage\":\"Sandbox: curl(9) deny(1) network-outbound 1.2.3.4:443 "
+	      "cage-00000000000000aa\"}\n", in);
+	fputs("{\"eventMessage\":\"Sandbox: sh(10) deny(1) sysctl-read kern.bootargs "
+	      "cage-00000000000000aa\"}\n", in);
 	fputs("not json at all\n", in);
 	fclose(in);
 	FILE *f = fmemopen(text, len, "r");
-	char *out = NULL;
-	size_t olen = 0;
-	FILE *o = open_memstream(&out, &olen);
-	cr_assert(f && o);
-	unsigned long n = sbx_log_summary(f, "cage-00000000000000aa", o, 10);
+	cr_assert(f);
+	char logpath[] = "/tmp/sbxlog.XXXXXX";
+	int fd = mkstemp(logpath);
+	cr_assert(fd >= 0);
+	struct mon_summary s;
+	mon_summary_init(&s, 64, true);
+	unsigned long other = 0;
+	unsigned long n = sbx_log_collect(f, "cage-00000000000000aa", &s, fd, &other);
 	fclose(f);
-	fclose(o);
-	cr_expect_eq(n, 5);
-	cr_expect_str_eq(out, "cagerun: operations the sandbox denied:\n"
-			      "cagerun:   file-read-data /Users/alice/.ssh/id_rsa  3 times\n"
-			      "cagerun:   file-write-create /Users/alice/src/.git/hooks/x  2 times\n");
-	free(out);
+	cr_expect_eq(n, 8);
+	cr_expect_eq(other, 1, "sysctl-read has no record");
+	cr_expect_eq(s.total[MON_DENIED], 7);
+	/* The records read back as the Linux monitor's. */
+	FILE *lf = fdopen(fd, "r");
+	cr_assert(lf);
+	rewind(lf);
+	char *line = NULL;
+	size_t cap = 0;
+	int k = 0;
+	bool saw_read = false, saw_create = false, saw_mach = false, saw_connect = false;
+	while (getline(&line, &cap, lf) > 0) {
+		struct mon_record r;
+		cr_assert(mon_record_parse(line, &r), "not a record: %s", line);
+		k++;
+		cr_expect_eq(r.verdict, MON_DENIED);
+		if (r.access == IR_A_READ && r.path && !strcmp(r.path, "/Users/alice/.ssh/id_rsa") &&
+		    !strcmp(r.exe, "cat") && r.pid == 901)
+			saw_read = true;
+		if (r.access == IR_A_CREATE && r.count == 2)
+			saw_create = true;
+		if (r.access == IR_A_MACH && r.host && !strcmp(r.host, "com.apple.SecurityServer"))
+			saw_mach = true;
+		if (r.access == IR_A_CONNECT && r.host && !strcmp(r.host, "1.2.3.4") && r.port == 443)
+			saw_connect = true;
+	}
+	free(line);
+	fclose(lf);
+	unlink(logpath);
+	cr_expect_eq(k, 6);
+	cr_expect(saw_read && saw_create && saw_mach && saw_connect);
+	mon_summary_free(&s);
 	free(text);
+}
+
+Test(sbx_log, record_mapping)
+{
+	struct mon_record m;
+	struct sbx_report r = parse("Sandbox: x(1) deny(1) file-write-unlink /a/b", NULL);
+	cr_assert(sbx_report_record(&r, 5, &m));
+	cr_expect_eq(m.access, IR_A_DELETE);
+	cr_expect_eq(m.time_ms, 5);
+	r = parse("Sandbox: x(1) deny(1) file-read-metadata /a", NULL);
+	cr_assert(sbx_report_record(&r, 0, &m));
+	cr_expect_eq(m.access, IR_A_READ_META);
+	r = parse("Sandbox: x(1) deny(1) process-exec* /bin/ls", NULL);
+	cr_assert(sbx_report_record(&r, 0, &m));
+	cr_expect_eq(m.access, IR_A_EXEC);
+	r = parse("Sandbox: x(1) deny(1) network-outbound /private/var/run/docker.sock", NULL);
+	cr_assert(sbx_report_record(&r, 0, &m));
+	cr_expect_eq(m.access, IR_A_UNIX);
+	r = parse("Sandbox: x(1) allow(1) file-write-data /a", NULL);
+	cr_assert(sbx_report_record(&r, 0, &m));
+	cr_expect_eq(m.verdict, MON_WOULD_BLOCK);
+	r = parse("Sandbox: x(1) deny(1) forbidden-sandbox-reinit", NULL);
+	cr_expect_not(sbx_report_record(&r, 0, &m));
 }
 
 Test(sbx_nest, message_path)
