@@ -218,8 +218,6 @@ static void stop_logger(struct srun *r)
 	kill(r->logger, SIGTERM);
 	(void)waitpid(r->logger, NULL, 0);
 	r->logger = 0;
-	if (r->o->quiet)
-		return;
 	char path[4096];
 	snprintf(path, sizeof path, "%s/seatbelt.ndjson", r->lease.dir);
 	FILE *f = fopen(path, "r");
@@ -232,11 +230,13 @@ static void stop_logger(struct srun *r)
 	unsigned long other = 0;
 	unsigned long n = sbx_log_collect(f, r->tag, &s, r->log_fd, &other);
 	fclose(f);
-	if (n && !mon_summary_empty(&s)) {
+	if (r->o->quiet) {
+		/* --quiet: the log gets the records, stderr nothing */
+	} else if (n && !mon_summary_empty(&s)) {
 		fprintf(stderr, "cagerun: what the sandbox refused:\n");
 		mon_summary_print(&s, stderr, "cagerun: ");
 	}
-	if (other)
+	if (other && !r->o->quiet)
 		fprintf(stderr, "cagerun: %lu other sandbox denial%s (system services, sysctl, "
 				"IOKit, ...): see log show --predicate 'eventMessage ENDSWITH \"%s\"'\n",
 			other, other == 1 ? "" : "s", r->tag);
