@@ -11,15 +11,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/resource.h>
-#include <sys/signalfd.h>
 #include <unistd.h>
 
 #include "cage.h"
 #include "cli.h"
 #include "cpt.h"
 #include "prx.h"
+#include "prx_ev.h"
 #include "run.h"
 
 #define EXIT_START 125
@@ -29,7 +28,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: cagerun -p POLICY [-D NAME=VALUE]... [-I DIR]... [--profile NAME]\n"
 		"               [--mode off|enforce-fs|enforce] [--log FILE] [--resolve HOST:PORT:ADDR]...\n"
-		"               [--quiet] [--verbose] -- COMMAND [ARG]...\n"
+		"               [--backend linux|seatbelt] [--quiet] [--verbose] -- COMMAND [ARG]...\n"
 		"       cagerun --proxy-only -p POLICY [-D NAME=VALUE]... [-I DIR]... [--profile NAME]\n"
 		"               [--listen 127.0.0.1:PORT] [--socket PATH] [--resolve HOST:PORT:ADDR]...\n"
 		"               [--log FILE] [--max-conns N] [--header-timeout MS]\n"
@@ -170,6 +169,8 @@ static int parse_args(int argc, char **argv, struct prx_config *cfg, struct run 
 			cage_options_profile(r->opts, v);
 		else if (!strcmp(a, "--mode"))
 			ro->mode = v;
+		else if (!strcmp(a, "--backend"))
+			ro->backend = v;
 		else if (!strcmp(a, "--listen"))
 			*listen = v;
 		else if (!strcmp(a, "--socket"))
@@ -240,8 +241,8 @@ static int serve(struct run *r, struct prx_config *cfg, const char *policy, cons
 	/* A per-run secret: 128 random bits, hex. */
 	unsigned char rnd[16];
 	char secret[33];
-	if (getrandom(rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd)
-		return fail("getrandom failed");
+	if (!prx_random(rnd, sizeof rnd))
+		return fail("no random bytes from the kernel");
 	for (int i = 0; i < 16; i++)
 		snprintf(secret + 2 * i, 3, "%02x", rnd[i]);
 	cfg->secret = secret;
@@ -263,16 +264,10 @@ static int serve(struct run *r, struct prx_config *cfg, const char *policy, cons
 	}
 	if (signal(SIGPIPE, SIG_IGN) == SIG_ERR)
 		return fail("cannot ignore SIGPIPE");
-	sigset_t ss;
-	sigemptyset(&ss);
-	sigaddset(&ss, SIGINT);
-	sigaddset(&ss, SIGTERM);
-	sigaddset(&ss, SIGHUP);
-	if (sigprocmask(SIG_BLOCK, &ss, NULL) != 0)
-		return fail("sigprocmask failed");
-	r->sig_fd = signalfd(-1, &ss, SFD_CLOEXEC | SFD_NONBLOCK);
+	static const int stop_sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	r->sig_fd = prx_sigfd_open(stop_sigs, 3, err, sizeof err);
 	if (r->sig_fd < 0)
-		return fail("signalfd failed");
+		return fail(err);
 
 	r->srv = prx_server_new(cfg, err, sizeof err);
 	if (!r->srv)
@@ -317,7 +312,7 @@ int main(int argc, char **argv)
 		status = fail("out of memory");
 	else if ((status = parse_args(argc, argv, &cfg, &r, &policy, &listen, &sock, &logpath,
 				      &ro)) == -2)
-		status = run_command(&ro);
+		status = run_backend(&ro);
 	else if (status < 0)
 		status = serve(&r, &cfg, policy, listen, sock, logpath);
 	run_free(&r);

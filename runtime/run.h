@@ -23,6 +23,7 @@ struct run_opts {
 	const char *log_path;        /* --log: the proxy's JSON-lines log */
 	const struct prx_resolver *resolve; /* --resolve overrides, may be NULL */
 	bool quiet, verbose;
+	const char *backend;         /* --backend: "linux", "seatbelt", or NULL for the host's */
 };
 
 /* Runs the command; returns its exit status (128+N for a signal), or 125
@@ -34,5 +35,8 @@ int run_command(const struct run_opts *o);
  * enforce (enforce-fs, off, monitor), saying what that mode means for the
  * network and that the proxy alone still enforces the connect rules. */
 void run_proxy_only_note(const cage_policy *p, FILE *out);
+
+/* run_command, or the launcher o->backend names (runcommon.c). */
+int run_backend(const struct run_opts *o);
 
 #endif
