@@ -22,7 +22,14 @@ struct run_opts {
 	const char *log_path;        /* --log: the proxy's JSON-lines log */
 	const struct prx_resolver *resolve; /* --resolve overrides, may be NULL */
 	bool quiet, verbose;
+	/* The policy, already compiled (cagerun's layers): used instead of
+	 * loading `policy`, and not freed by run_command. */
+	cage_policy *pol;
+	const char *prompt; /* PS1 for --shell, or NULL */
 };
+
+/* "cagerun: MESSAGE" on stderr; returns RUN_SETUP_FAILED. */
+int run_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Runs the command; returns its exit status (128+N for a signal), or 125
  * when the sandbox could not be set up, 126/127 when the command could not

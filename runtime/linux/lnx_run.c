@@ -79,25 +79,16 @@ struct lrun {
 	bool had_terminal;
 };
 
-static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int fail(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	fputs("cagerun: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-	return RUN_SETUP_FAILED;
-}
+#define fail run_fail
 
 static int load_policy(struct lrun *r)
 {
 	const struct run_opts *o = r->o;
-	r->pol = cage_load_file(o->policy, o->copts);
+	r->pol = o->pol ? o->pol : cage_load_file(o->policy, o->copts);
 	if (!r->pol)
 		return fail("out of memory");
-	cage_print_diagnostics(r->pol, stderr, cli_want_color("auto", STDERR_FILENO));
+	if (!o->pol)
+		cage_print_diagnostics(r->pol, stderr, cli_want_color("auto", STDERR_FILENO));
 	if (cage_error_count(r->pol) > 0 || !r->pol->ir || !r->pol->ir->selected)
 		return fail("%s: the policy has errors; nothing was run", o->policy);
 	r->prof = r->pol->ir->selected;
@@ -372,7 +363,8 @@ static int launch(struct lrun *r)
 	uint16_t pport = pick_proxy_port(&r->plan);
 	char proxy_url[64];
 	snprintf(proxy_url, sizeof proxy_url, "http://127.0.0.1:%u", (unsigned)pport);
-	struct runenv_extra x = { r->lease.tmp, r->lease.home, isolate ? proxy_url : NULL };
+	struct runenv_extra x = { r->lease.tmp, r->lease.home, isolate ? proxy_url : NULL,
+				  r->o->prompt };
 	r->envp = runenv_build(r->prof, environ, &x);
 	if (!r->envp)
 		return fail("out of memory");
@@ -474,6 +466,7 @@ int run_command(const struct run_opts *o)
 			fprintf(stderr, "cagerun: could not remove all of %s\n", dir ? dir : "the lease");
 		free(dir);
 	}
-	cage_policy_free(r.pol);
+	if (r.pol != o->pol)
+		cage_policy_free(r.pol);
 	return status;
 }
