@@ -445,6 +445,11 @@ static int discover(struct layers *L, const struct layers_req *rq)
 		L->cfgdir[0] = '\0';
 	else if (!nameable(L->cfgdir))
 		return fail("%s cannot be named in a policy (quote, backslash or brace)", L->cfgdir);
+	/* Made now so that its protect holds on Linux, which can only take
+	 * away what exists; where it cannot be made, the protect still
+	 * refuses a run that would let the command create it. */
+	else
+		(void)trust_make_dir(L->cfgdir, err, sizeof err);
 	add(L, "defaults", "std/base");
 	add(L, "defaults", "std/secrets");
 	/* The guard module lands in the standard library separately; until a

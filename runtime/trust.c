@@ -66,6 +66,10 @@ bool trust_is_approved(const char *cfgdir, const char *realpath, uint64_t fp)
 
 static bool mkdir_p(char *path, char *err, size_t errlen)
 {
+	if (path[0] != '/') {
+		snprintf(err, errlen, "%s is not absolute", path);
+		return false;
+	}
 	for (char *s = path + 1;; s++) {
 		if (*s != '/' && *s != '\0')
 			continue;
@@ -83,16 +87,22 @@ static bool mkdir_p(char *path, char *err, size_t errlen)
 	}
 }
 
+bool trust_make_dir(const char *cfgdir, char *err, size_t errlen)
+{
+	char dir[4096];
+	snprintf(dir, sizeof dir, "%s", cfgdir);
+	return mkdir_p(dir, err, errlen);
+}
+
 bool trust_approve(const char *cfgdir, const char *realpath, uint64_t fp, char *err,
 		   size_t errlen)
 {
-	char dir[4096], path[4200], tmp[4300];
-	snprintf(dir, sizeof dir, "%s", cfgdir);
+	char path[4200], tmp[4300];
 	if (strchr(realpath, '\n')) {
 		snprintf(err, errlen, "a path with a newline cannot be recorded");
 		return false;
 	}
-	if (!mkdir_p(dir, err, errlen) || !store_path(cfgdir, path, sizeof path))
+	if (!trust_make_dir(cfgdir, err, errlen) || !store_path(cfgdir, path, sizeof path))
 		return false;
 	snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);

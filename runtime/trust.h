@@ -20,6 +20,9 @@ bool trust_config_dir(char *buf, size_t size, char *err, size_t errlen);
  * approves nothing. */
 bool trust_is_approved(const char *cfgdir, const char *realpath, uint64_t fp);
 
+/* Creates CONFIG/cage (0700, parents too) if missing. */
+bool trust_make_dir(const char *cfgdir, char *err, size_t errlen);
+
 /* Records the approval (replacing any older one of the same path),
  * creating CONFIG/cage (0700) and writing the store atomically (0600). */
 bool trust_approve(const char *cfgdir, const char *realpath, uint64_t fp, char *err,

@@ -128,6 +128,16 @@ expect_rc 125 "untrusted mode off"
 expect_not_in "$tmp/out" "ssh-secret" "untrusted mode off: nothing ran"
 printf 'cage 1\ndeny write "%s/a/**"\n' "$repo" >"$repo/.cage/policy.cage"
 
+# ---- the approvals cannot be changed from inside, even when a layer
+# grants their folder: the control writes beside them ----
+printf 'cage 1\nallow write "%s/**"\n' "$XDG_CONFIG_HOME" >"$tmp/wide.cage"
+run "$deep" --task "$tmp/wide.cage" -- sh -c \
+	"echo ok >$XDG_CONFIG_HOME/beside; echo '# forged' >>$XDG_CONFIG_HOME/cage/trust"
+[ -f "$XDG_CONFIG_HOME/beside" ] && ok || bad "control: the task layer's grant applies"
+expect_in "$tmp/err" "Read-only file system\|Permission denied" "approvals write-protected"
+expect_not_in "$XDG_CONFIG_HOME/cage/trust" "forged" "approvals unchanged"
+rm -f "$XDG_CONFIG_HOME/beside" "$tmp/wide.cage"
+
 # ---- --pin ----
 run "$deep" -- true
 fp=$(sed -n 's/^cagerun: policy \(xxh3:[0-9a-f]*\) .*/\1/p' "$tmp/err")
