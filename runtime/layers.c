@@ -15,6 +15,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -382,7 +383,8 @@ static bool parse_mode(const char *s, int *mode)
 
 /* lint on a second load of the same text: its findings must not count as
  * errors of the policy that runs. Returns the errors found in `kind`'s
- * layer (0 when there is none). */
+ * layer (0 when there is none), SIZE_MAX when a layer changed between the
+ * two loads. */
 static size_t lint_layers(struct layers *L, const char *text, const cage_options *o,
 			  const char *kind)
 {
@@ -398,6 +400,18 @@ static size_t lint_layers(struct layers *L, const char *text, const cage_options
 	const struct layer_src *ls = kind ? layer_of_kind(L, kind) : NULL;
 	if (!ls || !ls->path)
 		return 0;
+	/* The findings must be about the bytes that run: a layer rewritten
+	 * between the two loads is refused rather than judged by its old text. */
+	struct layers seen = { .n = L->n };
+	bind_sources(&seen, L->lint);
+	for (size_t i = 0; i < L->n; i++) {
+		free(seen.v[i].path);
+		if (seen.v[i].src && L->v[i].src && seen.v[i].fp != L->v[i].fp) {
+			fprintf(stderr, "cagerun: %s changed while cagerun was reading it\n",
+				L->v[i].path);
+			return SIZE_MAX;
+		}
+	}
 	size_t bad = 0;
 	for (size_t i = 0; i < L->lint->diags.n; i++) {
 		const struct diag *d = L->lint->diags.items[i];
@@ -562,6 +576,10 @@ static int compose(struct layers *L, const struct layers_req *rq)
 	select_profile(L, rq->copts);
 	if (proj || rq->lint) {
 		size_t bad = lint_layers(L, text, rq->copts, proj ? "project" : NULL);
+		if (bad == SIZE_MAX) {
+			free(text);
+			return fail("a layer changed while it was read; nothing was run");
+		}
 		if (bad && proj && !rq->lint) {
 			free(text);
 			return fail("%s has %zu lint error%s; the project layer is refused; nothing "
