@@ -83,6 +83,15 @@ expect_in "$tmp/err" "Read-only file system\|Permission denied" "project deny ap
 [ -f "$repo/top" ] && ok || bad "workspace grant: $repo/top not written"
 [ -f "$repo/a/denied" ] && bad "project deny: $repo/a/denied written" || ok
 
+# Last match wins across layers: the task re-opens part of what the
+# (trusted) project denies; the rest stays denied.
+run "$repo" trust
+printf 'cage 1\nallow write "%s/a/b/**"\n' "$repo" >"$tmp/reopen.cage"
+run "$deep" -q --task "$tmp/reopen.cage" -- sh -c "echo y >$repo/a/b/reopened; echo n >$repo/a/still"
+[ -f "$repo/a/b/reopened" ] && ok || bad "the task layer re-opens what the project denied"
+[ -f "$repo/a/still" ] && bad "the project's deny outside the task's grant" || ok
+rm -f "$tmp/reopen.cage" "$repo/a/b/reopened"
+
 # ---- an untrusted project layer only narrows ----
 cat "$tmp/outside/data" >/dev/null && ok || bad "control: fixture unreadable"
 printf 'cage 1\nallow read "%s/outside/**"\nallow connect "*"\nenv keep SECRET_TOKEN\n' "$tmp" \
