@@ -16,7 +16,8 @@
 struct prx_resolver;
 
 struct run_opts {
-	const char *policy;          /* the .cage file */
+	const char *policy;          /* the .cage file, or a name for the composed policy */
+	const char *policy_file;     /* -p: the one file run as written, else NULL */
 	cage_options *copts;         /* -D, -I, --profile */
 	const char *mode;            /* --mode, or NULL for the policy's */
 	char *const *argv;           /* the command, verbatim */
@@ -24,7 +25,14 @@ struct run_opts {
 	const struct prx_resolver *resolve; /* --resolve overrides, may be NULL */
 	bool quiet, verbose;
 	const char *backend;         /* --backend: "linux", "seatbelt", or NULL for the host's */
+	/* The policy, already compiled (cagerun's layers): used instead of
+	 * loading `policy`, and not freed by run_command. */
+	cage_policy *pol;
+	const char *prompt; /* PS1 for --shell, or NULL */
 };
+
+/* "cagerun: MESSAGE" on stderr; returns RUN_SETUP_FAILED. */
+int run_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Runs the command; returns its exit status (128+N for a signal), or 125
  * when the sandbox could not be set up, 126/127 when the command could not

@@ -29,10 +29,13 @@ int run_fail(const char *fmt, ...)
 int run_load_policy(const struct run_opts *o, cage_policy **polp, const struct ir_profile **prof,
 		    enum ir_mode *mode)
 {
-	cage_policy *pol = *polp = cage_load_file(o->policy, o->copts);
+	/* Already compiled (cagerun's layers, which printed its findings), or
+	 * compiled here; the caller frees it only in the second case. */
+	cage_policy *pol = *polp = o->pol ? o->pol : cage_load_file(o->policy, o->copts);
 	if (!pol)
 		return run_fail("out of memory");
-	cage_print_diagnostics(pol, stderr, cli_want_color("auto", STDERR_FILENO));
+	if (!o->pol)
+		cage_print_diagnostics(pol, stderr, cli_want_color("auto", STDERR_FILENO));
 	if (cage_error_count(pol) > 0 || !pol->ir || !pol->ir->selected)
 		return run_fail("%s: the policy has errors; nothing was run", o->policy);
 	*prof = pol->ir->selected;
@@ -99,7 +102,15 @@ int run_backend(const struct run_opts *o)
 #endif
 	if (!o->backend || !strcmp(o->backend, host))
 		return run_command(o);
-	if (!strcmp(o->backend, "seatbelt"))
-		return sbx_run_command(o);
+	if (!strcmp(o->backend, "seatbelt")) {
+		/* The policy composed for this host is not the macOS one: the
+		 * Seatbelt launcher compiles the file itself, for macOS. */
+		if (!o->policy_file)
+			return run_fail("--backend seatbelt on this host needs -p POLICY; nothing was run");
+		struct run_opts so = *o;
+		so.pol = NULL;
+		so.policy = o->policy_file;
+		return sbx_run_command(&so);
+	}
 	return run_fail("--backend %s: expected %s or seatbelt; nothing was run", o->backend, host);
 }

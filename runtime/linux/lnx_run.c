@@ -296,7 +296,8 @@ static int launch(struct lrun *r)
 	uint16_t pport = pick_proxy_port(&r->plan);
 	char proxy_url[64];
 	snprintf(proxy_url, sizeof proxy_url, "http://127.0.0.1:%u", (unsigned)pport);
-	struct runenv_extra x = { r->lease.tmp, r->lease.home, isolate ? proxy_url : NULL };
+	struct runenv_extra x = { r->lease.tmp, r->lease.home, isolate ? proxy_url : NULL,
+				  r->o->prompt };
 	r->envp = runenv_build(r->prof, environ, &x);
 	if (!r->envp)
 		return fail("out of memory");
@@ -390,6 +391,7 @@ int run_command(const struct run_opts *o)
 			fprintf(stderr, "cagerun: could not remove all of %s\n", dir ? dir : "the lease");
 		free(dir);
 	}
-	cage_policy_free(r.pol);
+	if (r.pol != o->pol)
+		cage_policy_free(r.pol);
 	return status;
 }

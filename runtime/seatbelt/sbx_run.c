@@ -338,7 +338,8 @@ static int launch(struct srun *r)
 	bool wants_proxy = strstr(r->profile_text, "(param \"" SBPL_PARAM_PROXY_PORT "\")");
 	if (wants_proxy && (rc = start_proxy(r, url, sizeof url)))
 		return rc;
-	struct runenv_extra x = { r->lease.tmp, r->lease.home, wants_proxy ? url : NULL };
+	struct runenv_extra x = { r->lease.tmp, r->lease.home, wants_proxy ? url : NULL,
+				  r->o->prompt };
 	if (!(r->envp = runenv_build(r->prof, environ, &x)))
 		return run_fail("out of memory");
 	char port[8];
@@ -412,6 +413,7 @@ int sbx_run_command(const struct run_opts *o)
 			fprintf(stderr, "cagerun: could not remove all of %s\n", dir ? dir : "the lease");
 		free(dir);
 	}
-	cage_policy_free(r.pol);
+	if (r.pol != o->pol)
+		cage_policy_free(r.pol);
 	return status;
 }
