@@ -393,6 +393,7 @@ static int launch(struct lrun *r)
 		.landlock_abi = abi,
 		.seccomp = &r->sc,
 		.take_terminal = r->had_terminal,
+		.quiet = r->o->quiet,
 	};
 	/* Built here rather than in the child: its allocations then land on
 	 * the parent's own pages instead of copy-on-write ones, and the child
