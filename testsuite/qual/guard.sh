@@ -11,6 +11,9 @@
 # name must not exist afterwards. Ordinary work: the same script must
 # succeed and leave the same result with and without cagerun.
 #
+# Also the session report: cagerun lists, at exit, the git repositories
+# the run created in the workspace (and only those), not with --quiet.
+#
 # Prints PASS/FAIL per case and a closing "N passed, N failed" line; exits
 # 1 on any failure. Run as root and as an unprivileged user (CTest does
 # both, through testsuite/linux/as_user.sh).
@@ -162,6 +165,34 @@ work umask '' 'umask 077 && touch u7 && mkdir d7 && mkfifo f7 && umask 022 && to
 	mkdir d2 && stat -c "%n %a" u7 d7 f7 u2 d2'
 work symlink-followed '' 'ln -s target.txt lnk && echo x > lnk && cat target.txt'
 work exclusive-exists '' 'touch e && (set -C; echo x > e) 2>/dev/null; echo $?'
+
+# ---- the session report: repositories the run created -------------------
+report() {
+	(cd "$WS" && env -i $ENVV timeout -s KILL $T "$CAGERUN" -p "$POLICY" \
+		-D workspace="$WS" "$@" -- sh -c 'git init -q new && mkdir -p x/y &&
+		echo "gitdir: ../../new/.git" > x/y/.git && git init -q old/inner')
+}
+fresh 'git init -q old'
+report >"$OUT" 2>&1
+if [ ! -d "$WS/new/.git" ] || [ ! -f "$WS/x/y/.git" ]; then
+	fail session-report "the run did not create the repositories"
+elif ! grep -q "^cagerun:   $WS/new/.git\$" "$OUT" || ! grep -q "^cagerun:   $WS/x/y/.git\$" "$OUT" ||
+	! grep -q "^cagerun:   $WS/old/inner/.git\$" "$OUT"; then
+	fail session-report "a new repository is not listed"
+elif grep -q "^cagerun:   $WS/old/.git\$" "$OUT"; then
+	fail session-report "a repository that was there before is listed"
+else
+	pass session-report
+fi
+fresh 'git init -q old'
+report --quiet >"$OUT" 2>&1
+if [ ! -d "$WS/new/.git" ]; then
+	fail session-report-quiet "the run did not create the repository"
+elif grep -q "repositories" "$OUT"; then
+	fail session-report-quiet "--quiet still lists repositories"
+else
+	pass session-report-quiet
+fi
 
 echo "$PASS passed, $FAILED failed"
 [ "$FAILED" -eq 0 ]
