@@ -194,5 +194,43 @@ else
 	pass session-report-quiet
 fi
 
+# ---- fail closed: the supervisor killed from outside ---------------------
+# cagerun -> init -> supervisor -> command: the control lets the command
+# finish (status 0); then the supervisor is killed while the command runs,
+# and the run must stop with 125 and say why.
+sup_case() {
+	fresh
+	(cd "$WS" && exec env -i $ENVV "$CAGERUN" -p "$POLICY" -D workspace="$WS" --quiet \
+		-- sh -c "echo guard-started; sleep $1; echo survived > after") >"$OUT" 2>&1 &
+	run=$!
+	i=0
+	while ! grep -q '^guard-started$' "$OUT" 2>/dev/null && [ $i -lt 200 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	if [ "$2" = kill ]; then
+		init=$(pgrep -P $run | head -n 1)
+		sup=$(pgrep -P "${init:-0}" | head -n 1)
+		[ -n "$sup" ] && kill -KILL "$sup"
+	fi
+	wait $run
+	RC=$?
+}
+sup_case 1 none
+if [ $RC -ne 0 ] || [ ! -e "$WS/after" ]; then
+	fail supervisor-killed "control: the command did not finish under cagerun (status $RC)"
+else
+	sup_case 20 kill
+	if [ $RC -ne 125 ]; then
+		fail supervisor-killed "status $RC, expected 125"
+	elif [ -e "$WS/after" ]; then
+		fail supervisor-killed "the command went on after its supervisor died"
+	elif ! grep -q "supervisor was killed" "$OUT"; then
+		fail supervisor-killed "cagerun did not say why it stopped"
+	else
+		pass supervisor-killed
+	fi
+fi
+
 echo "$PASS passed, $FAILED failed"
 [ "$FAILED" -eq 0 ]
