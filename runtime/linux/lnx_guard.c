@@ -17,7 +17,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/magic.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -25,7 +24,6 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
-#include <sys/vfs.h>
 #include <unistd.h>
 
 /* Opens of FIFOs waiting for a peer at one time; past it, EAGAIN. */
@@ -267,10 +265,18 @@ static int resolve(struct gctx *x, int dirfd, const char *path, struct lnx_walke
 	return rc;
 }
 
-static bool in_proc(int dirfd)
+/* A symlink in procfs, as the last component: in its root, /proc/self and
+ * /proc/thread-self mean the tracee (directories: an O_CREAT open of one
+ * fails with EISDIR) and the others (mounts, net) are plain links into
+ * them, followed as text; below it, magic links (fd/N, cwd) the kernel
+ * follows to the open file. Returns 0 (not in procfs), 1 (magic: open
+ * through the kernel), 2 (follow as text), or -errno. */
+static int proc_link(const struct lnx_walked *w)
 {
-	struct statfs sf;
-	return fstatfs(dirfd, &sf) == 0 && sf.f_type == PROC_SUPER_MAGIC;
+	int k = lnx_walk_proc(w->dirfd);
+	if (k == 2 && (!strcmp(w->name, "self") || !strcmp(w->name, "thread-self")))
+		return -EISDIR;
+	return k == 1 ? 1 : k == 2 ? 2 : 0;
 }
 
 /* Follows the symlink w names (one step): w becomes where it points. */
@@ -408,7 +414,12 @@ static void do_open(struct gctx *x, const struct gop *op)
 				rc = -ELOOP;
 				break;
 			}
-			if (in_proc(w.dirfd)) {
+			int k = proc_link(&w);
+			if (k < 0) {
+				rc = k;
+				break;
+			}
+			if (k == 1) {
 				/* A magic link names an open file: nothing is created. */
 				reply_fd_or_errno(x->c, openat(w.dirfd, w.name, flags & ~O_CREAT),
 						  cloexec);
@@ -461,9 +472,10 @@ static int link_source(struct gctx *x, const struct gop *op, struct lnx_walked *
 		struct stat st;
 		if (fstatat(w->dirfd, w->name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISLNK(st.st_mode))
 			return 0; /* linkat reports a missing source itself */
-		if (in_proc(w->dirfd)) {
-			*fdp = openat(w->dirfd, w->name, O_PATH | O_CLOEXEC);
-			rc = *fdp < 0 ? -errno : 0;
+		int k = proc_link(w);
+		if (k == 1 || k < 0) {
+			*fdp = k < 0 ? -1 : openat(w->dirfd, w->name, O_PATH | O_CLOEXEC);
+			rc = k < 0 ? k : *fdp < 0 ? -errno : 0;
 			drop(w);
 			return rc;
 		}
