@@ -95,6 +95,12 @@ _Noreturn void lnx_super_main(struct lnx_child *c)
 	char err[600];
 	sigset_t ss;
 	lnx_block_forwarded(&ss);
+	/* Its report at exit must not stop it (a background group writing to
+	 * a terminal with tostop) or kill it (a closed pipe): either would
+	 * look like, or be, a supervisor that never ends the run cleanly. The
+	 * command sets every signal back to default before it execs. */
+	signal(SIGTTOU, SIG_IGN);
+	signal(SIGPIPE, SIG_IGN);
 	int sig_fd = signalfd(-1, &ss, SFD_CLOEXEC | SFD_NONBLOCK);
 	struct lnx_notify_rule rules[LNX_NOTIFY_MAX_RULES];
 	size_t nrules = lnx_guard_rules(rules, LNX_NOTIFY_MAX_RULES);
