@@ -35,6 +35,13 @@ char *lplan_parent_dir(struct arena *a, const char *path);
 /* True when `anc` is `path` or a directory above it. */
 bool lplan_at_or_above(const char *anc, const char *path);
 
+/* The guard profile (plan->gprof) and the guards of glob rules. */
+void lplan_guard_prepare(struct arena *a, const struct ir_profile *p, struct lplan *plan);
+void lplan_guard_add(struct arena *a, struct lplan *plan, const char *pattern,
+		     const struct ir_rule *rule);
+void lplan_guard_globs(struct arena *a, const struct ir_profile *p, struct lplan *plan,
+		       bool (*can_create)(const struct lplan *, const char *));
+
 void lplan_error(struct arena *a, struct lplan *plan, const struct ir_rule *r, const char *fmt,
 		 ...) __attribute__((format(printf, 4, 5)));
 void lplan_note(struct arena *a, struct lplan *plan, const struct ir_rule *r, const char *fmt,

@@ -7,7 +7,9 @@
  *      ambient set, securebits locked, capset to nothing): nothing later
  *      can regain a privilege, not even by exec'ing a setuid program;
  *   3. Landlock: the plan's grants plus this run's private directories;
- *   4. seccomp, last, since it refuses calls the steps before still make;
+ *   4. seccomp, last, since it refuses calls the steps before still make
+ *      (under the create guard's supervisor, then its notifying filter,
+ *      whose listener goes to the supervisor);
  *   5. every descriptor past stderr marked close-on-exec, then execvp.
  *
  * Any failure is reported to cagerun, which exits 125: the command never
@@ -28,6 +30,7 @@
 #include <unistd.h>
 
 #include "lnx_landlock.h"
+#include "lnx_notify.h"
 #include "lnx_seccomp.h"
 #include "runcommon.h"
 
@@ -47,7 +50,7 @@ static void reset_signals(void)
 	sigprocmask(SIG_SETMASK, &none, NULL);
 }
 
-static bool drop_privileges(char *err, size_t errlen)
+bool lnx_exec_drop_privileges(char *err, size_t errlen)
 {
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
 		snprintf(err, errlen, "cannot set no_new_privs: %s", strerror(errno));
@@ -79,7 +82,7 @@ static bool drop_privileges(char *err, size_t errlen)
 	return true;
 }
 
-static bool apply_landlock(const struct lnx_spec *s, char *err, size_t errlen)
+bool lnx_exec_landlock(const struct lnx_spec *s, char *err, size_t errlen)
 {
 	struct lnx_landlock ll = { .fd = -1 };
 	if (!lnx_landlock_open(&ll, s->landlock_abi, err, errlen))
@@ -115,10 +118,24 @@ _Noreturn void lnx_exec_main(struct lnx_child *c)
 		snprintf(err, sizeof err, "cannot change to %s: %s", s->cwd, strerror(errno));
 		lnx_child_fail(c, 125, err);
 	}
-	if (!drop_privileges(err, sizeof err) || !apply_landlock(s, err, sizeof err))
+	/* Under the supervisor, privileges are already gone (it dropped them
+	 * before forking us, and securebits cannot be set again without
+	 * them); Landlock is applied once more, a layer below the
+	 * supervisor's, which keeps the command from tracing it. */
+	if ((c->notify_sock < 0 && !lnx_exec_drop_privileges(err, sizeof err)) ||
+	    !lnx_exec_landlock(s, err, sizeof err))
 		lnx_child_fail(c, 125, err);
 	if (!lnx_seccomp_install(s->seccomp, err, sizeof err))
 		lnx_child_fail(c, 125, err);
+	if (c->notify_sock >= 0) {
+		int l = lnx_notify_install(c->notify_insns, c->notify_len, err, sizeof err);
+		if (l < 0)
+			lnx_child_fail(c, 125, err);
+		if (!lnx_notify_send_fd(c->notify_sock, l))
+			lnx_child_fail(c, 125, "cannot hand the create guard its listener");
+		close(l);
+		close(c->notify_sock);
+	}
 	if (syscall(SYS_close_range, 3u, ~0u, CLOSE_RANGE_CLOEXEC) != 0)
 		lnx_child_fail(c, 125, "cannot close inherited descriptors");
 	/* The error pipe stays open (close-on-exec) until the exec succeeds. */

@@ -32,11 +32,13 @@
 
 #include "cpt.h"
 #include "lease.h"
+#include "lnx_gitreport.h"
 #include "lnx_landlock.h"
 #include "lnx_sandbox.h"
 #include "lnx_seccomp.h"
 #include <seccomp.h>
 #include "lplan.h"
+#include "path.h"
 #include "policy.h"
 #include "prx.h"
 #include "runcommon.h"
@@ -72,6 +74,7 @@ struct lrun {
 	char **envp;
 	struct lnx_sandbox sb;
 	struct lnx_seccomp_prog sc;
+	struct gitreport git; /* repositories the run creates in the workspace */
 	int status; /* init's exit status, once it exited */
 	bool exited;
 	bool had_terminal;
@@ -252,6 +255,22 @@ static int block_signals(struct lrun *r)
 	return 0;
 }
 
+/* The directory the session report looks through: the `workspace`
+ * param when the policy has one, else where the command starts. */
+static const char *workspace_of(struct lrun *r, const char *cwd)
+{
+	const struct ir_policy *ir = r->pol->ir;
+	for (size_t i = 0; i < ir->nparams; i++) {
+		const struct ir_param *p = &ir->params[i];
+		char *path;
+		const char *perr;
+		if (p->type == IR_P_PATH && p->value && !strcmp(p->name, "workspace") &&
+		    path_query(&r->pol->arena, ir->home, p->value, &path, &perr))
+			return path;
+	}
+	return cwd;
+}
+
 static int launch(struct lrun *r)
 {
 	int rc, abi;
@@ -318,6 +337,7 @@ static int launch(struct lrun *r)
 		.landlock_abi = abi,
 		.seccomp = &r->sc,
 		.take_terminal = r->had_terminal,
+		.quiet = r->o->quiet,
 	};
 	/* Built here rather than in the child: its allocations then land on
 	 * the parent's own pages instead of copy-on-write ones, and the child
@@ -329,6 +349,8 @@ static int launch(struct lrun *r)
 			    "was run", seccomp_api_get());
 	if (!lnx_seccomp_prebuilt(&so, &r->sc) && !lnx_seccomp_build(&so, &r->sc, err, sizeof err))
 		return fail("%s; nothing was run", err);
+	if (!r->o->quiet)
+		gitreport_begin(&r->git, workspace_of(r, cwd));
 	if (!lnx_sandbox_start(&spec, &r->sb, err, sizeof err))
 		return fail("%s; nothing was run", err);
 	if (isolate && ((rc = start_proxy_server(r)) || (rc = adopt_listeners(r))))
@@ -374,6 +396,9 @@ int run_command(const struct run_opts *o)
 	lnx_seccomp_prog_free(&r.sc);
 	lnx_sandbox_kill(&r.sb);
 	restore_terminal(&r);
+	/* After the sandbox is gone: nothing can still be writing there. */
+	gitreport_end(&r.git, stderr);
+	gitreport_free(&r.git);
 	if (r.srv && !o->quiet)
 		prx_server_print_denials(r.srv, stderr, "cagerun: ");
 	prx_server_free(r.srv);
