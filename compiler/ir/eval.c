@@ -4,7 +4,9 @@
  * on what a policy means.
  *
  * Semantics: a `protect` rule that matches denies, whatever its position;
- * otherwise the last matching rule decides; no match denies.
+ * otherwise the last matching rule decides; no match denies. A delete the
+ * rules allow is still denied on a pinned path (ir_pins.c): deleting is
+ * also renaming away, which would carry a file out of a deny.
  */
 #include "ir.h"
 
@@ -78,6 +80,7 @@ static void decide(const struct ir_profile *p, uint32_t access, enum ir_target_k
 {
 	v->allowed = false;
 	v->rule = NULL;
+	v->pin = NULL;
 	for (size_t i = 0; i < p->nrules; i++) {
 		const struct ir_rule *r = &p->rules[i];
 		if (r->effect == IR_PROTECT && r->tkind == tk && (r->access & access) &&
@@ -120,6 +123,15 @@ void ir_eval_path(const struct ir_profile *p, uint32_t access, const char *path,
 		  struct ir_verdict *v)
 {
 	decide(p, access, access == IR_A_UNIX ? IR_T_UNIX : IR_T_PATH, match_path, path, 0, v);
+	/* Deleting is also renaming away: a pinned path stays where it is. */
+	if (access == IR_A_DELETE && v->allowed) {
+		const struct ir_pin *pin = ir_pinned(p, path);
+		if (pin) {
+			v->allowed = false;
+			v->rule = pin->guard;
+			v->pin = pin;
+		}
+	}
 }
 
 void ir_eval_host(const struct ir_profile *p, const char *host, unsigned port,

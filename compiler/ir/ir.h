@@ -115,6 +115,15 @@ struct ir_env_op {
 	struct loc loc;
 };
 
+/* A path that may not be deleted, renamed away or hard-linked because a
+ * deny or protect (its guard) would lose its hold on a file (ir_pins.c,
+ * docs/language.md "Renames and links"). */
+struct ir_pin {
+	struct ir_path pat;          /* the paths it covers */
+	const struct ir_rule *guard; /* the deny or protect it keeps in place */
+	bool above;                  /* directories above what the guard names */
+};
+
 struct ir_profile {
 	const char *name;
 	struct loc loc;
@@ -126,6 +135,10 @@ struct ir_profile {
 	size_t nrules;
 	struct ir_env_op *env;
 	size_t nenv;
+	/* Derived from the rules by ir_pins_build; none in a profile built
+	 * without it. */
+	struct ir_pin *pins;
+	size_t npins;
 };
 
 enum ir_param_type { IR_P_PATH, IR_P_HOST, IR_P_STRING, IR_P_PORT };
@@ -171,6 +184,9 @@ struct ir_policy {
 struct ir_verdict {
 	bool allowed;
 	const struct ir_rule *rule; /* the deciding rule; NULL = default deny */
+	/* Set when the rules allow a delete that a pin takes away; `rule` is
+	 * then the pin's guard. */
+	const struct ir_pin *pin;
 };
 
 /* `access` is one IR_A_* bit; `path` absolute and normalised. */
@@ -181,6 +197,28 @@ void ir_eval_host(const struct ir_profile *p, const char *host, unsigned port,
 		  struct ir_verdict *v);
 void ir_eval_mach(const struct ir_profile *p, const char *service,
 		  struct ir_verdict *v);
+
+/* ---- pins, renames and links (ir_pins.c) ---- */
+
+/* Fills p->pins from p->rules (allocated in a). */
+void ir_pins_build(struct arena *a, struct ir_profile *p);
+/* The first pin covering `path`, or NULL. */
+const struct ir_pin *ir_pinned(const struct ir_profile *p, const char *path);
+
+enum ir_move_kind { IR_MOVE_RENAME, IR_MOVE_LINK };
+
+/* rename(src, dst) or link(src, dst): allowed when the source may leave
+ * (rename: delete at src; link: src is not pinned), the destination may be
+ * created, and the destination grants no file access the source lacks. */
+struct ir_move_verdict {
+	bool allowed;
+	struct ir_verdict src; /* rename: delete at src; link: the pin, if any */
+	struct ir_verdict dst; /* create at dst */
+	uint32_t gained;       /* IR_A_* bits dst grants and src does not */
+	struct ir_verdict gain_src, gain_dst; /* the first gained bit at each end */
+};
+void ir_eval_move(const struct ir_profile *p, enum ir_move_kind kind, const char *src,
+		  const char *dst, struct ir_move_verdict *v);
 
 bool ir_rule_matches_path(const struct ir_rule *r, uint32_t access, const char *path);
 bool ir_path_match(const struct ir_path *pat, const char *path);

@@ -254,7 +254,6 @@ static void walk(struct fsctx *f, const char *dir, int depth, visit_fn fn, void 
 struct grant_walk {
 	const struct ir_rule *G;
 	struct inode_set *links; /* regular files with st_nlink > 1 */
-	bool reported;
 };
 
 static void visit_grant(struct fsctx *f, const char *path, const struct stat *st, void *arg)
@@ -262,7 +261,7 @@ static void visit_grant(struct fsctx *f, const char *path, const struct stat *st
 	struct grant_walk *gw = arg;
 	if (S_ISREG(st->st_mode) && st->st_nlink > 1 && ir_path_match(&gw->G->t.path, path))
 		iset_add(gw->links, st->st_dev, st->st_ino, path);
-	if (!S_ISLNK(st->st_mode) || gw->reported)
+	if (!S_ISLNK(st->st_mode))
 		return;
 	char res[PATH_MAX], what[1024];
 	const struct ir_rule *P;
@@ -274,12 +273,11 @@ static void visit_grant(struct fsctx *f, const char *path, const struct stat *st
 	lint_target_text(gw->G, gt, sizeof gt);
 	display(f->c, path, pd, sizeof pd);
 	display(f->c, res, rd, sizeof rd);
-	struct diag *d = lint_report(f->c, "symlink-escape", gw->G, P,
-				     "symlink %s inside the grant %s leads to %s, inside %s",
-				     pd, gt, rd, what);
+	struct diag *d = lint_report_each(f->c, "symlink-escape", gw->G, P, path,
+					  "symlink %s inside the grant %s leads to %s, inside %s",
+					  pd, gt, rd, what);
 	if (P)
 		lint_note_rule(f->c, d, P, "protected here");
-	gw->reported = true;
 }
 
 static void check_grant(struct fsctx *f, const struct ir_rule *G, struct inode_set *links)
@@ -323,7 +321,7 @@ static void check_grant(struct fsctx *f, const struct ir_rule *G, struct inode_s
 		}
 	}
 	if (subtree) {
-		struct grant_walk gw = { G, links, false };
+		struct grant_walk gw = { G, links };
 		walk(f, res, 0, visit_grant, &gw);
 	}
 }
@@ -412,7 +410,7 @@ void lint_check_fs(struct lint_ctx *c)
 				display(c, g->path, gd, sizeof gd);
 				display(c, q->path, qd, sizeof qd);
 				lint_target_text(&p->rules[i], gt, sizeof gt);
-				lint_report(c, "hardlink-alias", &p->rules[i], NULL,
+				lint_report_each(c, "hardlink-alias", &p->rules[i], NULL, g->path,
 					    "%s, granted by %s, is a hard link to %s%s: the grant reaches "
 					    "it under another name",
 					    gd, gt, j < first_secret ? "protected " : "a known secret, ",

@@ -417,46 +417,30 @@ static void emit_ancestors(struct em *e)
 	sbpl_buf_puts(&e->b, ")\n\n");
 }
 
-/* A protected path can be carried out of its protection by renaming a
- * directory above it (mv ~/.config/gh ~/x, then read ~/x/hosts.yml) when
- * that directory is writable. Renaming needs file-write-unlink on the
- * source, so it is denied on every directory above a protected path (only
- * those directories, not their contents). This is stricter than the IR,
- * which leaves the question to `cagec lint` (writable-ancestor). */
+/* A denied or protected file can be carried out of its rule by renaming
+ * it, or a directory above it (mv ~/.config/gh ~/x, then read
+ * ~/x/hosts.yml; mv .git .git-old, then a fresh .git/hooks), or by a hard
+ * link. The IR pins those paths (ir_pins.c); here each pin denies
+ * file-write-unlink (renaming needs it on the source) and file-link, after
+ * the policy's rules so that no allow re-opens them. */
 static void emit_move_blocks(struct em *e)
 {
-	const char **v = NULL;
-	size_t nv = 0, cap = 0;
-	for (size_t i = 0; i < e->prof->nrules; i++) {
-		const struct ir_rule *r = &e->prof->rules[i];
-		if (r->effect != IR_PROTECT || r->tkind != IR_T_PATH)
-			continue;
-		const struct ir_path *p = &r->t.path;
-		size_t n;
-		bool self;
-		literal_dir(p, &n, &self);
-		struct sbpl_buf res = { 0 };
-		sbpl_resolved_path(&res, p->text, n);
-		if (res.oom)
-			e->b.oom = true;
-		else if (res.len > 0)
-			add_ancestors(e->a, &v, &nv, &cap, res.p, res.len, self);
-		sbpl_buf_free(&res);
-	}
-	if (nv == 0)
+	if (e->prof->npins == 0)
 		return;
-	qsort(v, nv, sizeof(*v), cmp_str);
-	sbpl_buf_printf(&e->b, ";; ---- directories above protected paths: no renaming them away ----\n"
-			       "(%s file-write-unlink%s\n",
+	sbpl_buf_printf(&e->b, ";; ---- pinned: what denies and protects hold, and the directories above: no\n"
+			       ";; deleting, renaming away or hard-linking ----\n"
+			       "(%s file-write-unlink file-link%s\n",
 			e->monitor ? "allow" : "deny", e->monitor ? " (with report)" : "");
-	for (size_t i = 0; i < nv && e->ok; i++) {
-		if (i > 0 && strcmp(v[i], v[i - 1]) == 0)
-			continue;
-		sbpl_buf_puts(&e->b, "  (literal ");
-		if (!sbpl_put_string(&e->b, v[i], strlen(v[i])))
-			fail(e, NULL, "a protected path has a control character or is too long");
-		sbpl_buf_puts(&e->b, ")\n");
+	struct sbpl_buf suf = { 0 };
+	for (size_t i = 0; i < e->prof->npins && e->ok; i++) {
+		const struct ir_pin *pin = &e->prof->pins[i];
+		rule_suffix(pin->guard, &suf);
+		struct sbpl_filter_opts o = { .deny = true, .indent = "  ", .suffix = cstr(&suf) };
+		const char *why = NULL;
+		if (!sbpl_put_path_filters(&e->b, &pin->pat, &o, &why))
+			fail(e, pin->guard, why);
 	}
+	sbpl_buf_free(&suf);
 	sbpl_buf_puts(&e->b, ")\n\n");
 }
 

@@ -30,7 +30,7 @@ cat >clean.cage <<'EOF'
 cage 1
 profile p {
     allow read write "~/src/**"
-    deny write "~/src/.git/hooks/**"
+    allow read "~/docs/**"
     allow connect "github.com:443"
 }
 EOF
