@@ -192,6 +192,27 @@ grep -q '^allowed: connect github.com:443' out || fail "explain connect"
 run 1 explain clean.cage connect github.com:22
 grep -q 'default deny' out || fail "explain default deny"
 run 2 explain clean.cage teleport /x
+# explain rename/link: the rename and link rule, and a delete a pin refuses
+cat >moves.cage <<'EOF2'
+cage 1
+profile p {
+    allow read write "~/w/**"
+    deny read "~/w/secret/**"
+}
+EOF2
+run 1 explain moves.cage rename '~/w/secret/k' '~/w/k'
+grep -q '^denied: rename ~/w/secret/k ~/w/k (profile p)$' out || fail "explain rename verdict"
+grep -q 'gains: *~/w/k grants read' out || fail "explain rename names the gain"
+run 1 explain moves.cage link '~/w/secret/k' '~/w/k'
+grep -q '^denied: link ~/w/secret/k ~/w/k' out || fail "explain link verdict"
+run 1 explain moves.cage delete '~/w/secret/k'
+grep -q 'is pinned' out || fail "explain delete names the pin"
+run 0 explain moves.cage create '~/w/k'
+run 0 explain moves.cage rename '~/w/a' '~/w/b'
+grep -q 'gains: *none' out || fail "explain rename without a gain"
+run 1 explain moves.cage delete '~/w'
+run 2 explain moves.cage read '~/w/a' '~/w/b'
+run 2 explain moves.cage rename '~/w/a'
 run 2 explain clean.cage read
 
 [ "$fails" -eq 0 ] || { echo "$fails failure(s)" >&2; exit 1; }
