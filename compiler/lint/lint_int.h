@@ -67,8 +67,9 @@ struct lint_builtin {
 
 /* ---- lint.c ---- */
 bool lint_is_std(const struct src_file *f);
-/* A rule of std/guard: it carves what runs code outside the cage out of
- * writable trees, so a grant around it is what it is written for. */
+/* A rule of std/guard (or of a copy of it named std/guard.cage): it
+ * carves what runs code outside the cage out of writable trees, so a
+ * grant around it is what it is written for. */
 bool lint_is_guard(const struct src_file *f);
 /* Adds a finding at `at` (a rule; its target span) unless the same id was
  * already reported for the same pair of rules. `other` may be NULL. */

@@ -192,6 +192,29 @@ grep -q '^allowed: connect github.com:443' out || fail "explain connect"
 run 1 explain clean.cage connect github.com:22
 grep -q 'default deny' out || fail "explain default deny"
 run 2 explain clean.cage teleport /x
+# Opening a guarded file (docs/stdlib.md): a copy of std/guard without the
+# entry, found first on -I, is loaded by every import of std/guard; lint
+# then names the opened entry once, and a suppression with a reason quiets it.
+mkdir -p mine/std
+grep -v '"{workspace}/.vscode/\*\*"' "$src/stdlib/std/guard.cage" >mine/std/guard.cage
+cmp -s mine/std/guard.cage "$src/stdlib/std/guard.cage" && fail "the .vscode line was not dropped"
+cat >opened.cage <<'EOF2'
+cage 1
+import "std/agents/claude"
+profile p {
+    allow read write exec workspace
+}
+EOF2
+run 0 lint -I mine opened.cage
+[ "$(grep -c 'warning:' out)" -eq 1 ] || fail "opening one guarded entry gives one finding"
+grep -q 'change {workspace}/.vscode/\*\*, which std/guard keeps: VS Code' out ||
+	fail "guard-opened names the entry and why"
+sed 's|^    allow read write exec workspace|    # cage: allow guard-opened - this task edits .vscode/tasks.json\n&|' \
+	opened.cage >opened2.cage
+run 0 lint -I mine opened2.cage
+[ ! -s out ] || fail "the suppressed guard-opened still printed"
+run 0 explain -I mine opened.cage -D workspace=/w create /w/.vscode/tasks.json
+run 1 explain opened.cage -D workspace=/w create /w/.vscode/tasks.json
 # explain rename/link: the rename and link rule, and a delete a pin refuses
 cat >moves.cage <<'EOF2'
 cage 1

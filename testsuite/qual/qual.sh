@@ -1000,7 +1000,10 @@ rm -rf "$F/copy"
 for ex in "$SRC"/examples/*.cage; do
 	CASE=examples/$(basename "$ex" .cage)
 	set --
-	for p in $(sed -n 's/^param[[:space:]]*\([A-Za-z_][A-Za-z0-9_]*\)[[:space:]]*:[[:space:]]*path.*/\1/p' "$ex"); do
+	# std/guard declares the param workspace for the examples that import it
+	guarded=
+	grep -q '^import "std/guard"' "$ex" && guarded=workspace
+	for p in $(sed -n 's/^param[[:space:]]*\([A-Za-z_][A-Za-z0-9_]*\)[[:space:]]*:[[:space:]]*path.*/\1/p' "$ex") $guarded; do
 		mkdir -p "$F/params/$p"
 		set -- "$@" -D "$p=$F/params/$p"
 	done
@@ -1009,6 +1012,13 @@ for ex in "$SRC"/examples/*.cage; do
 	for d in $(sed -n 's/.*deny write "{workspace}\/\([^"*]*\)\/\*\*".*/\1/p' "$ex"); do
 		mkdir -p "$F/params/workspace/$d"
 	done
+	# ... and so do the folders std/guard protects there.
+	if [ -n "$guarded" ]; then
+		for d in $(grep -o '"{workspace}/[^"*]*/\*\*"' "$SRC/stdlib/std/guard.cage" |
+			sed 's|"{workspace}/\(.*\)/\*\*"|\1|'); do
+			mkdir -p "$F/params/workspace/$d"
+		done
+	fi
 	name=$CASE
 	for m in enforce-fs enforce; do
 		CASE=$name/$m
@@ -1017,7 +1027,7 @@ for ex in "$SRC"/examples/*.cage; do
 		RC=$?
 		if [ $RC -eq 0 ]; then pass "$CASE"; else fail "$CASE" "status $RC"; fi
 	done
-	grep -q 'deny write "{workspace}/.git/hooks/\*\*"' "$ex" || continue
+	grep -q 'deny write "{workspace}/.git/hooks/\*\*"' "$ex" || [ -n "$guarded" ] || continue
 	CASE=$name/hooks-path-planted
 	if [ -z "$PLANT_CTL" ]; then
 		fail "$CASE" "control: a hook planted through .git/config did not run outside"
