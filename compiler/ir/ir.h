@@ -115,13 +115,12 @@ struct ir_env_op {
 	struct loc loc;
 };
 
-/* A path that may not be deleted, renamed away or hard-linked because a
- * deny or protect (its guard) would lose its hold on a file (ir_pins.c,
- * docs/language.md "Renames and links"). */
+/* Directories above what a deny or protect (its guard) names: they may
+ * not be deleted or renamed away, or the guard would lose its hold on a
+ * file (ir_pins.c, docs/language.md "Renames and links"). */
 struct ir_pin {
-	struct ir_path pat;          /* the paths it covers */
+	struct ir_path pat;          /* the directories it covers */
 	const struct ir_rule *guard; /* the deny or protect it keeps in place */
-	bool above;                  /* directories above what the guard names */
 };
 
 struct ir_profile {
@@ -136,9 +135,11 @@ struct ir_profile {
 	struct ir_env_op *env;
 	size_t nenv;
 	/* Derived from the rules by ir_pins_build; none in a profile built
-	 * without it. */
+	 * without it. guard[i]: rule i is a guard (ir_pins.c); it also denies
+	 * deleting (and linking) what it matches, in its place in the order. */
 	struct ir_pin *pins;
 	size_t npins;
+	const bool *guard;
 };
 
 enum ir_param_type { IR_P_PATH, IR_P_HOST, IR_P_STRING, IR_P_PORT };
@@ -204,6 +205,11 @@ void ir_eval_mach(const struct ir_profile *p, const char *service,
 void ir_pins_build(struct arena *a, struct ir_profile *p);
 /* The first pin covering `path`, or NULL. */
 const struct ir_pin *ir_pinned(const struct ir_profile *p, const char *path);
+/* Is rule r a guard of p? */
+bool ir_is_guard(const struct ir_profile *p, const struct ir_rule *r);
+/* Is `path` held in place: pinned, or its delete decided by a guard? The
+ * source of a hard link must not be. */
+bool ir_held(const struct ir_profile *p, const char *path, struct ir_verdict *v);
 
 enum ir_move_kind { IR_MOVE_RENAME, IR_MOVE_LINK };
 
@@ -212,7 +218,7 @@ enum ir_move_kind { IR_MOVE_RENAME, IR_MOVE_LINK };
  * created, and the destination grants no file access the source lacks. */
 struct ir_move_verdict {
 	bool allowed;
-	struct ir_verdict src; /* rename: delete at src; link: the pin, if any */
+	struct ir_verdict src; /* rename: delete at src; link: what holds src, if anything */
 	struct ir_verdict dst; /* create at dst */
 	uint32_t gained;       /* IR_A_* bits dst grants and src does not */
 	struct ir_verdict gain_src, gain_dst; /* the first gained bit at each end */

@@ -6,20 +6,21 @@
  * Where the session can create names elsewhere, renaming the file (or a
  * directory above it) or linking it carries it out of the rule: `mv
  * secret/k k; cat k`, `mv .git .git-old` and a fresh `.git/hooks`. So each
- * such rule (a guard) pins
- *   - every directory above what it names (each prefix of its pattern, up
- *     to but not including "/"), and
- *   - what it names and everything below that;
- * a pinned path cannot be deleted (deleting and renaming away are one
- * operation to Seatbelt, and a hidden or read-only mount on Linux), nor be
- * the source of a hard link. The SBPL backend writes the same pins; the
- * Linux plan pins ancestors with mount points (lplan.c).
+ * such rule (a guard)
+ *   - also denies deleting (and hard-linking) what it matches, in its own
+ *     place in the rule order, so a later allow that re-opens the path
+ *     re-opens that too (eval.c counts a guard as denying delete);
+ *   - pins every directory above what it names (each component prefix of
+ *     its pattern, up to but not including "/"), whatever comes later.
+ * Deleting and renaming away are one operation to Seatbelt, and on Linux
+ * the denied path sits behind a mount. The SBPL backend writes the same
+ * (sbpl_emit.c); the Linux plan pins ancestors with mount points.
  *
  * A deny is a guard when some allow lets the session create names outside
  * it (otherwise nothing can be carried anywhere) and no later allow
  * re-opens all of it for all of its accesses (a dead deny holds nothing).
- * So `deny exec` on the whole workspace under `allow read write workspace` pins
- * nothing: there is nowhere the files could gain exec.
+ * So `deny exec` on a whole workspace granted read write pins nothing:
+ * there is nowhere its files could gain exec.
  */
 #include "ir.h"
 
@@ -68,7 +69,7 @@ struct pinv {
 };
 
 static void add_pin(struct arena *a, struct pinv *pv, const struct ir_rule *g, const char *text,
-		    size_t len, bool above)
+		    size_t len)
 {
 	char *t = arena_strndup(a, text, len);
 	bool exact = !path_has_glob(t, len);
@@ -90,32 +91,40 @@ static void add_pin(struct arena *a, struct pinv *pv, const struct ir_rule *g, c
 	pin->pat.home_len = g->t.path.home_len <= len ? g->t.path.home_len : 0;
 	path_classify(&pin->pat);
 	pin->guard = g;
-	pin->above = above;
 }
 
 void ir_pins_build(struct arena *a, struct ir_profile *p)
 {
 	struct pinv pv = { 0 };
+	bool *guard = arena_alloc(a, (p->nrules ? p->nrules : 1) * sizeof *guard);
+	memset(guard, 0, (p->nrules ? p->nrules : 1) * sizeof *guard);
 	for (size_t i = 0; i < p->nrules; i++) {
 		const struct ir_rule *g = &p->rules[i];
 		if (!is_guard(p, g))
 			continue;
-		const struct ir_path *t = &g->t.path;
-		/* what it names, and below */
-		if (t->kind == IR_PAT_SUBTREE || t->len == 1) {
-			add_pin(a, &pv, g, t->len == 1 ? "/**" : t->text, t->len == 1 ? 3 : t->len, false);
-		} else {
-			char *s = arena_printf(a, "%s/**", t->text);
-			add_pin(a, &pv, g, s, strlen(s), false);
-		}
+		guard[i] = true;
 		/* every directory above it (each component prefix; a glob
 		 * prefix pins every directory it matches) */
+		const struct ir_path *t = &g->t.path;
 		for (size_t k = 1; k < t->len; k++)
 			if (t->text[k] == '/')
-				add_pin(a, &pv, g, t->text, k, true);
+				add_pin(a, &pv, g, t->text, k);
 	}
 	p->pins = pv.v;
 	p->npins = pv.n;
+	p->guard = guard;
+}
+
+bool ir_is_guard(const struct ir_profile *p, const struct ir_rule *r)
+{
+	return p->guard && r->tkind == IR_T_PATH && r->index < p->nrules &&
+	       &p->rules[r->index] == r && p->guard[r->index];
+}
+
+bool ir_held(const struct ir_profile *p, const char *path, struct ir_verdict *v)
+{
+	ir_eval_path(p, IR_A_DELETE, path, v);
+	return !v->allowed && v->rule && (v->pin || ir_is_guard(p, v->rule));
 }
 
 const struct ir_pin *ir_pinned(const struct ir_profile *p, const char *path)
@@ -137,10 +146,11 @@ void ir_eval_move(const struct ir_profile *p, enum ir_move_kind kind, const char
 	if (kind == IR_MOVE_RENAME) {
 		ir_eval_path(p, IR_A_DELETE, src, &v->src);
 	} else {
-		const struct ir_pin *pin = ir_pinned(p, src);
-		v->src.allowed = !pin;
-		v->src.pin = pin;
-		v->src.rule = pin ? pin->guard : NULL;
+		struct ir_verdict h;
+		bool held = ir_held(p, src, &h);
+		v->src.allowed = !held;
+		v->src.pin = held ? h.pin : NULL;
+		v->src.rule = held ? h.rule : NULL;
 	}
 	ir_eval_path(p, IR_A_CREATE, dst, &v->dst);
 	/* Landlock's rule: the new name may not grant more than the old. */

@@ -158,6 +158,18 @@ static void emit_path_rule(struct em *e, const struct ir_rule *r, bool deny)
 			nops_total++;
 		}
 	}
+	/* A guard also keeps what it matches from being deleted (renamed
+	 * away) or hard-linked, in its own place in the order (ir_pins.c). */
+	if (deny && ir_is_guard(e->prof, r)) {
+		if (!(r->access & IR_A_DELETE)) {
+			sbpl_buf_puts(&h, " file-write-unlink");
+			nops_total++;
+		}
+		if (!(r->access & IR_A_CREATE)) {
+			sbpl_buf_puts(&h, " file-link");
+			nops_total++;
+		}
+	}
 	put_report(e, &h, deny);
 	if (nops_total) {
 		open_group(e, &h);
@@ -418,17 +430,18 @@ static void emit_ancestors(struct em *e)
 }
 
 /* A denied or protected file can be carried out of its rule by renaming
- * it, or a directory above it (mv ~/.config/gh ~/x, then read
- * ~/x/hosts.yml; mv .git .git-old, then a fresh .git/hooks), or by a hard
- * link. The IR pins those paths (ir_pins.c); here each pin denies
- * file-write-unlink (renaming needs it on the source) and file-link, after
- * the policy's rules so that no allow re-opens them. */
+ * a directory above it (mv ~/.config/gh ~/x, then read ~/x/hosts.yml;
+ * mv .git .git-old, then a fresh .git/hooks). The IR pins those
+ * directories (ir_pins.c); here each pin denies file-write-unlink
+ * (renaming needs it on the source) and file-link, after the policy's
+ * rules so that no allow re-opens them. What the rule matches itself is
+ * held by the rule's own deny (emit_path_rule). */
 static void emit_move_blocks(struct em *e)
 {
 	if (e->prof->npins == 0)
 		return;
-	sbpl_buf_printf(&e->b, ";; ---- pinned: what denies and protects hold, and the directories above: no\n"
-			       ";; deleting, renaming away or hard-linking ----\n"
+	sbpl_buf_printf(&e->b, ";; ---- pinned: the directories above what denies and protects hold: no\n"
+			       ";; deleting or renaming them away ----\n"
 			       "(%s file-write-unlink file-link%s\n",
 			e->monitor ? "allow" : "deny", e->monitor ? " (with report)" : "");
 	struct sbpl_buf suf = { 0 };

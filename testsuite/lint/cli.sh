@@ -229,11 +229,12 @@ grep -q 'gains: *~/w/k grants read' out || fail "explain rename names the gain"
 run 1 explain moves.cage link '~/w/secret/k' '~/w/k'
 grep -q '^denied: link ~/w/secret/k ~/w/k' out || fail "explain link verdict"
 run 1 explain moves.cage delete '~/w/secret/k'
-grep -q 'is pinned' out || fail "explain delete names the pin"
+grep -q 'also keeps what it matches from being deleted' out || fail "explain delete names the guard"
 run 0 explain moves.cage create '~/w/k'
 run 0 explain moves.cage rename '~/w/a' '~/w/b'
 grep -q 'gains: *none' out || fail "explain rename without a gain"
 run 1 explain moves.cage delete '~/w'
+grep -q '(~/w is pinned, a directory above' out || fail "explain delete names the pin"
 run 2 explain moves.cage read '~/w/a' '~/w/b'
 run 2 explain moves.cage rename '~/w/a'
 run 2 explain clean.cage read
