@@ -24,6 +24,7 @@
  */
 #include "ir.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "pat_rel.h"
@@ -44,23 +45,81 @@ static bool contains(const struct ir_path *a, const struct ir_path *b)
 	return may_contain(a, b) && pat_path_contains(a, b, NULL, 0) == PAT_YES;
 }
 
-static bool is_guard(const struct ir_profile *p, const struct ir_rule *g)
+/* The allows of a profile, for the guard test: those that create (any
+ * one outside a deny makes it escapable), and every allow sorted by its
+ * literal prefix, so the later allows that may re-open a deny are found
+ * by the prefixes of the deny's own literal part, not by a scan. */
+struct allows {
+	const struct ir_rule **create;
+	size_t ncreate;
+	const struct ir_rule **by_lit;
+	size_t nlit;
+};
+
+static int key_cmp(const char *a, size_t an, const char *b, size_t bn)
+{
+	int c = memcmp(a, b, an < bn ? an : bn);
+	return c ? c : (an > bn) - (an < bn);
+}
+
+static int lit_cmp(const void *x, const void *y)
+{
+	const struct ir_rule *a = *(const struct ir_rule *const *)x, *b = *(const struct ir_rule *const *)y;
+	return key_cmp(a->t.path.text, a->t.path.lit_prefix, b->t.path.text, b->t.path.lit_prefix);
+}
+
+static void allows_build(struct arena *a, const struct ir_profile *p, struct allows *al)
+{
+	size_t n = p->nrules ? p->nrules : 1;
+	al->create = arena_alloc(a, n * sizeof *al->create);
+	al->by_lit = arena_alloc(a, n * sizeof *al->by_lit);
+	al->ncreate = al->nlit = 0;
+	for (size_t i = 0; i < p->nrules; i++) {
+		const struct ir_rule *r = &p->rules[i];
+		if (r->effect != IR_ALLOW || r->tkind != IR_T_PATH)
+			continue;
+		al->by_lit[al->nlit++] = r;
+		if (r->access & IR_A_CREATE)
+			al->create[al->ncreate++] = r;
+	}
+	qsort(al->by_lit, al->nlit, sizeof *al->by_lit, lit_cmp);
+}
+
+/* Does a later allow re-open all of deny g, for all of its accesses? */
+static bool reopened(const struct allows *al, const struct ir_rule *g, uint32_t bits)
+{
+	const struct ir_path *t = &g->t.path;
+	for (size_t l = 0; l <= t->lit_prefix; l++) {
+		size_t lo = 0, hi = al->nlit;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			const struct ir_path *m = &al->by_lit[mid]->t.path;
+			if (key_cmp(m->text, m->lit_prefix, t->text, l) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (size_t k = lo; k < al->nlit; k++) {
+			const struct ir_rule *a = al->by_lit[k];
+			if (key_cmp(a->t.path.text, a->t.path.lit_prefix, t->text, l) != 0)
+				break;
+			if (a->index > g->index && (a->access & bits) == bits &&
+			    contains(&a->t.path, t))
+				return true;
+		}
+	}
+	return false;
+}
+
+static bool is_guard(const struct allows *al, const struct ir_rule *g)
 {
 	uint32_t bits = g->access & IR_A_FILE;
 	if (g->effect == IR_ALLOW || g->tkind != IR_T_PATH || !bits)
 		return false;
 	bool escapable = false;
-	for (size_t i = 0; i < p->nrules; i++) {
-		const struct ir_rule *a = &p->rules[i];
-		if (a->effect != IR_ALLOW || a->tkind != IR_T_PATH)
-			continue;
-		if (g->effect == IR_DENY && a->index > g->index && (a->access & bits) == bits &&
-		    contains(&a->t.path, &g->t.path))
-			return false;
-		if (!escapable && (a->access & IR_A_CREATE) && !contains(&g->t.path, &a->t.path))
-			escapable = true;
-	}
-	return escapable;
+	for (size_t i = 0; i < al->ncreate && !escapable; i++)
+		escapable = !contains(&g->t.path, &al->create[i]->t.path);
+	return escapable && !(g->effect == IR_DENY && reopened(al, g, bits));
 }
 
 struct pinv {
@@ -71,12 +130,6 @@ struct pinv {
 static void add_pin(struct arena *a, struct pinv *pv, const struct ir_rule *g, const char *text,
 		    size_t len)
 {
-	char *t = arena_strndup(a, text, len);
-	bool exact = !path_has_glob(t, len);
-	for (size_t i = 0; i < pv->n; i++)
-		if ((pv->v[i].pat.len == len && memcmp(pv->v[i].pat.text, t, len) == 0) ||
-		    (exact && path_match(&pv->v[i].pat, t)))
-			return; /* already covered */
 	if (pv->n == pv->cap) {
 		size_t nc = pv->cap ? pv->cap * 2 : 32;
 		struct ir_pin *nv = arena_alloc(a, nc * sizeof *nv);
@@ -87,10 +140,21 @@ static void add_pin(struct arena *a, struct pinv *pv, const struct ir_rule *g, c
 	}
 	struct ir_pin *pin = &pv->v[pv->n++];
 	memset(pin, 0, sizeof *pin);
-	pin->pat.text = t;
+	pin->pat.text = arena_strndup(a, text, len);
 	pin->pat.home_len = g->t.path.home_len <= len ? g->t.path.home_len : 0;
 	path_classify(&pin->pat);
 	pin->guard = g;
+}
+
+/* By text, then by the guard's position, so the first guard of each
+ * directory is kept and the order is the same on every run. */
+static int pin_cmp(const void *x, const void *y)
+{
+	const struct ir_pin *a = x, *b = y;
+	int c = strcmp(a->pat.text, b->pat.text);
+	if (c)
+		return c;
+	return (a->guard->index > b->guard->index) - (a->guard->index < b->guard->index);
 }
 
 void ir_pins_build(struct arena *a, struct ir_profile *p)
@@ -98,9 +162,11 @@ void ir_pins_build(struct arena *a, struct ir_profile *p)
 	struct pinv pv = { 0 };
 	bool *guard = arena_alloc(a, (p->nrules ? p->nrules : 1) * sizeof *guard);
 	memset(guard, 0, (p->nrules ? p->nrules : 1) * sizeof *guard);
+	struct allows al;
+	allows_build(a, p, &al);
 	for (size_t i = 0; i < p->nrules; i++) {
 		const struct ir_rule *g = &p->rules[i];
-		if (!is_guard(p, g))
+		if (!is_guard(&al, g))
 			continue;
 		guard[i] = true;
 		/* every directory above it (each component prefix; a glob
@@ -110,8 +176,15 @@ void ir_pins_build(struct arena *a, struct ir_profile *p)
 			if (t->text[k] == '/')
 				add_pin(a, &pv, g, t->text, k);
 	}
+	/* many guards share their directories: one pin each */
+	if (pv.n > 1)
+		qsort(pv.v, pv.n, sizeof *pv.v, pin_cmp);
+	size_t m = 0;
+	for (size_t i = 0; i < pv.n; i++)
+		if (m == 0 || strcmp(pv.v[m - 1].pat.text, pv.v[i].pat.text) != 0)
+			pv.v[m++] = pv.v[i];
 	p->pins = pv.v;
-	p->npins = pv.n;
+	p->npins = m;
 	p->guard = guard;
 }
 
