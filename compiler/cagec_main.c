@@ -29,6 +29,7 @@ static const char usage_text[] =
 	"             [--color=WHEN]\n"
 	"       cagec lint [options] FILE...     (see cagec lint --help)\n"
 	"       cagec explain [options] FILE ACCESS TARGET\n"
+	"       cagec explain [options] FILE rename|link SRC DST\n"
 	"       cagec fmt [--check | -w] FILE...  (see cagec fmt --help)\n"
 	"       cagec --dump-table TABLE.cpt\n"
 	"       cagec --version | --help\n"

@@ -4,7 +4,10 @@
  * on what a policy means.
  *
  * Semantics: a `protect` rule that matches denies, whatever its position;
- * otherwise the last matching rule decides; no match denies.
+ * otherwise the last matching rule decides; no match denies. For delete, a
+ * guard (a deny or protect the session could escape by renaming) counts
+ * as denying it too, and a directory above a guard is pinned (ir_pins.c):
+ * deleting is also renaming away, which would carry a file out of a deny.
  */
 #include "ir.h"
 
@@ -72,15 +75,23 @@ bool ir_host_match(const struct ir_host *h, const char *host, unsigned port)
 	}
 }
 
+/* A guard also denies deleting what it matches (ir_pins.c). */
+static bool has_access(const struct ir_profile *p, const struct ir_rule *r, uint32_t access)
+{
+	return (r->access & access) ||
+	       (access == IR_A_DELETE && p->guard && r->tkind == IR_T_PATH && p->guard[r->index]);
+}
+
 static void decide(const struct ir_profile *p, uint32_t access, enum ir_target_kind tk,
 		   bool (*match)(const struct ir_rule *, const void *, unsigned),
 		   const void *arg, unsigned port, struct ir_verdict *v)
 {
 	v->allowed = false;
 	v->rule = NULL;
+	v->pin = NULL;
 	for (size_t i = 0; i < p->nrules; i++) {
 		const struct ir_rule *r = &p->rules[i];
-		if (r->effect == IR_PROTECT && r->tkind == tk && (r->access & access) &&
+		if (r->effect == IR_PROTECT && r->tkind == tk && has_access(p, r, access) &&
 		    match(r, arg, port)) {
 			v->rule = r;
 			return;
@@ -88,7 +99,7 @@ static void decide(const struct ir_profile *p, uint32_t access, enum ir_target_k
 	}
 	for (size_t i = p->nrules; i-- > 0;) {
 		const struct ir_rule *r = &p->rules[i];
-		if (r->tkind == tk && (r->access & access) && match(r, arg, port)) {
+		if (r->tkind == tk && has_access(p, r, access) && match(r, arg, port)) {
 			v->rule = r;
 			v->allowed = r->effect == IR_ALLOW;
 			return;
@@ -120,6 +131,15 @@ void ir_eval_path(const struct ir_profile *p, uint32_t access, const char *path,
 		  struct ir_verdict *v)
 {
 	decide(p, access, access == IR_A_UNIX ? IR_T_UNIX : IR_T_PATH, match_path, path, 0, v);
+	/* Deleting is also renaming away: a pinned path stays where it is. */
+	if (access == IR_A_DELETE && v->allowed) {
+		const struct ir_pin *pin = ir_pinned(p, path);
+		if (pin) {
+			v->allowed = false;
+			v->rule = pin->guard;
+			v->pin = pin;
+		}
+	}
 }
 
 void ir_eval_host(const struct ir_profile *p, const char *host, unsigned port,

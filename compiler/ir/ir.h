@@ -115,6 +115,14 @@ struct ir_env_op {
 	struct loc loc;
 };
 
+/* Directories above what a deny or protect (its guard) names: they may
+ * not be deleted or renamed away, or the guard would lose its hold on a
+ * file (ir_pins.c, docs/language.md "Renames and links"). */
+struct ir_pin {
+	struct ir_path pat;          /* the directories it covers */
+	const struct ir_rule *guard; /* the deny or protect it keeps in place */
+};
+
 struct ir_profile {
 	const char *name;
 	struct loc loc;
@@ -126,6 +134,12 @@ struct ir_profile {
 	size_t nrules;
 	struct ir_env_op *env;
 	size_t nenv;
+	/* Derived from the rules by ir_pins_build; none in a profile built
+	 * without it. guard[i]: rule i is a guard (ir_pins.c); it also denies
+	 * deleting (and linking) what it matches, in its place in the order. */
+	struct ir_pin *pins;
+	size_t npins;
+	const bool *guard;
 };
 
 enum ir_param_type { IR_P_PATH, IR_P_HOST, IR_P_STRING, IR_P_PORT };
@@ -171,6 +185,9 @@ struct ir_policy {
 struct ir_verdict {
 	bool allowed;
 	const struct ir_rule *rule; /* the deciding rule; NULL = default deny */
+	/* Set when the rules allow a delete that a pin takes away; `rule` is
+	 * then the pin's guard. */
+	const struct ir_pin *pin;
 };
 
 /* `access` is one IR_A_* bit; `path` absolute and normalised. */
@@ -181,6 +198,33 @@ void ir_eval_host(const struct ir_profile *p, const char *host, unsigned port,
 		  struct ir_verdict *v);
 void ir_eval_mach(const struct ir_profile *p, const char *service,
 		  struct ir_verdict *v);
+
+/* ---- pins, renames and links (ir_pins.c) ---- */
+
+/* Fills p->pins from p->rules (allocated in a). */
+void ir_pins_build(struct arena *a, struct ir_profile *p);
+/* The first pin covering `path`, or NULL. */
+const struct ir_pin *ir_pinned(const struct ir_profile *p, const char *path);
+/* Is rule r a guard of p? */
+bool ir_is_guard(const struct ir_profile *p, const struct ir_rule *r);
+/* Is `path` held in place: pinned, or its delete decided by a guard? The
+ * source of a hard link must not be. */
+bool ir_held(const struct ir_profile *p, const char *path, struct ir_verdict *v);
+
+enum ir_move_kind { IR_MOVE_RENAME, IR_MOVE_LINK };
+
+/* rename(src, dst) or link(src, dst): allowed when the source may leave
+ * (rename: delete at src; link: src is not pinned), the destination may be
+ * created, and the destination grants no file access the source lacks. */
+struct ir_move_verdict {
+	bool allowed;
+	struct ir_verdict src; /* rename: delete at src; link: what holds src, if anything */
+	struct ir_verdict dst; /* create at dst */
+	uint32_t gained;       /* IR_A_* bits dst grants and src does not */
+	struct ir_verdict gain_src, gain_dst; /* the first gained bit at each end */
+};
+void ir_eval_move(const struct ir_profile *p, enum ir_move_kind kind, const char *src,
+		  const char *dst, struct ir_move_verdict *v);
 
 bool ir_rule_matches_path(const struct ir_rule *r, uint32_t access, const char *path);
 bool ir_path_match(const struct ir_path *pat, const char *path);

@@ -26,6 +26,7 @@ static const struct lint_check checks[] = {
 	{ "writable-ancestor", DIAG_WARNING, "a writable directory above a protected (error) or granted path" },
 	{ "hardlink-alias", DIAG_ERROR, "a file in a granted tree that is a hard link to a protected file" },
 	{ "noncanonical-path", DIAG_WARNING, "a path written with '..', '//', a trailing '/', or a macOS alias" },
+	{ "guard-opened", DIAG_WARNING, "a grant that lets the session change what std/guard keeps (git hooks, shell startup files, ...)" },
 	{ "secret-exposed", DIAG_ERROR, "a grant that reaches a known credential location" },
 	{ "broad-grant", DIAG_WARNING, "read or write of all of /, ~, /Users or /home" },
 	{ "broad-host", DIAG_WARNING, "'*', a public suffix, or localhost without a port" },
@@ -117,6 +118,18 @@ bool lint_is_std(const struct src_file *f)
 	if (strncmp(n, "linux/", 6) == 0 || strncmp(n, "macos/", 6) == 0)
 		n += 6;
 	return strncmp(n, "std/", 4) == 0;
+}
+
+bool lint_is_guard(const struct src_file *f)
+{
+	/* the standard library's, or a user's copy that `import "std/guard"`
+	 * finds first on an -I folder (docs/stdlib.md, opening a guarded file) */
+	if (!f || !f->importer)
+		return false;
+	static const char name[] = "std/guard.cage";
+	size_t n = strlen(f->name), k = sizeof name - 1;
+	return n >= k && strcmp(f->name + n - k, name) == 0 &&
+	       (n == k || f->name[n - k - 1] == '/');
 }
 
 /* A path lint invented for a param without a value ("/<name>...") is shown
@@ -285,16 +298,36 @@ static struct diag *vreport(struct lint_ctx *c, const char *id, enum diag_sev se
 	return d;
 }
 
+/* A finding at rule `at` unless `key` was reported already. */
+static struct diag *vreport_at(struct lint_ctx *c, const char *id, const struct ir_rule *at,
+			       uint64_t key, const char *fmt, va_list ap)
+{
+	if (!seen_add(c, key))
+		return NULL;
+	struct diag *d = vreport(c, id, default_sev(id), at->loc, fmt, ap);
+	anchor_add(c, d, at->loc.file, at->rule_loc.line, at->loc.line);
+	return d;
+}
+
 struct diag *lint_report(struct lint_ctx *c, const char *id, const struct ir_rule *at,
 			 const struct ir_rule *other, const char *fmt, ...)
 {
-	if (!seen_add(c, key_of(id, &at->loc, other ? &other->loc : NULL)))
-		return NULL;
 	va_list ap;
 	va_start(ap, fmt);
-	struct diag *d = vreport(c, id, default_sev(id), at->loc, fmt, ap);
+	struct diag *d = vreport_at(c, id, at, key_of(id, &at->loc, other ? &other->loc : NULL),
+				    fmt, ap);
 	va_end(ap);
-	anchor_add(c, d, at->loc.file, at->rule_loc.line, at->loc.line);
+	return d;
+}
+
+struct diag *lint_report_each(struct lint_ctx *c, const char *id, const struct ir_rule *at,
+			      const struct ir_rule *other, const char *what, const char *fmt, ...)
+{
+	uint64_t k = key_of(id, &at->loc, other ? &other->loc : NULL);
+	va_list ap;
+	va_start(ap, fmt);
+	struct diag *d = vreport_at(c, id, at, (k ^ XXH3_64bits(what, strlen(what))) | 1, fmt, ap);
+	va_end(ap);
 	return d;
 }
 
@@ -385,6 +418,7 @@ void lint_policy(struct cage_policy *pol, const struct lint_opts *o)
 		}
 		lint_check_dead(&c, p->nrules, true);
 		lint_check_paths(&c);
+		lint_check_guard(&c);
 		lint_check_hosts(&c);
 		lint_check_target(&c);
 		lint_check_linux_plan(&c);

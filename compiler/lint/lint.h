@@ -66,6 +66,11 @@ void lint_write_sarif(FILE *out, struct cage_policy *const *pols, size_t n);
 bool lint_explain(FILE *out, struct cage_policy *pol, const char *access, const char *target,
 		  bool *allowed, const char **err);
 
+/* `cagec explain FILE rename|link SRC DST`: the rename/link rule of
+ * ir_eval_move, with each part's deciding rule. */
+bool lint_explain_move(FILE *out, struct cage_policy *pol, const char *op, const char *src,
+		       const char *dst, bool *allowed, const char **err);
+
 /* The subcommands, for cagec_main.c. Exit codes as cagec's. */
 int lint_main(int argc, char **argv);
 int explain_main(int argc, char **argv);

@@ -48,11 +48,14 @@ static const char lint_usage[] =
 
 static const char explain_usage[] =
 	"usage: cagec explain [options] FILE ACCESS TARGET\n"
+	"       cagec explain [options] FILE rename|link SRC DST\n"
 	"\n"
 	"Says whether the selected profile allows ACCESS (read, read-metadata, write,\n"
 	"create, delete, exec, unix, mach, connect) to TARGET (a path, ~/... allowed,\n"
 	"or host[:port], port 443 by default), which rule decides and which rules it\n"
-	"overrode. Exit status 0 allowed, 1 denied, 2 usage or policy error.\n"
+	"overrode. rename and link ask whether SRC may be moved or hard-linked to DST:\n"
+	"delete at SRC (link: SRC not pinned), create at DST, and DST may not grant\n"
+	"more than SRC. Exit status 0 allowed, 1 denied, 2 usage or policy error.\n"
 	"\n"
 	"  -D, -I, --profile, --target, --home, --stdlib as for cagec\n";
 
@@ -296,8 +299,11 @@ int explain_main(int argc, char **argv)
 				argv[optind - 1]);
 		goto out;
 	}
-	if (argc - optind != 3) {
-		fputs("cagec: explain wants FILE ACCESS TARGET (see cagec explain --help)\n", stderr);
+	bool move = argc - optind == 4 && (strcmp(argv[optind + 1], "rename") == 0 ||
+					   strcmp(argv[optind + 1], "link") == 0);
+	if (argc - optind != 3 && !move) {
+		fputs("cagec: explain wants FILE ACCESS TARGET, or FILE rename|link SRC DST "
+		      "(see cagec explain --help)\n", stderr);
 		goto out;
 	}
 	struct cage_policy *pol = load(argv[optind], opts);
@@ -309,7 +315,11 @@ int explain_main(int argc, char **argv)
 	const char *err = NULL;
 	if (!pol->diags.errors) {
 		bool allowed;
-		if (lint_explain(stdout, pol, argv[optind + 1], argv[optind + 2], &allowed, &err)) {
+		bool ok = move ? lint_explain_move(stdout, pol, argv[optind + 1], argv[optind + 2],
+						   argv[optind + 3], &allowed, &err)
+			       : lint_explain(stdout, pol, argv[optind + 1], argv[optind + 2],
+					      &allowed, &err);
+		if (ok) {
 			status = allowed ? 0 : EXIT_POLICY;
 		} else {
 			fprintf(stderr, "cagec: explain: %s\n", err);

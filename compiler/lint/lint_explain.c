@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 
 #include "lplan.h"
+#include "pat_rel.h"
 #include "path.h"
 
 static const struct {
@@ -139,6 +140,106 @@ static bool on_this_machine(const char *path)
 	return stat(*dir ? dir : "/", &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+/* Why a delete the rules allow is refused: the path is pinned. */
+static void put_pin(FILE *out, const struct ir_pin *pin)
+{
+	char shown[4096];
+	pat_display(&pin->pat, pin->pat.text, shown, sizeof shown);
+	fprintf(out, "              (%s is pinned, a directory above what the rule names:\n"
+		     "              deleting or renaming it would carry a file out of this rule)\n",
+		shown);
+}
+
+/* A guard decided a delete its own accesses do not name. */
+static bool put_held(FILE *out, const struct ir_profile *prof, const struct ir_verdict *v,
+		     uint32_t bit)
+{
+	if (v->pin) {
+		put_pin(out, v->pin);
+		return true;
+	}
+	if (bit == IR_A_DELETE && !v->allowed && v->rule && !(v->rule->access & IR_A_DELETE) &&
+	    ir_is_guard(prof, v->rule)) {
+		fputs("              (a deny or protect also keeps what it matches from being deleted,\n"
+		      "              renamed away or linked: that would carry it out of the rule)\n",
+		      out);
+		return true;
+	}
+	return false;
+}
+
+static void show_path(const struct cage_policy *pol, const char *norm, char *buf, size_t size)
+{
+	size_t h = pol->ir->home ? strlen(pol->ir->home) : 0;
+	if (h && strncmp(norm, pol->ir->home, h) == 0 && (norm[h] == '/' || !norm[h]))
+		snprintf(buf, size, "~%s", norm + h);
+	else
+		snprintf(buf, size, "%s", norm);
+}
+
+static void move_part(FILE *out, struct cage_policy *pol, const char *label, const char *what,
+		      const char *shown, const struct ir_verdict *v, uint32_t bit)
+{
+	fprintf(out, "  %-11s %s %s: %s", label, what, shown, v->allowed ? "allowed" : "denied");
+	if (!v->rule) {
+		fputs(v->allowed ? "\n" : " (no rule matches: the default deny)\n", out);
+		return;
+	}
+	fputs(" by ", out);
+	rule_line(out, v->rule);
+	put_held(out, pol->ir->selected, v, bit);
+}
+
+bool lint_explain_move(FILE *out, struct cage_policy *pol, const char *op, const char *src,
+		       const char *dst, bool *allowed, const char **err)
+{
+	const struct ir_profile *prof = pol->ir ? pol->ir->selected : NULL;
+	if (!prof) {
+		*err = "the policy has errors; it cannot be explained";
+		return false;
+	}
+	enum ir_move_kind kind;
+	if (strcmp(op, "rename") == 0)
+		kind = IR_MOVE_RENAME;
+	else if (strcmp(op, "link") == 0)
+		kind = IR_MOVE_LINK;
+	else {
+		*err = "two paths go with rename or link only";
+		return false;
+	}
+	char *s, *d;
+	if (!path_query(&pol->arena, pol->ir->home, src, &s, err) ||
+	    !path_query(&pol->arena, pol->ir->home, dst, &d, err))
+		return false;
+	struct ir_move_verdict mv;
+	ir_eval_move(prof, kind, s, d, &mv);
+	*allowed = mv.allowed;
+	char ss[4096], ds[4096];
+	show_path(pol, s, ss, sizeof ss);
+	show_path(pol, d, ds, sizeof ds);
+	fprintf(out, "%s: %s %s %s (profile %s)\n", mv.allowed ? "allowed" : "denied", op, ss, ds,
+		prof->name);
+	if (kind == IR_MOVE_RENAME)
+		move_part(out, pol, "source:", "delete", ss, &mv.src, IR_A_DELETE);
+	else if (!mv.src.allowed)
+		move_part(out, pol, "source:", "link from", ss, &mv.src, IR_A_DELETE);
+	else
+		fprintf(out, "  %-11s link from %s: allowed (not pinned)\n", "source:", ss);
+	move_part(out, pol, "target:", "create", ds, &mv.dst, IR_A_CREATE);
+	if (mv.gained) {
+		char acc[128];
+		lint_access_text(mv.gained, acc, sizeof acc);
+		fprintf(out, "  %-11s %s grants %s, which %s does not: the new name may not grant\n"
+			     "              more than the old (docs/language.md, \"Renames and links\")\n",
+			"gains:", ds, acc, ss);
+		move_part(out, pol, "", "at the source,", ss, &mv.gain_src, mv.gained & -mv.gained);
+		move_part(out, pol, "", "at the target,", ds, &mv.gain_dst, mv.gained & -mv.gained);
+	} else {
+		fprintf(out, "  %-11s none: %s grants nothing %s does not\n", "gains:", ds, ss);
+	}
+	return true;
+}
+
 bool lint_explain(FILE *out, struct cage_policy *pol, const char *access, const char *target,
 		  bool *allowed, const char **err)
 {
@@ -220,6 +321,8 @@ bool lint_explain(FILE *out, struct cage_policy *pol, const char *access, const 
 	}
 	fputs("  decided by: ", out);
 	rule_line(out, v.rule);
+	if (put_held(out, prof, &v, bit))
+		return true;
 	if (v.rule->effect == IR_PROTECT)
 		fputs("              (a protect decides wherever it matches, in any order)\n", out);
 	else

@@ -254,32 +254,47 @@ static void walk(struct fsctx *f, const char *dir, int depth, visit_fn fn, void 
 struct grant_walk {
 	const struct ir_rule *G;
 	struct inode_set *links; /* regular files with st_nlink > 1 */
-	bool reported;
+	struct inode_set *symlinks; /* every symlink met (dev, ino unused) */
 };
 
 static void visit_grant(struct fsctx *f, const char *path, const struct stat *st, void *arg)
 {
+	(void)f;
 	struct grant_walk *gw = arg;
 	if (S_ISREG(st->st_mode) && st->st_nlink > 1 && ir_path_match(&gw->G->t.path, path))
 		iset_add(gw->links, st->st_dev, st->st_ino, path);
-	if (!S_ISLNK(st->st_mode) || gw->reported)
-		return;
-	char res[PATH_MAX], what[1024];
-	const struct ir_rule *P;
-	if (!fs_resolve(f, path, res, sizeof res))
-		return;
-	if (!lands_protected(f, res, false, &P, what, sizeof what))
-		return;
-	char gt[1024], pd[1024], rd[1024];
-	lint_target_text(gw->G, gt, sizeof gt);
-	display(f->c, path, pd, sizeof pd);
-	display(f->c, res, rd, sizeof rd);
-	struct diag *d = lint_report(f->c, "symlink-escape", gw->G, P,
-				     "symlink %s inside the grant %s leads to %s, inside %s",
-				     pd, gt, rd, what);
-	if (P)
-		lint_note_rule(f->c, d, P, "protected here");
-	gw->reported = true;
+	if (S_ISLNK(st->st_mode))
+		iset_add(gw->symlinks, 0, 0, path);
+}
+
+static int rec_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct inode_rec *)a)->path, ((const struct inode_rec *)b)->path);
+}
+
+/* Every symlink of the grant that leads into a protected path or a known
+ * secret, in path order (the walk's order is the filesystem's). */
+static void report_symlinks(struct fsctx *f, const struct ir_rule *G, struct inode_set *links)
+{
+	if (links->n > 1)
+		qsort(links->v, links->n, sizeof *links->v, rec_cmp);
+	for (size_t i = 0; i < links->n; i++) {
+		const char *path = links->v[i].path;
+		char res[PATH_MAX], what[1024];
+		const struct ir_rule *P;
+		if (!fs_resolve(f, path, res, sizeof res) ||
+		    !lands_protected(f, res, false, &P, what, sizeof what))
+			continue;
+		char gt[1024], pd[1024], rd[1024];
+		lint_target_text(G, gt, sizeof gt);
+		display(f->c, path, pd, sizeof pd);
+		display(f->c, res, rd, sizeof rd);
+		struct diag *d = lint_report_each(f->c, "symlink-escape", G, P, path,
+						  "symlink %s inside the grant %s leads to %s, inside %s",
+						  pd, gt, rd, what);
+		if (P)
+			lint_note_rule(f->c, d, P, "protected here");
+	}
 }
 
 static void check_grant(struct fsctx *f, const struct ir_rule *G, struct inode_set *links)
@@ -323,8 +338,11 @@ static void check_grant(struct fsctx *f, const struct ir_rule *G, struct inode_s
 		}
 	}
 	if (subtree) {
-		struct grant_walk gw = { G, links, false };
+		struct inode_set symlinks = { 0 };
+		struct grant_walk gw = { G, links, &symlinks };
 		walk(f, res, 0, visit_grant, &gw);
+		report_symlinks(f, G, &symlinks);
+		iset_free(&symlinks);
 	}
 }
 
@@ -402,6 +420,8 @@ void lint_check_fs(struct lint_ctx *c)
 	for (size_t i = 0; i < c->nsecrets; i++)
 		collect_protected(&f, &c->secrets[i].p, &prot);
 	for (size_t i = 0; i < p->nrules; i++) {
+		if (granted[i].n > 1) /* path order, not the filesystem's */
+			qsort(granted[i].v, granted[i].n, sizeof *granted[i].v, rec_cmp);
 		for (size_t k = 0; k < granted[i].n; k++) {
 			const struct inode_rec *g = &granted[i].v[k];
 			for (size_t j = 0; j < prot.n; j++) {
@@ -412,7 +432,7 @@ void lint_check_fs(struct lint_ctx *c)
 				display(c, g->path, gd, sizeof gd);
 				display(c, q->path, qd, sizeof qd);
 				lint_target_text(&p->rules[i], gt, sizeof gt);
-				lint_report(c, "hardlink-alias", &p->rules[i], NULL,
+				lint_report_each(c, "hardlink-alias", &p->rules[i], NULL, g->path,
 					    "%s, granted by %s, is a hard link to %s%s: the grant reaches "
 					    "it under another name",
 					    gd, gt, j < first_secret ? "protected " : "a known secret, ",

@@ -67,11 +67,20 @@ struct lint_builtin {
 
 /* ---- lint.c ---- */
 bool lint_is_std(const struct src_file *f);
+/* A rule of std/guard (or of a copy of it named std/guard.cage): it
+ * carves what runs code outside the cage out of writable trees, so a
+ * grant around it is what it is written for. */
+bool lint_is_guard(const struct src_file *f);
 /* Adds a finding at `at` (a rule; its target span) unless the same id was
  * already reported for the same pair of rules. `other` may be NULL. */
 __attribute__((format(printf, 5, 6))) struct diag *
 lint_report(struct lint_ctx *c, const char *id, const struct ir_rule *at,
 	    const struct ir_rule *other, const char *fmt, ...);
+/* Same, once per `what` (a path on disk): the filesystem checks report
+ * every link of a grant, not only the first. */
+__attribute__((format(printf, 6, 7))) struct diag *
+lint_report_each(struct lint_ctx *c, const char *id, const struct ir_rule *at,
+		 const struct ir_rule *other, const char *what, const char *fmt, ...);
 /* Same for a bare location (params, imports, comments); its line anchors
  * suppression. */
 __attribute__((format(printf, 4, 5))) struct diag *
@@ -103,7 +112,8 @@ void lint_ix_comparable(struct lint_ctx *c, const char *text, size_t len, enum i
 /* Host rules that could share a (host, port) with rule r. Same output. */
 void lint_ix_hosts(struct lint_ctx *c, const struct ir_rule *r);
 /* The evaluator's answer for a concrete path, via the index (exact; the
- * same semantics as ir_eval_path). */
+ * same semantics as ir_eval_path, without the pins: a delete the rules
+ * allow is allowed here, so the checks see what the rules alone say). */
 void lint_eval_path(struct lint_ctx *c, uint32_t access, enum ir_target_kind tk,
 		    const char *path, struct ir_verdict *v);
 /* Do two rules' targets overlap / does a contain b (same target kind)? */
@@ -113,7 +123,8 @@ enum pat_ans lint_contains(const struct ir_rule *a, const struct ir_rule *b);
 /* ---- checks ---- */
 void lint_check_order(struct lint_ctx *c);    /* unsafe-order, protect-violation */
 void lint_check_dead(struct lint_ctx *c, size_t limit, bool own_only); /* dead/redundant */
-void lint_check_paths(struct lint_ctx *c);    /* secret-exposed, broad-grant, noncanonical, writable-ancestor */
+void lint_check_paths(struct lint_ctx *c);
+void lint_check_guard(struct lint_ctx *c);    /* guard-opened */    /* secret-exposed, broad-grant, noncanonical, writable-ancestor */
 void lint_check_hosts(struct lint_ctx *c);    /* broad-host, ip-literal */
 void lint_check_target(struct lint_ctx *c);   /* unsupported-on-target */
 void lint_check_linux_plan(struct lint_ctx *c); /* linux-inexact */

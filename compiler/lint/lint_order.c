@@ -170,6 +170,9 @@ static void protect_violation(struct lint_ctx *c, const struct ir_rule *A,
 	enum pat_cover_kind k = cover(A, P, ex, sizeof ex);
 	if (k == PAT_COVER_NONE)
 		return;
+	/* A grant around a guard entry is what the guard is written for. */
+	if (k == PAT_COVER_ALL && lint_is_guard(P->loc.file))
+		return;
 	if (k == PAT_COVER_ALL) {
 		if (!cv->first)
 			cv->first = P;
@@ -201,6 +204,10 @@ static void protect_violation(struct lint_ctx *c, const struct ir_rule *A,
 		break;
 	}
 	lint_note_rule(c, d, P, "protected here; no allow can re-open it, in any order");
+	if (d && lint_is_guard(P->loc.file))
+		diag_note(c->dl, d, A->loc, "std/guard keeps this from the session because it runs code "
+				     "outside the cage; to let the agent change it, see docs/stdlib.md "
+				     "(\"Opening a guarded file\")");
 }
 
 static void report_covered(struct lint_ctx *c, const struct ir_rule *A, const struct covered *cv)

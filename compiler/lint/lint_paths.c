@@ -287,7 +287,7 @@ static const struct ir_rule *writable_by(struct lint_ctx *c, struct wcache *wc, 
 }
 
 static void report_ancestor(struct lint_ctx *c, const struct ir_rule *W, const struct ir_rule *P,
-			    const char *dir, bool protected_)
+			    const char *dir, bool pinned)
 {
 	if (lint_is_std(W->loc.file))
 		return;
@@ -297,36 +297,50 @@ static void report_ancestor(struct lint_ctx *c, const struct ir_rule *W, const s
 	lint_target_text(P, pt, sizeof pt);
 	lint_show_path(&tmp, dir, dd, sizeof dd);
 	lint_where(c, W, P, where, sizeof where);
+	const char *verb = P->effect == IR_PROTECT ? "protects" : "denies";
 	struct diag *d;
-	if (protected_) {
-		d = lint_report(c, "writable-ancestor", W, P,
-				"%s makes %s writable, above %s that %s protects: the agent can "
-				"rename it away and put its own in its place",
-				wt, dd, pt, where);
-		if (d && d->sev != DIAG_ERROR) {
-			/* above a protected path this is an error, not a warning */
-			if (d->sev == DIAG_WARNING)
-				c->dl->warnings--;
-			d->sev = DIAG_ERROR;
-			c->dl->errors++;
-		}
-		lint_note_rule(c, d, P, "protected here");
-	} else {
+	if (P->effect == IR_ALLOW) {
 		d = lint_report(c, "writable-ancestor", W, P,
 				"%s makes %s writable, above %s that %s grants without write: "
 				"it can be renamed away and replaced",
 				wt, dd, pt, where);
 		lint_note_rule(c, d, P, "granted here");
+	} else if (pinned) {
+		/* The backends keep it in place, at a price the user should know:
+		 * those directories cannot be deleted or renamed by anything. */
+		d = lint_report(c, "writable-ancestor", W, P,
+				"%s makes %s writable, above %s that %s %s: renaming it would carry "
+				"that out of the rule, so %s is pinned (it cannot be deleted, "
+				"renamed or linked); keep what must stay out of reach outside "
+				"writable trees",
+				wt, dd, pt, where, verb, dd);
+		lint_note_rule(c, d, P, "%s here", P->effect == IR_PROTECT ? "protected" : "denied");
+	} else {
+		d = lint_report(c, "writable-ancestor", W, P,
+				"%s makes %s writable, above %s that %s %s: the agent can "
+				"rename it away and put its own in its place",
+				wt, dd, pt, where, verb);
+		if (d && d->sev != DIAG_ERROR) {
+			/* an open hole: an error, not a warning */
+			if (d->sev == DIAG_WARNING)
+				c->dl->warnings--;
+			d->sev = DIAG_ERROR;
+			c->dl->errors++;
+		}
+		lint_note_rule(c, d, P, "%s here", P->effect == IR_PROTECT ? "protected" : "denied");
 	}
 }
 
 static void check_ancestors(struct lint_ctx *c, struct wcache *wc, const struct ir_rule *P)
 {
 	const struct ir_path *pp = &P->t.path;
-	bool prot = P->effect == IR_PROTECT;
-	if (!prot) {
-		if (P->effect != IR_ALLOW || (P->access & WRITE_BITS) || lint_is_std(P->loc.file) ||
-		    pp->kind == IR_PAT_GLOB)
+	bool guard = P->effect != IR_ALLOW;
+	if (guard) {
+		/* std/guard is written for writable trees; its pins hold it */
+		if (lint_is_guard(P->loc.file) || !(P->access & IR_A_FILE))
+			return;
+	} else {
+		if ((P->access & WRITE_BITS) || lint_is_std(P->loc.file) || pp->kind == IR_PAT_GLOB)
 			return;
 		/* a grant inside a protect is protect-violation's business */
 		lint_ix_comparable(c, pp->text, pp->lit_prefix, IR_T_PATH);
@@ -345,17 +359,30 @@ static void check_ancestors(struct lint_ctx *c, struct wcache *wc, const struct 
 	dir[bl] = '\0';
 	if (bl == 0)
 		strcpy(dir, "/");
-	if (!prot && writable_by(c, wc, dir)) {
+	if (!guard && writable_by(c, wc, dir)) {
 		free(dir); /* the granted path is writable itself: nothing to swap */
 		return;
 	}
-	/* A glob's files sit directly in its base, so the base counts too. */
-	bool include_self = pp->kind == IR_PAT_GLOB;
+	/* A glob's files sit directly in its base, so the base counts too; so
+	 * does the directory of "D/ **", which the rule names itself and which
+	 * can be renamed like any other entry of its parent. */
+	bool include_self = pp->kind == IR_PAT_GLOB || pp->kind == IR_PAT_SUBTREE;
+	bool named_dir = pp->kind == IR_PAT_SUBTREE;
 	for (;;) {
 		if (include_self) {
-			const struct ir_rule *W = writable_by(c, wc, dir);
+			const struct ir_rule *W;
+			if (named_dir) {
+				/* only deleting (renaming) D itself matters here;
+				 * what may be created in D is the rule's own business */
+				struct ir_verdict v;
+				lint_eval_path(c, IR_A_DELETE, IR_T_PATH, dir, &v);
+				W = v.allowed ? v.rule : NULL;
+				named_dir = false;
+			} else {
+				W = writable_by(c, wc, dir);
+			}
 			if (W && W != P) {
-				report_ancestor(c, W, P, dir, prot);
+				report_ancestor(c, W, P, dir, guard && ir_pinned(c->prof, dir));
 				break;
 			}
 		}

@@ -345,21 +345,53 @@ static bool plan_missing(struct arena *a, struct lplan *plan, const struct ir_pr
 	return false;
 }
 
-/* Every directory above a denied path that the command could rename or
- * remove becomes a mount point, so the denial cannot be moved aside. */
+/* The directory a guard's pattern names before its first glob: what the
+ * IR pins the directories above (a guard's literal path itself when it
+ * has no glob). */
+static const char *guard_anchor(struct arena *a, const struct lplan_guard *g)
+{
+	const struct ir_path *pp = &g->pat;
+	if (pp->kind == IR_PAT_EXACT)
+		return pp->text;
+	size_t cut = pp->kind == IR_PAT_SUBTREE ? pp->len - 3 : pp->lit_prefix;
+	while (cut > 0 && pp->text[cut] != '/' && pp->kind != IR_PAT_SUBTREE)
+		cut--;
+	return cut ? arena_strndup(a, pp->text, cut) : "/";
+}
+
+/* Every existing directory above a denied path (a mount node) or above a
+ * guarded name that the command could rename or remove becomes a mount
+ * point, so the denial cannot be moved aside: the IR pins the same
+ * directories (a guarded name's `.git`, say, whether or not the hooks
+ * below it exist yet). */
 static void pin_ancestors(struct arena *a, struct lplan *plan)
 {
 	size_t n0 = plan->nnodes;
 	struct lplan_node *extra = NULL;
 	size_t nextra = 0;
-	for (size_t i = 0; i < n0; i++) {
-		const struct lplan_node *n = &plan->nodes[i];
-		if (!(n->mount & (LPM_HIDE | LPM_RDONLY | LPM_NOEXEC | LPM_PIN)))
-			continue;
-		for (char *d = lplan_parent_dir(a, n->path); strcmp(d, "/");
+	for (size_t i = 0; i < n0 + plan->nguards; i++) {
+		const char *seed;
+		const struct ir_rule *why;
+		if (i < n0) {
+			const struct lplan_node *n = &plan->nodes[i];
+			if (!(n->mount & (LPM_HIDE | LPM_RDONLY | LPM_NOEXEC | LPM_PIN)))
+				continue;
+			seed = n->path;
+			why = n->rule;
+		} else {
+			/* Above what a glob can match: from its anchor up. */
+			const struct lplan_guard *g = &plan->guards[i - n0];
+			seed = guard_anchor(a, g);
+			if (g->pat.kind == IR_PAT_GLOB)
+				seed = arena_printf(a, "%s/*", strcmp(seed, "/") ? seed : "");
+			why = g->rule;
+		}
+		for (char *d = lplan_parent_dir(a, seed); strcmp(d, "/");
 		     d = lplan_parent_dir(a, d)) {
 			if (!(region_eff(plan, lplan_parent_dir(a, d)) & (LP_REMOVE_DIR | LP_REFER)))
 				continue;
+			if (i >= n0 && !dir_exists(d))
+				continue; /* nothing to move yet; the create guard decides */
 			bool have = false;
 			for (size_t k = 0; k < plan->nnodes && !have; k++)
 				have = !strcmp(plan->nodes[k].path, d) && plan->nodes[k].mount;
@@ -374,7 +406,7 @@ static void pin_ancestors(struct arena *a, struct lplan *plan)
 			nx[nextra].path = d;
 			nx[nextra].exists = nx[nextra].is_dir = true;
 			nx[nextra].mount = LPM_PIN;
-			nx[nextra].rule = n->rule;
+			nx[nextra].rule = why;
 			extra = nx;
 			nextra++;
 		}
@@ -493,12 +525,12 @@ static bool build(struct arena *a, const struct ir_profile *p, struct lplan *pla
 		if (n->exists || plan_missing(a, plan, &dp, n, par))
 			plan_existing(a, plan, &dp, n, par);
 	}
-	pin_ancestors(a, plan);
-	link_parents(plan);
 	if (!is_static) {
 		lplan_guard_prepare(a, p, plan);
 		lplan_guard_globs(a, p, plan, region_can_create);
 	}
+	pin_ancestors(a, plan);
+	link_parents(plan);
 	for (size_t i = 0; i < plan->nnodes; i++) {
 		plan->ngrants += plan->nodes[i].grant != 0;
 		plan->nmounts += plan->nodes[i].mount != 0;

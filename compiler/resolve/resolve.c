@@ -76,6 +76,7 @@ static struct ir_profile *build_profile(struct rsv *r, const char *name, struct 
 	}
 	for (size_t i = 0; i < p->nrules; i++)
 		p->rules[i].index = (uint32_t)i;
+	ir_pins_build(r->a, p);
 	return p;
 }
 

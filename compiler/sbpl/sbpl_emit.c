@@ -161,6 +161,18 @@ static void emit_path_rule(struct em *e, const struct ir_rule *r, bool deny)
 			nops_total++;
 		}
 	}
+	/* A guard also keeps what it matches from being deleted (renamed
+	 * away) or hard-linked, in its own place in the order (ir_pins.c). */
+	if (deny && ir_is_guard(e->prof, r)) {
+		if (!(r->access & IR_A_DELETE)) {
+			sbpl_buf_puts(&h, " file-write-unlink");
+			nops_total++;
+		}
+		if (!(r->access & IR_A_CREATE)) {
+			sbpl_buf_puts(&h, " file-link");
+			nops_total++;
+		}
+	}
 	put_report(e, &h, deny);
 	if (nops_total) {
 		open_group(e, &h);
@@ -420,50 +432,35 @@ static void emit_ancestors(struct em *e)
 	sbpl_buf_puts(&e->b, ")\n\n");
 }
 
-/* A protected path can be carried out of its protection by renaming a
- * directory above it (mv ~/.config/gh ~/x, then read ~/x/hosts.yml) when
- * that directory is writable. Renaming needs file-write-unlink on the
- * source, so it is denied on every directory above a protected path (only
- * those directories, not their contents). This is stricter than the IR,
- * which leaves the question to `cagec lint` (writable-ancestor). */
+/* A denied or protected file can be carried out of its rule by renaming
+ * a directory above it (mv ~/.config/gh ~/x, then read ~/x/hosts.yml;
+ * mv .git .git-old, then a fresh .git/hooks). The IR pins those
+ * directories (ir_pins.c); here each pin denies file-write-unlink
+ * (renaming needs it on the source) and file-link, after the policy's
+ * rules so that no allow re-opens them. What the rule matches itself is
+ * held by the rule's own deny (emit_path_rule). */
 static void emit_move_blocks(struct em *e)
 {
-	const char **v = NULL;
-	size_t nv = 0, cap = 0;
-	for (size_t i = 0; i < e->prof->nrules; i++) {
-		const struct ir_rule *r = &e->prof->rules[i];
-		if (r->effect != IR_PROTECT || r->tkind != IR_T_PATH)
-			continue;
-		const struct ir_path *p = &r->t.path;
-		size_t n;
-		bool self;
-		literal_dir(p, &n, &self);
-		struct sbpl_buf res = { 0 };
-		sbpl_resolved_path(&res, p->text, n);
-		if (res.oom)
-			e->b.oom = true;
-		else if (res.len > 0)
-			add_ancestors(e->a, &v, &nv, &cap, res.p, res.len, self);
-		sbpl_buf_free(&res);
-	}
-	if (nv == 0)
+	if (e->prof->npins == 0)
 		return;
-	qsort(v, nv, sizeof(*v), cmp_str);
-	sbpl_buf_puts(&e->b, ";; ---- directories above protected paths: no renaming them away ----\n");
 	struct sbpl_buf h = { 0 };
 	put_action(e, &h, true);
-	sbpl_buf_puts(&h, " file-write-unlink");
+	sbpl_buf_puts(&h, " file-write-unlink file-link");
 	put_report(e, &h, true);
-	sbpl_buf_printf(&e->b, "%s\n", cstr(&h));
+	sbpl_buf_printf(&e->b, ";; ---- pinned: the directories above what denies and protects hold: no\n"
+			       ";; deleting or renaming them away ----\n"
+			       "%s\n", cstr(&h));
 	sbpl_buf_free(&h);
-	for (size_t i = 0; i < nv && e->ok; i++) {
-		if (i > 0 && strcmp(v[i], v[i - 1]) == 0)
-			continue;
-		sbpl_buf_puts(&e->b, "  (literal ");
-		if (!sbpl_put_string(&e->b, v[i], strlen(v[i])))
-			fail(e, NULL, "a protected path has a control character or is too long");
-		sbpl_buf_puts(&e->b, ")\n");
+	struct sbpl_buf suf = { 0 };
+	for (size_t i = 0; i < e->prof->npins && e->ok; i++) {
+		const struct ir_pin *pin = &e->prof->pins[i];
+		rule_suffix(pin->guard, &suf);
+		struct sbpl_filter_opts o = { .deny = true, .indent = "  ", .suffix = cstr(&suf) };
+		const char *why = NULL;
+		if (!sbpl_put_path_filters(&e->b, &pin->pat, &o, &why))
+			fail(e, pin->guard, why);
 	}
+	sbpl_buf_free(&suf);
 	sbpl_buf_puts(&e->b, ")\n\n");
 }
 

@@ -12,11 +12,15 @@ file(MAKE_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/stdlib_check)
 foreach(import_name ${CAGE_STD_MODULES})
   string(REPLACE "/" "_" stem "${import_name}")
   set(check ${CMAKE_CURRENT_BINARY_DIR}/stdlib_check/${stem}.cage)
-  file(WRITE ${check} "cage 1\nimport \"${import_name}\"\n")
+  # beside std/guard, which declares the param workspace that it and the
+  # agent modules (which import it) need
+  file(WRITE ${check} "cage 1\nimport \"${import_name}\"\nimport \"std/guard\"\n")
   add_test(NAME stdlib/macos/${import_name}
-    COMMAND $<TARGET_FILE:cagec> ${check} --home /Users/alice --emit sbpl)
+    COMMAND $<TARGET_FILE:cagec> ${check} --home /Users/alice -D workspace=/Users/alice/src/app
+      --emit sbpl)
   set_tests_properties(stdlib/macos/${import_name} PROPERTIES PASS_REGULAR_EXPRESSION ";; end of profile")
   add_test(NAME stdlib/linux/${import_name}
-    COMMAND $<TARGET_FILE:cagec> ${check} --target linux --home /home/alice --emit ir)
+    COMMAND $<TARGET_FILE:cagec> ${check} --target linux --home /home/alice
+      -D workspace=/home/alice/src/app --emit ir)
   set_tests_properties(stdlib/linux/${import_name} PROPERTIES PASS_REGULAR_EXPRESSION "^# cage ir 1; target linux;")
 endforeach()

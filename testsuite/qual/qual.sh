@@ -997,18 +997,38 @@ commit_outside "$F/copy"
 [ -e "$F/planted-ctl" ] && PLANT_CTL=ok || PLANT_CTL=
 rm -rf "$F/copy"
 
+# The guard's attacks: write a .envrc, add .vscode/tasks.json, agent
+# settings, move .git aside and plant hooks in a new one, replace
+# .git/config by a rename. attack_left names what took effect.
+attack='echo x >.envrc; mkdir -p .vscode && echo {} >.vscode/tasks.json;
+mkdir -p .claude && echo {} >.claude/settings.json; echo {} >.mcp.json;
+mv .git/hooks .git/hooks-old; echo "[core]" >.git/config.new && mv .git/config.new .git/config;
+mv .git .git-old && mkdir -p .git/hooks && echo x >.git/hooks/pre-commit; true'
+attack_left() {
+	for x in .envrc .vscode/tasks.json .claude/settings.json .mcp.json .git-old .git/hooks-old; do
+		[ -e "$1/$x" ] && printf ' %s' "$x"
+	done
+}
+rm -rf "$F/copy" && cp -a "$EXWS" "$F/copy"
+cfg_ctl=$(cat "$F/copy/.git/config" 2>/dev/null | cksum)
+(cd "$F/copy" && sh -c "$attack") >"$OUT" 2>&1
+[ "$(attack_left "$F/copy")" = " .envrc .vscode/tasks.json .claude/settings.json .mcp.json .git-old" ] &&
+	[ "$(cat "$F/copy/.git/config" 2>/dev/null | cksum)" != "$cfg_ctl" ] && ATTACK_CTL=ok || ATTACK_CTL=
+rm -rf "$F/copy"
+
 for ex in "$SRC"/examples/*.cage; do
 	CASE=examples/$(basename "$ex" .cage)
 	set --
-	for p in $(sed -n 's/^param[[:space:]]*\([A-Za-z_][A-Za-z0-9_]*\)[[:space:]]*:[[:space:]]*path.*/\1/p' "$ex"); do
+	# std/guard declares the param workspace for the examples that import it
+	guarded=
+	grep -q '^import "std/guard"' "$ex" && guarded=workspace
+	for p in $(sed -n 's/^param[[:space:]]*\([A-Za-z_][A-Za-z0-9_]*\)[[:space:]]*:[[:space:]]*path.*/\1/p' "$ex") $guarded; do
 		mkdir -p "$F/params/$p"
 		set -- "$@" -D "$p=$F/params/$p"
 	done
-	# Directories the example's deny rules name under the workspace exist
-	# beforehand, as cagerun asks (Linux can only deny existing paths).
-	for d in $(sed -n 's/.*deny write "{workspace}\/\([^"*]*\)\/\*\*".*/\1/p' "$ex"); do
-		mkdir -p "$F/params/workspace/$d"
-	done
+	# Nothing the examples deny is created beforehand: the workspace is a
+	# fresh repository without .envrc, .vscode, .claude and the like, as a
+	# user's is (cagerun's create guard keeps those names from appearing).
 	name=$CASE
 	for m in enforce-fs enforce; do
 		CASE=$name/$m
@@ -1017,7 +1037,7 @@ for ex in "$SRC"/examples/*.cage; do
 		RC=$?
 		if [ $RC -eq 0 ]; then pass "$CASE"; else fail "$CASE" "status $RC"; fi
 	done
-	grep -q 'deny write "{workspace}/.git/hooks/\*\*"' "$ex" || continue
+	grep -q 'deny write "{workspace}/.git/hooks/\*\*"' "$ex" || [ -n "$guarded" ] || continue
 	CASE=$name/hooks-path-planted
 	if [ -z "$PLANT_CTL" ]; then
 		fail "$CASE" "control: a hook planted through .git/config did not run outside"
@@ -1035,6 +1055,27 @@ for ex in "$SRC"/examples/*.cage; do
 		pass "$CASE"
 	fi
 	(cd "$EXWS" && git config --unset core.hooksPath; rm -rf .githooks) >/dev/null 2>&1
+	# What std/guard keeps, attacked from inside: each attempt is shown
+	# to work without cagerun on a copy first.
+	[ -n "$guarded" ] || continue
+	CASE=$name/guarded-files
+	if [ -z "$ATTACK_CTL" ]; then
+		fail "$CASE" "control: the attacks did not work without cagerun"
+		continue
+	fi
+	cfg_before=$(cat "$EXWS/.git/config" 2>/dev/null | cksum)
+	(cd "$EXWS" && env -i $ENVV timeout -s KILL $T "$CAGERUN" -p "$ex" "$@" --mode enforce-fs --quiet -- \
+		sh -c "echo qual-started; $attack") >"$OUT" 2>&1
+	left=$(attack_left "$EXWS")
+	if ! grep -q qual-started "$OUT"; then
+		fail "$CASE" "the command did not start"
+	elif [ -n "$left" ] || [ "$(cat "$EXWS/.git/config" 2>/dev/null | cksum)" != "$cfg_before" ] ||
+		[ ! -f "$EXWS/.git/hooks/pre-commit.sample" ]; then
+		fail "$CASE" "the command changed what std/guard keeps:$left"
+	else
+		pass "$CASE"
+	fi
+	(cd "$EXWS" && rm -rf .envrc .vscode .claude .mcp.json .git-old .gitmodules .idea) >/dev/null 2>&1
 done
 
 # Every run above (but the one killed on purpose) removed its private

@@ -85,6 +85,12 @@ Test(lint_index, indexed_evaluator_matches_ir_eval_path)
 			struct ir_verdict a, b;
 			ir_eval_path(c.prof, bit, path, &a);
 			lint_eval_path(&c, bit, IR_T_PATH, path, &b);
+			if (bit == IR_A_DELETE && !a.allowed && a.rule &&
+			    (a.pin || ir_is_guard(c.prof, a.rule))) {
+				/* a pin or a guard (ir_pins.c) took a delete away;
+				 * lint's evaluator asks the rules alone */
+				continue;
+			}
 			cr_assert_eq(a.allowed, b.allowed, "verdicts differ on %s", path);
 			cr_assert_eq(a.rule, b.rule, "deciding rules differ on %s", path);
 			allowed += a.allowed;

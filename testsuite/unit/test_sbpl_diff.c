@@ -375,10 +375,10 @@ static bool ancestor_metadata(struct pair *pr, const char *access, const char *p
 	       sv->line < pr->policy_line && ancestor_of_allowed(pr, path);
 }
 
-/* The emitter is stricter than the IR on purpose (docs/sbpl.md, "no
- * renaming of the directories above protected paths"): deleting or
- * renaming such a directory would carry the protected file out of its
- * protection, so file-write-unlink is denied on them. */
+/* The pins (docs/sbpl.md, "Pins"): both sides deny deleting a pinned
+ * path; the profile also pins the link-resolved directories (/private,
+ * /private/tmp above a pin under /tmp), which the IR, judging the /tmp
+ * spelling, does not. Counted, in the stricter direction only. */
 static bool protected_ancestor_unlink(struct pair *pr, const char *access, const struct irv *iv,
 				      const struct sbpl_eval_result *sv)
 {
@@ -443,7 +443,7 @@ static bool compile_any(struct pair *pr, const char *src, const char *file, cons
 		  perr, src, pr->sbpl);
 	pr->ancestors_line = line_containing(pr->sbpl, "; metadata on the directories leading to");
 	pr->policy_line = line_containing(pr->sbpl, ";; ---- the policy's rules");
-	pr->no_rename_line = line_containing(pr->sbpl, ";; ---- directories above protected paths");
+	pr->no_rename_line = line_containing(pr->sbpl, ";; ---- pinned:");
 	pr->protect_line = line_containing(pr->sbpl, ";; ---- protected:");
 	cr_assert(pr->policy_line, "no policy section marker in the emitted profile");
 	const char *unknown;
@@ -769,8 +769,8 @@ Test(sbpl_diff, random_policies, .timeout = 240)
 		    "%zu disagreements, %zu ancestor-metadata grants by the base rules",
 		    N_POLICIES, N_QUERIES, checks, (unsigned long long)seed, bad, ancestors);
 	cr_log_info("sbpl_diff: %zu checks decided by a rule on the /private spelling", spelling);
-	cr_log_info("sbpl_diff: %zu deletes of directories above protected paths denied "
-		    "by the profile only (stricter than the IR on purpose)", no_rename);
+	cr_log_info("sbpl_diff: %zu deletes denied by the profile's pins only (link-resolved "
+		    "directories the IR does not pin)", no_rename);
 	cr_log_info("sbpl_diff: known loopback divergence: %zu checks where a deny on one "
 		    "loopback spelling closes the port for all (fail-safe)", loopback_spellings);
 	static const char *const kinds[] = { "file", "unix", "mach", "host" };

@@ -1,0 +1,245 @@
+/*
+ * ir_pins.c - what may not be deleted, renamed away or hard-linked, and
+ * the rule for renames and links.
+ *
+ * A deny or protect holds a file only while the file stays under its name.
+ * Where the session can create names elsewhere, renaming the file (or a
+ * directory above it) or linking it carries it out of the rule: `mv
+ * secret/k k; cat k`, `mv .git .git-old` and a fresh `.git/hooks`. So each
+ * such rule (a guard)
+ *   - also denies deleting (and hard-linking) what it matches, in its own
+ *     place in the rule order, so a later allow that re-opens the path
+ *     re-opens that too (eval.c counts a guard as denying delete);
+ *   - pins every directory above what it names (each component prefix of
+ *     its pattern, up to but not including "/"), whatever comes later.
+ * Deleting and renaming away are one operation to Seatbelt, and on Linux
+ * the denied path sits behind a mount. The SBPL backend writes the same
+ * (sbpl_emit.c); the Linux plan pins ancestors with mount points.
+ *
+ * A deny is a guard when some allow lets the session create names outside
+ * it (otherwise nothing can be carried anywhere) and no later allow
+ * re-opens all of it for all of its accesses (a dead deny holds nothing).
+ * So `deny exec` on a whole workspace granted read write pins nothing:
+ * there is nowhere its files could gain exec.
+ */
+#include "ir.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "pat_rel.h"
+#include "path.h"
+
+/* Can `a` contain `b` at all? Every path of b starts with b's literal
+ * prefix and may differ right after it, so a's literal prefix must be a
+ * prefix of b's. A cheap necessary condition before the automata. */
+static bool may_contain(const struct ir_path *a, const struct ir_path *b)
+{
+	if (a->kind == IR_PAT_EXACT)
+		return b->kind == IR_PAT_EXACT && a->len == b->len && memcmp(a->text, b->text, a->len) == 0;
+	return a->lit_prefix <= b->lit_prefix && memcmp(a->text, b->text, a->lit_prefix) == 0;
+}
+
+static bool contains(const struct ir_path *a, const struct ir_path *b)
+{
+	return may_contain(a, b) && pat_path_contains(a, b, NULL, 0) == PAT_YES;
+}
+
+/* The allows of a profile, for the guard test: those that create (any
+ * one outside a deny makes it escapable), and every allow sorted by its
+ * literal prefix, so the later allows that may re-open a deny are found
+ * by the prefixes of the deny's own literal part, not by a scan. */
+struct allows {
+	const struct ir_rule **create;
+	size_t ncreate;
+	const struct ir_rule **by_lit;
+	size_t nlit;
+};
+
+static int key_cmp(const char *a, size_t an, const char *b, size_t bn)
+{
+	int c = memcmp(a, b, an < bn ? an : bn);
+	return c ? c : (an > bn) - (an < bn);
+}
+
+static int lit_cmp(const void *x, const void *y)
+{
+	const struct ir_rule *a = *(const struct ir_rule *const *)x, *b = *(const struct ir_rule *const *)y;
+	return key_cmp(a->t.path.text, a->t.path.lit_prefix, b->t.path.text, b->t.path.lit_prefix);
+}
+
+static void allows_build(struct arena *a, const struct ir_profile *p, struct allows *al)
+{
+	size_t n = p->nrules ? p->nrules : 1;
+	al->create = arena_alloc(a, n * sizeof *al->create);
+	al->by_lit = arena_alloc(a, n * sizeof *al->by_lit);
+	al->ncreate = al->nlit = 0;
+	for (size_t i = 0; i < p->nrules; i++) {
+		const struct ir_rule *r = &p->rules[i];
+		if (r->effect != IR_ALLOW || r->tkind != IR_T_PATH)
+			continue;
+		al->by_lit[al->nlit++] = r;
+		if (r->access & IR_A_CREATE)
+			al->create[al->ncreate++] = r;
+	}
+	qsort(al->by_lit, al->nlit, sizeof *al->by_lit, lit_cmp);
+}
+
+/* Does a later allow re-open all of deny g, for all of its accesses? */
+static bool reopened(const struct allows *al, const struct ir_rule *g, uint32_t bits)
+{
+	const struct ir_path *t = &g->t.path;
+	for (size_t l = 0; l <= t->lit_prefix; l++) {
+		size_t lo = 0, hi = al->nlit;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			const struct ir_path *m = &al->by_lit[mid]->t.path;
+			if (key_cmp(m->text, m->lit_prefix, t->text, l) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (size_t k = lo; k < al->nlit; k++) {
+			const struct ir_rule *a = al->by_lit[k];
+			if (key_cmp(a->t.path.text, a->t.path.lit_prefix, t->text, l) != 0)
+				break;
+			if (a->index > g->index && (a->access & bits) == bits &&
+			    contains(&a->t.path, t))
+				return true;
+		}
+	}
+	return false;
+}
+
+static bool is_guard(const struct allows *al, const struct ir_rule *g)
+{
+	uint32_t bits = g->access & IR_A_FILE;
+	if (g->effect == IR_ALLOW || g->tkind != IR_T_PATH || !bits)
+		return false;
+	bool escapable = false;
+	for (size_t i = 0; i < al->ncreate && !escapable; i++)
+		escapable = !contains(&g->t.path, &al->create[i]->t.path);
+	return escapable && !(g->effect == IR_DENY && reopened(al, g, bits));
+}
+
+struct pinv {
+	struct ir_pin *v;
+	size_t n, cap;
+};
+
+static void add_pin(struct arena *a, struct pinv *pv, const struct ir_rule *g, const char *text,
+		    size_t len)
+{
+	if (pv->n == pv->cap) {
+		size_t nc = pv->cap ? pv->cap * 2 : 32;
+		struct ir_pin *nv = arena_alloc(a, nc * sizeof *nv);
+		if (pv->n)
+			memcpy(nv, pv->v, pv->n * sizeof *nv);
+		pv->v = nv;
+		pv->cap = nc;
+	}
+	struct ir_pin *pin = &pv->v[pv->n++];
+	memset(pin, 0, sizeof *pin);
+	pin->pat.text = arena_strndup(a, text, len);
+	pin->pat.home_len = g->t.path.home_len <= len ? g->t.path.home_len : 0;
+	path_classify(&pin->pat);
+	pin->guard = g;
+}
+
+/* By text, then by the guard's position, so the first guard of each
+ * directory is kept and the order is the same on every run. */
+static int pin_cmp(const void *x, const void *y)
+{
+	const struct ir_pin *a = x, *b = y;
+	int c = strcmp(a->pat.text, b->pat.text);
+	if (c)
+		return c;
+	return (a->guard->index > b->guard->index) - (a->guard->index < b->guard->index);
+}
+
+void ir_pins_build(struct arena *a, struct ir_profile *p)
+{
+	struct pinv pv = { 0 };
+	bool *guard = arena_alloc(a, (p->nrules ? p->nrules : 1) * sizeof *guard);
+	memset(guard, 0, (p->nrules ? p->nrules : 1) * sizeof *guard);
+	struct allows al;
+	allows_build(a, p, &al);
+	for (size_t i = 0; i < p->nrules; i++) {
+		const struct ir_rule *g = &p->rules[i];
+		if (!is_guard(&al, g))
+			continue;
+		guard[i] = true;
+		/* every directory above it (each component prefix; a glob
+		 * prefix pins every directory it matches) */
+		const struct ir_path *t = &g->t.path;
+		for (size_t k = 1; k < t->len; k++)
+			if (t->text[k] == '/')
+				add_pin(a, &pv, g, t->text, k);
+	}
+	/* many guards share their directories: one pin each */
+	if (pv.n > 1)
+		qsort(pv.v, pv.n, sizeof *pv.v, pin_cmp);
+	size_t m = 0;
+	for (size_t i = 0; i < pv.n; i++)
+		if (m == 0 || strcmp(pv.v[m - 1].pat.text, pv.v[i].pat.text) != 0)
+			pv.v[m++] = pv.v[i];
+	p->pins = pv.v;
+	p->npins = m;
+	p->guard = guard;
+}
+
+bool ir_is_guard(const struct ir_profile *p, const struct ir_rule *r)
+{
+	return p->guard && r->tkind == IR_T_PATH && r->index < p->nrules &&
+	       &p->rules[r->index] == r && p->guard[r->index];
+}
+
+bool ir_held(const struct ir_profile *p, const char *path, struct ir_verdict *v)
+{
+	ir_eval_path(p, IR_A_DELETE, path, v);
+	return !v->allowed && v->rule && (v->pin || ir_is_guard(p, v->rule));
+}
+
+const struct ir_pin *ir_pinned(const struct ir_profile *p, const char *path)
+{
+	for (size_t i = 0; i < p->npins; i++)
+		if (path_match(&p->pins[i].pat, path))
+			return &p->pins[i];
+	return NULL;
+}
+
+void ir_eval_move(const struct ir_profile *p, enum ir_move_kind kind, const char *src,
+		  const char *dst, struct ir_move_verdict *v)
+{
+	/* Delete is left out: where a file may leave from is the pins'
+	 * business (the source's own delete, above). */
+	static const uint32_t bits[] = { IR_A_READ, IR_A_READ_META, IR_A_WRITE,
+					 IR_A_CREATE, IR_A_EXEC };
+	memset(v, 0, sizeof *v);
+	if (kind == IR_MOVE_RENAME) {
+		ir_eval_path(p, IR_A_DELETE, src, &v->src);
+	} else {
+		struct ir_verdict h;
+		bool held = ir_held(p, src, &h);
+		v->src.allowed = !held;
+		v->src.pin = held ? h.pin : NULL;
+		v->src.rule = held ? h.rule : NULL;
+	}
+	ir_eval_path(p, IR_A_CREATE, dst, &v->dst);
+	/* Landlock's rule: the new name may not grant more than the old. */
+	for (size_t i = 0; i < sizeof bits / sizeof bits[0]; i++) {
+		struct ir_verdict d, s;
+		ir_eval_path(p, bits[i], dst, &d);
+		if (!d.allowed)
+			continue;
+		ir_eval_path(p, bits[i], src, &s);
+		if (s.allowed)
+			continue;
+		if (!v->gained) {
+			v->gain_src = s;
+			v->gain_dst = d;
+		}
+		v->gained |= bits[i];
+	}
+	v->allowed = v->src.allowed && v->dst.allowed && !v->gained;
+}
