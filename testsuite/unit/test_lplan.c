@@ -271,6 +271,25 @@ Test(lplan, a_missing_name_whose_creation_is_denied_is_guarded)
 	cage_policy_free(f.pol);
 }
 
+Test(lplan, existing_directories_above_a_guarded_name_are_pinned)
+{
+	struct fixture f;
+	/* w/.git exists, w/.git/modules does not: the IR pins .git (moving
+	 * it aside would carry the guarded names out of their rules), so the
+	 * plan makes it a mount point although nothing below it is mounted. */
+	plan_for(&f, "allow read write \"{r}/w/**\"\n"
+		     "deny write \"{r}/w/.git/modules/**/hooks/**\"\n"
+		     "deny write \"{r}/w/a/b/new/x\"");
+	cr_expect_eq(f.plan.nerrors, 0);
+	cr_expect(mounts(&f, "w/.git") & LPM_PIN);
+	cr_expect(mounts(&f, "w/a") & LPM_PIN);
+	cr_expect(mounts(&f, "w/a/b") & LPM_PIN);
+	/* w's parent is not writable: w cannot be moved, no pin needed. */
+	cr_expect(!(mounts(&f, "w") & LPM_PIN));
+	cr_expect(!(mounts(&f, "w/src") & LPM_PIN));
+	cage_policy_free(f.pol);
+}
+
 Test(lplan, exact_files_and_globs_are_granted_one_by_one)
 {
 	struct fixture f;
