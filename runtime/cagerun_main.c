@@ -28,7 +28,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: cagerun -p POLICY [-D NAME=VALUE]... [-I DIR]... [--profile NAME]\n"
-		"               [--mode off|enforce-fs|enforce] [--log FILE] [--resolve HOST:PORT:ADDR]...\n"
+		"               [--mode off|monitor|enforce-fs|enforce] [--log FILE] [--resolve HOST:PORT:ADDR]...\n"
+		"               [--record-covered] [--record-workspace]\n"
 		"               [--quiet] [--verbose] -- COMMAND [ARG]...\n"
 		"       cagerun --proxy-only -p POLICY [-D NAME=VALUE]... [-I DIR]... [--profile NAME]\n"
 		"               [--listen 127.0.0.1:PORT] [--socket PATH] [--resolve HOST:PORT:ADDR]...\n"
@@ -144,6 +145,14 @@ static int parse_args(int argc, char **argv, struct prx_config *cfg, struct run 
 		}
 		if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
 			ro->quiet = true;
+			continue;
+		}
+		if (!strcmp(a, "--record-covered")) {
+			ro->record_covered = true;
+			continue;
+		}
+		if (!strcmp(a, "--record-workspace")) {
+			ro->record_workspace = true;
 			continue;
 		}
 		if (!strcmp(a, "--verbose") || !strcmp(a, "-v")) {

@@ -22,6 +22,9 @@ struct run_opts {
 	const char *log_path;        /* --log: the proxy's JSON-lines log */
 	const struct prx_resolver *resolve; /* --resolve overrides, may be NULL */
 	bool quiet, verbose;
+	/* monitor mode: turn off the only-would-block and exclude-workspace
+	 * toggles (docs/monitor.md) */
+	bool record_covered, record_workspace;
 };
 
 /* Runs the command; returns its exit status (128+N for a signal), or 125

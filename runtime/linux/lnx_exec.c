@@ -36,7 +36,7 @@
 
 extern char **environ;
 
-static void reset_signals(void)
+void lnx_reset_signals(void)
 {
 	for (int sig = 1; sig < NSIG; sig++)
 		if (sig != SIGKILL && sig != SIGSTOP)
@@ -46,7 +46,7 @@ static void reset_signals(void)
 	sigprocmask(SIG_SETMASK, &none, NULL);
 }
 
-static void take_terminal(void)
+void lnx_take_terminal(void)
 {
 	sigset_t ss, old;
 	sigemptyset(&ss);
@@ -117,11 +117,11 @@ _Noreturn void lnx_exec_main(struct lnx_child *c)
 {
 	const struct lnx_spec *s = c->s;
 	char err[600];
-	reset_signals();
+	lnx_reset_signals();
 	if (setpgid(0, 0) != 0)
 		lnx_child_fail(c, 125, "cannot give the command its own process group");
 	if (s->take_terminal)
-		take_terminal();
+		lnx_take_terminal();
 	if (chdir(s->cwd) != 0) {
 		snprintf(err, sizeof err, "cannot change to %s: %s", s->cwd, strerror(errno));
 		lnx_child_fail(c, 125, err);

@@ -25,7 +25,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <termios.h>
@@ -35,10 +37,13 @@
 #include "cpt.h"
 #include "lease.h"
 #include "lnx_landlock.h"
+#include "lnx_monitor.h"
+#include "lnx_observe.h"
 #include "lnx_sandbox.h"
 #include "lnx_seccomp.h"
 #include <seccomp.h>
 #include "lplan.h"
+#include "mon_sink.h"
 #include "path.h"
 #include "policy.h"
 #include "prx.h"
@@ -74,6 +79,9 @@ struct lrun {
 	char **envp;
 	struct lnx_sandbox sb;
 	struct lnx_seccomp_prog sc;
+	struct mon_sink sink; /* monitor mode, and denials in enforce mode */
+	bool have_sink;
+	struct lnx_observer *obs;
 	int status; /* init's exit status, once it exited */
 	bool exited;
 	bool had_terminal;
@@ -199,24 +207,34 @@ static int build_table(struct lrun *r)
 /* The server starts its resolver threads: only once the sandbox has been
  * cloned, since the child of a threaded process must not touch a lock
  * (malloc's) that another thread may hold at that moment. */
-static int start_proxy_server(struct lrun *r)
+/* --log: created 0600, appended, never through a symlink. */
+static int open_log(struct lrun *r)
+{
+	if (!r->o->log_path || r->log_fd >= 0)
+		return 0;
+	r->log_fd = open(r->o->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW,
+			 0600);
+	if (r->log_fd < 0)
+		return fail("--log %s: %s", r->o->log_path, strerror(errno));
+	return 0;
+}
+
+static int start_proxy_server(struct lrun *r, struct prx_policy pol, const char *secret)
 {
 	char err[512];
+	int rc;
 	struct prx_config cfg;
 	memset(&cfg, 0, sizeof cfg);
 	prx_limits_default(&cfg.limits);
-	cfg.policy = prx_policy_of_table(&r->table);
+	cfg.policy = pol;
+	cfg.secret = secret;
 	cfg.overrides = r->o->resolve;
 	cfg.log_fd = -1;
 	cfg.on_stop_fd = on_signal;
 	cfg.stop_ctx = r;
-	if (r->o->log_path) {
-		r->log_fd = open(r->o->log_path,
-				 O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
-		if (r->log_fd < 0)
-			return fail("--log %s: %s", r->o->log_path, strerror(errno));
-		cfg.log_fd = r->log_fd;
-	}
+	if (r->mode != IR_MODE_MONITOR && (rc = open_log(r)))
+		return rc;
+	cfg.log_fd = r->mode == IR_MODE_MONITOR ? -1 : r->log_fd;
 	r->srv = prx_server_new(&cfg, err, sizeof err);
 	if (!r->srv)
 		return fail("%s", err);
@@ -283,12 +301,34 @@ static void wait_without_proxy(struct lrun *r)
 
 struct denial_ctx {
 	unsigned long total;
+	bool quiet;
+	int log_fd;
 };
+
+/* A host the proxy denied, as a monitor record in the --log file, so the
+ * log says what enforce refused in the same form monitor mode uses. */
+static void log_denial(const struct denial_ctx *d, const char *host, unsigned port,
+		       unsigned long count, const char *rule)
+{
+	if (d->log_fd < 0 || !*host)
+		return;
+	struct mon_record rec = { .time_ms = mon_now_ms(), .syscall = "proxy",
+				  .access = IR_A_CONNECT, .host = host, .port = port,
+				  .verdict = MON_DENIED, .count = count };
+	if (rule && *rule && strcmp(rule, PRX_DENY_INTERNAL) != 0)
+		rec.rule = rule;
+	else if (rule && *rule)
+		rec.rule_text = rule;
+	(void)mon_record_write(d->log_fd, &rec);
+}
 
 static void print_denial(void *ctx, const char *host, unsigned port, unsigned long count,
 			 const char *rule)
 {
 	struct denial_ctx *d = ctx;
+	log_denial(d, host, port, count, rule);
+	if (d->quiet)
+		return;
 	if (d->total++ == 0)
 		fprintf(stderr, "cagerun: hosts the policy denied:\n");
 	if (!*host) { /* past the proxy's bound on distinct hosts */
@@ -328,6 +368,144 @@ static int run_unconfined(struct lrun *r)
 	return e == ENOENT ? 127 : 126;
 }
 
+/* ---- monitor mode ---- */
+
+/* The proxy in log-only mode: every host is recorded by name and allowed,
+ * internal addresses included, as an unsandboxed command would reach them. */
+static void mon_on_host(void *ctx, const struct host_norm *h, unsigned port, struct prx_verdict *v)
+{
+	struct lrun *r = ctx;
+	struct mon_class c;
+	const char *name = h->kind == HOST_NAME && ir_host_is_localhost(h->name) ? "localhost"
+										 : h->name;
+	mon_sink_classify_host(&r->sink, name, port, &c);
+	if (c.record) {
+		struct mon_record rec = { .time_ms = mon_now_ms(), .syscall = "proxy",
+					  .access = IR_A_CONNECT, .host = name, .port = port };
+		mon_sink_record(&r->sink, &rec, &c);
+	}
+	v->allowed = true;
+	v->rule[0] = '\0';
+}
+
+static void mon_on_addr(void *ctx, const struct sockaddr *sa, unsigned port, struct prx_verdict *v)
+{
+	(void)ctx;
+	(void)sa;
+	(void)port;
+	v->allowed = true;
+	v->rule[0] = '\0';
+}
+
+/* The workspace the exclude-workspace toggle means: the `workspace` path
+ * param when the policy has one, else the current directory. */
+static const char *monitor_workspace(struct lrun *r, const char *cwd)
+{
+	const struct ir_policy *ir = r->pol->ir;
+	for (size_t i = 0; i < ir->nparams; i++) {
+		const struct ir_param *p = &ir->params[i];
+		char *path;
+		const char *perr;
+		if (p->type == IR_P_PATH && p->value && !strcmp(p->name, "workspace") &&
+		    path_query(&r->pol->arena, ir->home, p->value, &path, &perr))
+			return path;
+	}
+	return cwd;
+}
+
+/* A loopback listener for the proxy, made before the fork so that its
+ * port can go into the command's environment. */
+static int proxy_listener(uint16_t *port)
+{
+	int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	socklen_t len = sizeof a;
+	if (s < 0 || bind(s, (struct sockaddr *)&a, sizeof a) != 0 || listen(s, 4096) != 0 ||
+	    getsockname(s, (struct sockaddr *)&a, &len) != 0) {
+		int e = errno;
+		if (s >= 0)
+			close(s);
+		errno = e;
+		return -1;
+	}
+	*port = ntohs(a.sin_port);
+	return s;
+}
+
+static int launch_monitor(struct lrun *r)
+{
+	int rc;
+	char err[1024], cwd[4096];
+	if (!getcwd(cwd, sizeof cwd))
+		return fail("getcwd: %s", strerror(errno));
+	if ((rc = open_log(r)))
+		return rc;
+	if (!lease_create(&r->lease, r->prof->private_home, err, sizeof err))
+		return fail("%s", err);
+	const struct mon_opts mo = {
+		.only_would_block = !r->o->record_covered,
+		.exclude_workspace = !r->o->record_workspace,
+		.workspace = monitor_workspace(r, cwd),
+		.log_fd = r->log_fd,
+		.always = { r->lease.tmp, r->lease.home },
+	};
+	mon_sink_init(&r->sink, r->prof, &mo);
+	r->have_sink = true;
+	if ((rc = block_signals(r)))
+		return rc;
+	unsigned char rnd[16];
+	char secret[33], proxy_url[96];
+	if (getrandom(rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd)
+		return fail("getrandom: %s", strerror(errno));
+	for (int i = 0; i < 16; i++)
+		snprintf(secret + 2 * i, 3, "%02x", rnd[i]);
+	uint16_t pport = 0;
+	int lfd = proxy_listener(&pport);
+	if (lfd < 0)
+		return fail("cannot listen for the proxy on 127.0.0.1: %s", strerror(errno));
+	snprintf(proxy_url, sizeof proxy_url, "http://cage:%s@127.0.0.1:%u", secret, (unsigned)pport);
+	struct runenv_extra x = { r->lease.tmp, r->lease.home, proxy_url };
+	r->envp = runenv_build(r->prof, environ, &x);
+	if (!r->envp) {
+		close(lfd);
+		return fail("out of memory");
+	}
+	r->had_terminal = isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp();
+	struct lnx_monitor_child mc;
+	if (!lnx_monitor_spawn(r->o->argv, r->envp, r->had_terminal, &mc, err, sizeof err)) {
+		close(lfd);
+		if (mc.pid > 0)
+			waitpid(mc.pid, NULL, 0);
+		return fail("%s; nothing was run", err);
+	}
+	r->sb.init = mc.pid;
+	r->obs = lnx_observer_start(mc.listen_fd, &r->sink, pport, err, sizeof err);
+	struct prx_policy pol = { r, mon_on_host, mon_on_addr };
+	bool ok = r->obs && !(rc = start_proxy_server(r, pol, secret));
+	if (!ok)
+		close(lfd);
+	else
+		ok = prx_server_adopt_listener(r->srv, lfd, true, err, sizeof err);
+	if (!ok) {
+		kill(mc.pid, SIGKILL);
+		lnx_monitor_reap_leftovers(mc.pid);
+		r->sb.init = -1;
+		return rc ? rc : fail("%s; nothing was run", err);
+	}
+	if ((rc = lnx_monitor_wait_exec(&mc, err, sizeof err))) {
+		fprintf(stderr, "cagerun: %s\n", err);
+		return rc;
+	}
+	if (!prx_server_run(r->srv, r->sig_fd, err, sizeof err)) {
+		fprintf(stderr, "cagerun: proxy: %s; stopping the command\n", err);
+		return RUN_SETUP_FAILED;
+	}
+	wait_without_proxy(r);
+	lnx_monitor_reap_leftovers(mc.pid);
+	return r->status;
+}
+
 static int launch(struct lrun *r)
 {
 	int rc, abi;
@@ -337,8 +515,7 @@ static int launch(struct lrun *r)
 	if (r->mode == IR_MODE_OFF)
 		return run_unconfined(r);
 	if (r->mode == IR_MODE_MONITOR)
-		return fail("monitor mode is not available on Linux yet; nothing was run (use "
-			    "--mode enforce-fs or enforce)");
+		return launch_monitor(r);
 	if ((rc = check_kernel(r, &abi)))
 		return rc;
 	const char *perr = NULL;
@@ -406,7 +583,7 @@ static int launch(struct lrun *r)
 		return fail("%s; nothing was run", err);
 	if (!lnx_sandbox_start(&spec, &r->sb, err, sizeof err))
 		return fail("%s; nothing was run", err);
-	if (isolate && ((rc = start_proxy_server(r)) || (rc = adopt_listeners(r))))
+	if (isolate && ((rc = start_proxy_server(r, prx_policy_of_table(&r->table), NULL)) || (rc = adopt_listeners(r))))
 		return rc;
 	if (!lnx_sandbox_release(&r->sb, err, sizeof err)) {
 		/* init is gone: its own reason, when it left one, says more. */
@@ -454,10 +631,20 @@ int run_command(const struct run_opts *o)
 	int status = launch(&r);
 	lnx_seccomp_prog_free(&r.sc);
 	lnx_sandbox_kill(&r.sb);
+	lnx_observer_stop(r.obs);
 	restore_terminal(&r);
-	if (r.srv && !o->quiet) {
-		struct denial_ctx d = { 0 };
+	if (r.srv && r.mode != IR_MODE_MONITOR) {
+		struct denial_ctx d = { .quiet = o->quiet, .log_fd = r.log_fd };
 		prx_server_denials(r.srv, print_denial, &d);
+	}
+	if (r.have_sink) {
+		if (!o->quiet && r.sink.recorded) {
+			fprintf(stderr, "cagerun: monitor: what the policy would block, then what it covers:\n");
+			mon_sink_print(&r.sink, stderr, "cagerun:   ");
+		} else if (!o->quiet) {
+			fprintf(stderr, "cagerun: monitor: nothing the policy would block\n");
+		}
+		mon_sink_free(&r.sink);
 	}
 	prx_server_free(r.srv);
 	if (r.sig_fd >= 0)

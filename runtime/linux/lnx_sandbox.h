@@ -76,5 +76,10 @@ _Noreturn void lnx_init_main(struct lnx_child *c);
 _Noreturn void lnx_exec_main(struct lnx_child *c);
 /* Reports a start-up failure to the parent and exits with `code`. */
 _Noreturn void lnx_child_fail(struct lnx_child *c, int code, const char *msg);
+/* Every signal back to its default, none blocked: what a command expects
+ * from exec, whatever cagerun ignores or blocks. */
+void lnx_reset_signals(void);
+/* Makes the caller's process group the terminal's foreground group. */
+void lnx_take_terminal(void);
 
 #endif
