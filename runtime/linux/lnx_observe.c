@@ -33,15 +33,8 @@
 #include <unistd.h>
 
 #include "ir.h"
+#include "lnx_notify.h"
 #include "mon_sink.h"
-
-#if defined(__x86_64__)
-#define OBS_ARCH AUDIT_ARCH_X86_64
-#elif defined(__aarch64__)
-#define OBS_ARCH AUDIT_ARCH_AARCH64
-#else
-#error "lnx_observe.c: add this architecture's AUDIT_ARCH"
-#endif
 
 /* The watched calls. sendto is watched only when it names an address. */
 static const int watched[] = {
@@ -84,53 +77,29 @@ static const int watched[] = {
 
 int lnx_observe_install(char *err, size_t errlen)
 {
-	struct sock_filter f[NW + 16];
-	size_t n = 0;
-	/* indices: 0 arch, 1 jeq arch, 2 nr, 3..3+NW-1 jeq, then sendto's jeq,
-	 * A = ALLOW, S.. = sendto's address check, N = NOTIFY */
-	const size_t first = 3, sendto_jeq = first + NW, A = sendto_jeq + 1, S = A + 1,
-		     N = S + 5;
-	f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-					      offsetof(struct seccomp_data, arch));
-	f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, OBS_ARCH, 0,
-					      (unsigned char)(A - 2));
-	f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-					      offsetof(struct seccomp_data, nr));
-	for (size_t i = 0; i < NW; i++, n++)
-		f[n] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)watched[i],
-						    (unsigned char)(N - n - 1), 0);
-	f[n] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_sendto,
-					    (unsigned char)(S - n - 1), 0);
-	n++;
-	f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW); /* A */
-	/* S: sendto's fifth argument (the address), both halves */
-	f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-					      offsetof(struct seccomp_data, args[4]));
-	f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 3);
-	f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-					      offsetof(struct seccomp_data, args[4]) + 4);
-	f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 1);
-	f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
-	f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF); /* N */
-	struct sock_fprog prog = { (unsigned short)n, f };
-	int fd = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER,
-			      &prog);
-	if (fd < 0)
-		snprintf(err, errlen, "seccomp user notification: %s", strerror(errno));
-	return fd;
+	struct lnx_notify_rule rules[NW + 1];
+	for (size_t i = 0; i < NW; i++)
+		rules[i] = (struct lnx_notify_rule){ watched[i], -1, 0 };
+	/* sendto only with an address (its fifth argument, a pointer) */
+	rules[NW] = (struct lnx_notify_rule){ __NR_sendto, 4, 0xffffffffu };
+	struct sock_filter insns[LNX_NOTIFY_MAX_INSNS];
+	unsigned short len = lnx_notify_filter(rules, NW + 1, insns);
+	if (!len) {
+		snprintf(err, errlen, "the observer's filter has too many calls");
+		return -1;
+	}
+	return lnx_notify_install(insns, len, err, errlen);
 }
 
 /* ---- the supervisor ---- */
 
 struct lnx_observer {
-	int listen_fd, stop_fd;
+	struct lnx_notify *nt;
+	int stop_fd;
 	struct mon_sink *sink;
 	unsigned skip_port;
 	pthread_t thread;
 	bool started;
-	struct seccomp_notif *req;
-	struct seccomp_notif_resp *resp;
-	size_t req_size, resp_size;
 };
 
 /* Reads up to len bytes of the tracee's memory at addr; returns bytes read. */
@@ -424,12 +393,19 @@ static void dispatch(struct lnx_observer *o, const struct seccomp_notif *q)
 	}
 }
 
+/* Every notification, before lnx_notify answers it "continue" (monitor
+ * mode registers no handler). */
+static void observe(void *ctx, const struct lnx_notify_call *c)
+{
+	dispatch(ctx, c->req);
+}
+
 static void *serve(void *arg)
 {
 	struct lnx_observer *o = arg;
 	bool listening = true;
 	for (;;) {
-		struct pollfd p[2] = { { o->stop_fd, POLLIN, 0 }, { o->listen_fd, POLLIN, 0 } };
+		struct pollfd p[2] = { { o->stop_fd, POLLIN, 0 }, { lnx_notify_fd(o->nt), POLLIN, 0 } };
 		if (poll(p, listening ? 2 : 1, -1) < 0) {
 			if (errno == EINTR)
 				continue;
@@ -441,16 +417,11 @@ static void *serve(void *arg)
 			listening = false; /* every tracee is gone */
 			continue;
 		}
-		if (!(p[1].revents & POLLIN))
-			continue;
-		memset(o->req, 0, o->req_size);
-		if (ioctl(o->listen_fd, SECCOMP_IOCTL_NOTIF_RECV, o->req) != 0)
-			continue; /* ENOENT: the tracee died meanwhile */
-		dispatch(o, o->req);
-		memset(o->resp, 0, o->resp_size);
-		o->resp->id = o->req->id;
-		o->resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
-		(void)ioctl(o->listen_fd, SECCOMP_IOCTL_NOTIF_SEND, o->resp);
+		/* -ENOENT: the call was interrupted before we took it; any
+		 * other failure means the listener cannot go on */
+		int rc = (p[1].revents & POLLIN) ? lnx_notify_handle(o->nt) : 0;
+		if (rc < 0 && rc != -ENOENT)
+			listening = false;
 	}
 	return NULL;
 }
@@ -459,30 +430,22 @@ struct lnx_observer *lnx_observer_start(int listen_fd, struct mon_sink *sink,
 					unsigned skip_port, char *err, size_t errlen)
 {
 	struct lnx_observer *o = calloc(1, sizeof *o);
-	struct seccomp_notif_sizes sz;
 	if (!o) {
 		close(listen_fd);
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
-	o->listen_fd = listen_fd;
 	o->sink = sink;
 	o->skip_port = skip_port;
 	o->stop_fd = eventfd(0, EFD_CLOEXEC);
-	if (o->stop_fd < 0 || syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sz) != 0) {
-		snprintf(err, errlen, "seccomp user notification: %s", strerror(errno));
-		lnx_observer_stop(o);
-		return NULL;
-	}
-	o->req_size = sz.seccomp_notif > sizeof *o->req ? sz.seccomp_notif : sizeof *o->req;
-	o->resp_size = sz.seccomp_notif_resp > sizeof *o->resp ? sz.seccomp_notif_resp
-							       : sizeof *o->resp;
-	o->req = calloc(1, o->req_size);
-	o->resp = calloc(1, o->resp_size);
+	o->nt = lnx_notify_new(listen_fd);
+	if (!o->nt)
+		close(listen_fd);
 	int e = 0;
-	if (!o->req || !o->resp || (e = pthread_create(&o->thread, NULL, serve, o)) != 0) {
+	if (o->stop_fd < 0 || !o->nt || !lnx_notify_observe(o->nt, observe, o) ||
+	    (e = pthread_create(&o->thread, NULL, serve, o)) != 0) {
 		snprintf(err, errlen, "cannot start the observer: %s",
-			 !o->req || !o->resp ? "out of memory" : strerror(e));
+			 o->stop_fd < 0 ? strerror(errno) : e ? strerror(e) : "out of memory");
 		lnx_observer_stop(o);
 		return NULL;
 	}
@@ -503,9 +466,6 @@ void lnx_observer_stop(struct lnx_observer *o)
 	}
 	if (o->stop_fd >= 0)
 		close(o->stop_fd);
-	if (o->listen_fd >= 0)
-		close(o->listen_fd);
-	free(o->req);
-	free(o->resp);
+	lnx_notify_free(o->nt);
 	free(o);
 }
