@@ -48,7 +48,7 @@ static size_t tidy(struct sg_target *t, size_t n)
 	return w;
 }
 
-static bool may_collapse(const char *dir, size_t min_depth, const char *home,
+bool sg_tree_allowed(const char *dir, size_t min_depth, const char *home,
 			 const struct sg_fence *fence)
 {
 	if (depth(dir) < min_depth)
@@ -82,7 +82,7 @@ size_t sg_collapse(struct arena *a, struct sg_target *t, size_t n, size_t min_sh
 				size_t l2 = s2 == t[j].path ? 1 : (size_t)(s2 - t[j].path);
 				share += l2 == len && !strncmp(t[j].path, dir, len);
 			}
-			if (share >= min_share && may_collapse(dir, min_depth, home, fence)) {
+			if (share >= min_share && sg_tree_allowed(dir, min_depth, home, fence)) {
 				best = dir;
 				best_depth = d;
 			}

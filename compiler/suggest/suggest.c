@@ -17,6 +17,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "fmt.h"
@@ -262,6 +263,17 @@ static void access_words(uint32_t acc, char *buf, size_t size)
 	ir_access_names(acc, buf, size);
 }
 
+/* Whether the run created path: then it does not exist when a sandbox
+ * starts, and a grant of the name alone would grant nothing (Landlock
+ * rules are made on what exists); its folder must carry the grant. */
+static bool created(const struct sg *s, const char *path)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->w[i].access == IR_A_CREATE && s->w[i].path && !strcmp(s->w[i].path, path))
+			return true;
+	return false;
+}
+
 static size_t build_lines(struct sg *s, struct sg_line **out)
 {
 	static const uint32_t order[] = { IR_A_READ, IR_A_WRITE, IR_A_CREATE, IR_A_DELETE, IR_A_EXEC };
@@ -272,16 +284,29 @@ static size_t build_lines(struct sg *s, struct sg_line **out)
 	for (size_t k = 0; k < sizeof order / sizeof *order; k++) {
 		size_t n = 0;
 		for (size_t i = 0; i < s->n; i++) {
-			const struct sg_want *x = &s->w[i];
+			struct sg_want *x = &s->w[i];
 			if (x->why || !x->path)
 				continue;
-			/* creating and deleting are granted on the folder */
-			bool folder = x->access == IR_A_CREATE || x->access == IR_A_DELETE;
+			/* Linux grants creating and deleting on the folder, and
+			 * listing a folder only with its whole tree */
 			uint32_t as = x->access == IR_A_CREATE ? IR_A_WRITE : x->access;
 			if (as != order[k])
 				continue;
-			t[n++] = folder ? (struct sg_target){ parent_of(&s->a, x->path), true }
-					: (struct sg_target){ x->path, false };
+			struct stat st;
+			bool listing = x->access == IR_A_READ && stat(x->path, &st) == 0 &&
+				       S_ISDIR(st.st_mode);
+			bool parent = x->access == IR_A_CREATE || x->access == IR_A_DELETE ||
+				      created(s, x->path);
+			const char *tree = listing ? x->path : parent ? parent_of(&s->a, x->path) : NULL;
+			if (tree && !sg_tree_allowed(tree, SG_MIN_DEPTH, s->home, &fence)) {
+				x->why = arena_printf(&s->a,
+						      "Linux can grant this only on the whole tree %s, "
+						      "which is too wide or holds a secret or a denied path",
+						      tree);
+				continue;
+			}
+			t[n++] = tree ? (struct sg_target){ tree, true }
+				      : (struct sg_target){ x->path, false };
 		}
 		n = sg_collapse(&s->a, t, n, SG_MIN_SHARE, SG_MIN_DEPTH, s->home, &fence);
 		for (size_t i = 0; i < n; i++) {

@@ -44,6 +44,10 @@ struct sg_target {
 size_t sg_collapse(struct arena *a, struct sg_target *t, size_t n, size_t min_share,
 		   size_t min_depth, const char *home, const struct sg_fence *fence);
 
+/* Whether a tree grant of dir is acceptable, by the rules above. */
+bool sg_tree_allowed(const char *dir, size_t min_depth, const char *home,
+		     const struct sg_fence *fence);
+
 /* The subcommands: argv[0] is the subcommand name. Exit status 0, 1 (a
  * policy error), 2 (usage or I/O). */
 int suggest_main(int argc, char **argv);

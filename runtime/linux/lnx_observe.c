@@ -285,8 +285,9 @@ static void on_addr(struct lnx_observer *o, pid_t pid, const char *sc, uint64_t 
 			return; /* unnamed or abstract */
 		u->sun_path[sizeof u->sun_path - 1] = '\0';
 		char path[4200];
-		if (!resolve(pid, AT_FDCWD, u->sun_path, path, sizeof path))
-			return;
+		if (!resolve(pid, AT_FDCWD, u->sun_path, path, sizeof path) ||
+		    (!is_bind && !exists(path)))
+			return; /* no socket there: ENOENT under enforce too */
 		emit_path(o, pid, sc, is_bind ? IR_A_CREATE : IR_A_UNIX, path);
 		return;
 	}
