@@ -81,6 +81,7 @@ struct lrun {
 	struct lnx_seccomp_prog sc;
 	struct mon_sink sink; /* monitor mode, and denials in enforce mode */
 	bool have_sink;
+	bool ran; /* the command was exec'd */
 	struct lnx_observer *obs;
 	int status; /* init's exit status, once it exited */
 	bool exited;
@@ -497,6 +498,7 @@ static int launch_monitor(struct lrun *r)
 		fprintf(stderr, "cagerun: %s\n", err);
 		return rc;
 	}
+	r->ran = true;
 	if (!prx_server_run(r->srv, r->sig_fd, err, sizeof err)) {
 		fprintf(stderr, "cagerun: proxy: %s; stopping the command\n", err);
 		return RUN_SETUP_FAILED;
@@ -638,10 +640,12 @@ int run_command(const struct run_opts *o)
 		prx_server_denials(r.srv, print_denial, &d);
 	}
 	if (r.have_sink) {
-		if (!o->quiet && r.sink.recorded) {
+		if (o->quiet || !r.ran) {
+			/* nothing to say, or the command never ran */
+		} else if (r.sink.recorded) {
 			fprintf(stderr, "cagerun: monitor: what the policy would block, then what it covers:\n");
 			mon_sink_print(&r.sink, stderr, "cagerun:   ");
-		} else if (!o->quiet) {
+		} else {
 			fprintf(stderr, "cagerun: monitor: nothing the policy would block\n");
 		}
 		mon_sink_free(&r.sink);
