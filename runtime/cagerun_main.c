@@ -29,7 +29,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: cagerun -p POLICY [-D NAME=VALUE]... [-I DIR]... [--profile NAME]\n"
 		"               [--mode off|monitor|enforce-fs|enforce] [--log FILE] [--resolve HOST:PORT:ADDR]...\n"
-		"               [--record-covered] [--record-workspace]\n"
+		"               [--record-covered] [--record-workspace] [--log-denials]\n"
 		"               [--quiet] [--verbose] -- COMMAND [ARG]...\n"
 		"       cagerun --proxy-only -p POLICY [-D NAME=VALUE]... [-I DIR]... [--profile NAME]\n"
 		"               [--listen 127.0.0.1:PORT] [--socket PATH] [--resolve HOST:PORT:ADDR]...\n"
@@ -149,6 +149,10 @@ static int parse_args(int argc, char **argv, struct prx_config *cfg, struct run 
 		}
 		if (!strcmp(a, "--record-covered")) {
 			ro->record_covered = true;
+			continue;
+		}
+		if (!strcmp(a, "--log-denials")) {
+			ro->log_denials = true;
 			continue;
 		}
 		if (!strcmp(a, "--record-workspace")) {

@@ -25,6 +25,9 @@ struct run_opts {
 	/* monitor mode: turn off the only-would-block and exclude-workspace
 	 * toggles (docs/monitor.md) */
 	bool record_covered, record_workspace;
+	/* enforce modes: also observe file calls and record what the policy
+	 * denies (docs/monitor.md) */
+	bool log_denials;
 };
 
 /* Runs the command; returns its exit status (128+N for a signal), or 125

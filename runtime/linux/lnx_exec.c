@@ -14,6 +14,8 @@
  * starts half-confined.
  */
 #include "lnx_sandbox.h"
+#include "lnx_notify.h"
+#include "lnx_observe.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -128,8 +130,19 @@ _Noreturn void lnx_exec_main(struct lnx_child *c)
 	}
 	if (!drop_privileges(err, sizeof err) || !apply_landlock(s, err, sizeof err))
 		lnx_child_fail(c, 125, err);
+	/* The observer's filter goes before the refusing one, which
+	 * refuses seccomp(2) itself; its listener leaves by sendmsg, which
+	 * it does not watch. */
+	int ofd = -1;
+	if (s->observe && (ofd = lnx_observe_install(false, err, sizeof err)) < 0)
+		lnx_child_fail(c, 125, err);
 	if (!lnx_seccomp_install(s->seccomp, err, sizeof err))
 		lnx_child_fail(c, 125, err);
+	if (ofd >= 0) {
+		if (!lnx_notify_send_fd(s->observe_sock, ofd))
+			lnx_child_fail(c, 125, "cannot hand the denial observer's listener to cagerun");
+		close(ofd);
+	}
 	if (syscall(SYS_close_range, 3u, ~0u, CLOSE_RANGE_CLOEXEC) != 0)
 		lnx_child_fail(c, 125, "cannot close inherited descriptors");
 	/* The error pipe stays open (close-on-exec) until the exec succeeds. */

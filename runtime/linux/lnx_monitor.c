@@ -59,7 +59,7 @@ static _Noreturn void child_main(char *const *argv, char *const *envp, bool take
 	 * set-id programs from gaining privileges. */
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
 		lnx_child_fail(&lc, 125, "cannot set no_new_privs");
-	int fd = lnx_observe_install(err, sizeof err);
+	int fd = lnx_observe_install(true, err, sizeof err);
 	if (fd < 0)
 		lnx_child_fail(&lc, 125, err);
 	char ok;

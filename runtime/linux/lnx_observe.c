@@ -70,20 +70,28 @@ static const int watched[] = {
 #endif
 	__NR_openat, __NR_openat2, __NR_execve, __NR_execveat, __NR_mkdirat, __NR_unlinkat,
 	__NR_renameat2, __NR_linkat, __NR_symlinkat, __NR_mknodat, __NR_truncate,
-	__NR_connect, __NR_bind, __NR_sendmsg,
 };
 
-#define NW (sizeof watched / sizeof *watched)
+/* The socket calls, watched in monitor mode only (in enforce mode the
+ * proxy reports the hosts it refused). */
+static const int watched_net[] = { __NR_connect, __NR_bind, __NR_sendmsg };
 
-int lnx_observe_install(char *err, size_t errlen)
+#define NW (sizeof watched / sizeof *watched)
+#define NWN (sizeof watched_net / sizeof *watched_net)
+
+int lnx_observe_install(bool net, char *err, size_t errlen)
 {
-	struct lnx_notify_rule rules[NW + 1];
+	struct lnx_notify_rule rules[NW + NWN + 1];
+	size_t n = 0;
 	for (size_t i = 0; i < NW; i++)
-		rules[i] = (struct lnx_notify_rule){ watched[i], -1, 0 };
+		rules[n++] = (struct lnx_notify_rule){ watched[i], -1, 0 };
+	for (size_t i = 0; net && i < NWN; i++)
+		rules[n++] = (struct lnx_notify_rule){ watched_net[i], -1, 0 };
 	/* sendto only with an address (its fifth argument, a pointer) */
-	rules[NW] = (struct lnx_notify_rule){ __NR_sendto, 4, 0xffffffffu };
+	if (net)
+		rules[n++] = (struct lnx_notify_rule){ __NR_sendto, 4, 0xffffffffu };
 	struct sock_filter insns[LNX_NOTIFY_MAX_INSNS];
-	unsigned short len = lnx_notify_filter(rules, NW + 1, insns);
+	unsigned short len = lnx_notify_filter(rules, n, insns);
 	if (!len) {
 		snprintf(err, errlen, "the observer's filter has too many calls");
 		return -1;

@@ -21,9 +21,10 @@
 struct mon_sink;
 struct lnx_observer;
 
-/* In the child, right before exec (no_new_privs set): installs the filter
- * and returns the listener descriptor, or -1 with err. */
-int lnx_observe_install(char *err, size_t errlen);
+/* In the child (no_new_privs set): installs the filter and returns the
+ * listener descriptor, or -1 with err. net: also the socket calls
+ * (monitor mode); without them, sendmsg can hand the listener over. */
+int lnx_observe_install(bool net, char *err, size_t errlen);
 
 /* In cagerun: serves the listener on a thread of its own. skip_port: a
  * loopback TCP port whose connects are not recorded (the proxy's own). The

@@ -38,6 +38,7 @@
 #include "lease.h"
 #include "lnx_landlock.h"
 #include "lnx_monitor.h"
+#include "lnx_notify.h"
 #include "lnx_observe.h"
 #include "lnx_sandbox.h"
 #include "lnx_seccomp.h"
@@ -82,6 +83,7 @@ struct lrun {
 	struct mon_sink sink; /* monitor mode, and denials in enforce mode */
 	bool have_sink;
 	bool ran; /* the command was exec'd */
+	int obs_sock; /* --log-denials: where the observer's listener arrives */
 	struct lnx_observer *obs;
 	int status; /* init's exit status, once it exited */
 	bool exited;
@@ -508,6 +510,29 @@ static int launch_monitor(struct lrun *r)
 	return r->status;
 }
 
+/* --log-denials: the command sends the observer's listener right before
+ * it execs, or fails and says why on err_fd (then wait_exec reports it). */
+static int start_denial_observer(struct lrun *r)
+{
+	char err[512];
+	struct pollfd p[2] = { { r->obs_sock, POLLIN, 0 }, { r->sb.err_fd, POLLIN, 0 } };
+	int n;
+	do
+		n = poll(p, 2, 30000);
+	while (n < 0 && errno == EINTR);
+	if (n == 0)
+		return fail("the denial observer's listener did not arrive; stopping the sandbox");
+	if (!(p[0].revents & POLLIN))
+		return 0; /* the command failed first: wait_exec says why */
+	int fd = lnx_notify_recv_fd(r->obs_sock);
+	if (fd < 0)
+		return 0;
+	r->obs = lnx_observer_start(fd, &r->sink, 0, err, sizeof err);
+	if (!r->obs)
+		return fail("%s; stopping the sandbox", err);
+	return 0;
+}
+
 static int launch(struct lrun *r)
 {
 	int rc, abi;
@@ -572,7 +597,22 @@ static int launch(struct lrun *r)
 		.landlock_abi = abi,
 		.seccomp = &r->sc,
 		.take_terminal = r->had_terminal,
+		.observe_sock = -1,
 	};
+	int osp[2] = { -1, -1 };
+	if (r->o->log_denials) {
+		if ((rc = open_log(r)))
+			return rc;
+		const struct mon_opts mo = { .only_would_block = true, .exclude_workspace = true,
+					     .log_fd = r->log_fd, .enforce = true,
+					     .always = { r->lease.tmp, r->lease.home } };
+		mon_sink_init(&r->sink, r->prof, &mo);
+		r->have_sink = true;
+		if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, osp) != 0)
+			return fail("socketpair: %s", strerror(errno));
+		spec.observe = true;
+		spec.observe_sock = osp[1];
+	}
 	/* Built here rather than in the child: its allocations then land on
 	 * the parent's own pages instead of copy-on-write ones, and the child
 	 * allocates nothing after the clone. Unix sockets stay closed until
@@ -583,7 +623,11 @@ static int launch(struct lrun *r)
 			    "was run", seccomp_api_get());
 	if (!lnx_seccomp_prebuilt(&so, &r->sc) && !lnx_seccomp_build(&so, &r->sc, err, sizeof err))
 		return fail("%s; nothing was run", err);
-	if (!lnx_sandbox_start(&spec, &r->sb, err, sizeof err))
+	bool started = lnx_sandbox_start(&spec, &r->sb, err, sizeof err);
+	if (osp[1] >= 0)
+		close(osp[1]);
+	r->obs_sock = osp[0];
+	if (!started)
 		return fail("%s; nothing was run", err);
 	if (isolate && ((rc = start_proxy_server(r, prx_policy_of_table(&r->table), NULL)) || (rc = adopt_listeners(r))))
 		return rc;
@@ -594,11 +638,14 @@ static int launch(struct lrun *r)
 			snprintf(err, sizeof err, "%s", why);
 		return fail("%s; nothing was run", err);
 	}
+	if (r->obs_sock >= 0 && (rc = start_denial_observer(r)))
+		return rc;
 	if ((rc = lnx_sandbox_wait_exec(&r->sb, err, sizeof err))) {
 		fprintf(stderr, "cagerun: %s%s\n", err,
 			rc == RUN_SETUP_FAILED ? "; nothing was run" : "");
 		return rc;
 	}
+	r->ran = true;
 	/* The proxy serves until init exits (on_signal); without one, or if
 	 * the proxy stopped for another reason, wait here. */
 	if (isolate && !prx_server_run(r->srv, r->sig_fd, err, sizeof err)) {
@@ -626,7 +673,7 @@ int run_command(const struct run_opts *o)
 	struct lrun r;
 	memset(&r, 0, sizeof r);
 	r.o = o;
-	r.log_fd = r.sig_fd = -1;
+	r.log_fd = r.sig_fd = r.obs_sock = -1;
 	r.sb.init = -1;
 	r.sb.err_fd = -1;
 	r.sb.go_fd = -1;
@@ -634,6 +681,8 @@ int run_command(const struct run_opts *o)
 	lnx_seccomp_prog_free(&r.sc);
 	lnx_sandbox_kill(&r.sb);
 	lnx_observer_stop(r.obs);
+	if (r.obs_sock >= 0)
+		close(r.obs_sock);
 	restore_terminal(&r);
 	if (r.srv && r.mode != IR_MODE_MONITOR) {
 		struct denial_ctx d = { .quiet = o->quiet, .log_fd = r.log_fd };
@@ -643,9 +692,11 @@ int run_command(const struct run_opts *o)
 		if (o->quiet || !r.ran) {
 			/* nothing to say, or the command never ran */
 		} else if (r.sink.recorded) {
-			fprintf(stderr, "cagerun: monitor: what the policy would block, then what it covers:\n");
+			fprintf(stderr, "cagerun: %s\n", r.mode == IR_MODE_MONITOR
+				? "monitor: what the policy would block, then what it covers:"
+				: "paths the policy denied:");
 			mon_sink_print(&r.sink, stderr, "cagerun:   ");
-		} else {
+		} else if (r.mode == IR_MODE_MONITOR) {
 			fprintf(stderr, "cagerun: monitor: nothing the policy would block\n");
 		}
 		mon_sink_free(&r.sink);

@@ -36,6 +36,9 @@ struct lnx_spec {
 	int landlock_abi;
 	const struct lnx_seccomp_prog *seccomp; /* built by the caller, installed last */
 	bool take_terminal;       /* make the command the terminal's foreground group */
+	bool observe;             /* --log-denials: the command installs the path observer
+	                             (lnx_observe.h) and sends its listener to observe_sock */
+	int observe_sock;
 };
 
 struct lnx_sandbox {

@@ -6,8 +6,9 @@
 # `cagerun --mode monitor` with a policy that covers nothing of it (every
 # access classified would-block and written to the log), under
 # `strace -f -e trace=file,network -o /dev/null`, and under
-# `cagerun --mode enforce` for reference, interleaved round by round in one
-# bench_run call.
+# `cagerun --mode enforce` without and with --log-denials (the path
+# observer in enforce mode: its cost decides whether it may be on by
+# default), interleaved round by round in one bench_run call.
 # Usage:
 #   testsuite/bench/monitor.sh BUILD_DIR [RUNS]
 set -eu
@@ -88,7 +89,8 @@ else
 	echo "skipped strace: not installed (Debian: apt-get install strace)"
 fi
 rows="$rows ::: $cagerun -q -p $tmp/enforce.cage -- sh $tmp/work.sh"
-names="$names enforce"
+rows="$rows ::: $cagerun -q -p $tmp/enforce.cage --log-denials --log $tmp/dlog -- sh $tmp/work.sh"
+names="$names enforce enforce+log-denials"
 
 echo "machine: $(nproc) cores, $(uname -r), load: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "workload: find over 4000 files + make clean build of 9 C files; $runs interleaved rounds + 2 warm-up"
@@ -97,12 +99,17 @@ echo "workload: find over 4000 files + make clean build of 9 C files; $runs inte
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "log lines written by monitor(logging): $(wc -l <"$tmp/log")"
 base=$(sed -n '1s/^median_ms=\([0-9.]*\).*/\1/p' "$tmp/out")
-printf '%-18s %10s %10s %8s\n' what median_ms p90_ms ratio
+printf '%-22s %10s %10s %8s\n' what median_ms p90_ms ratio
 n=1
 for name in $names; do
 	line=$(sed -n "${n}p" "$tmp/out")
 	med=$(echo "$line" | sed -n 's/^median_ms=\([0-9.]*\).*/\1/p')
 	p90=$(echo "$line" | sed -n 's/.* p90_ms=\([0-9.]*\).*/\1/p')
-	printf '%-18s %10s %10s %8s\n' "$name" "$med" "$p90" "$(echo "$med $base" | awk '{printf "%.2fx", $1 / $2}')"
+	printf '%-22s %10s %10s %8s\n' "$name" "$med" "$p90" "$(echo "$med $base" | awk '{printf "%.2fx", $1 / $2}')"
 	n=$((n + 1))
 done
+last=$((n - 1))
+e1=$(sed -n "$((last - 1))s/^median_ms=\([0-9.]*\).*/\1/p" "$tmp/out")
+e2=$(sed -n "${last}s/^median_ms=\([0-9.]*\).*/\1/p" "$tmp/out")
+[ -n "$e1" ] && [ -n "$e2" ] &&
+	echo "--log-denials vs enforce: $(echo "$e2 $e1" | awk '{printf "%+.1f %%", ($1 / $2 - 1) * 100}')"

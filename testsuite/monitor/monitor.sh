@@ -133,10 +133,16 @@ run enforce "$T/p.cage" "$T/log4" > "$T/enf.out" 2> "$T/enf.err"; st=$?
 	{ bad "enforce run: status $st"; diff "$T/enf.out" "$T/plain.out"; cat "$T/enf.err"; }
 # control: the original policy under enforce does not let it run
 rm -f "$T/out/file"
-run enforce "$T/p0.cage" "$T/log5" > "$T/enf0.out" 2>/dev/null
+run enforce "$T/p0.cage" "$T/log5" --log-denials > "$T/enf0.out" 2>"$T/enf0.err"
 cmp -s "$T/enf0.out" "$T/plain.out" && bad "control: the original policy let the session run" || ok "control: the original policy blocks the session"
 grep -q '"verdict":"denied"' "$T/log5" && grep -q "\"host\":\"fake.test\"" "$T/log5" &&
-	ok "enforce logs the host it denied as a record" || bad "no denial record in the enforce log"
+	ok "enforce logs the host it denied as a record" || bad "no host denial record in the enforce log"
+grep -q "\"path\":\"$T/data/b/y\",\"verdict\":\"denied\"" "$T/log5" &&
+	grep -q "\"path\":\"$T/out/file\",\"verdict\":\"denied\"" "$T/log5" &&
+	! grep -q "\"path\":\"$T/data/a/x\"" "$T/log5" &&
+	ok "--log-denials records the paths enforce refused, and only those" ||
+	{ bad "--log-denials records"; grep '"denied"' "$T/log5"; cat "$T/enf0.err"; }
+grep -q '"path"' "$T/log4" && bad "without --log-denials, paths were recorded" || ok "without --log-denials, no path is observed"
 
 # 4. a make build outside the workspace: monitored, suggested, enforced
 mkdir -p "$T/proj"
