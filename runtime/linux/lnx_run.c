@@ -280,8 +280,13 @@ static bool on_signal(void *ctx)
 				kill(r->sb.init, (int)si.ssi_signo);
 			continue;
 		}
+		/* Every child: in monitor mode cagerun is the subreaper of the
+		 * command's tree, and orphans must not pile up as zombies. */
 		int st;
-		if (r->sb.init > 0 && waitpid(r->sb.init, &st, WNOHANG) == r->sb.init) {
+		pid_t p;
+		while ((p = waitpid(-1, &st, WNOHANG)) > 0) {
+			if (p != r->sb.init)
+				continue;
 			r->sb.init = -1;
 			r->exited = true;
 			r->status = WIFEXITED(st) ? WEXITSTATUS(st)
