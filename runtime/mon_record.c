@@ -20,6 +20,7 @@ static const struct {
 	{ IR_A_WRITE, "write" },   { IR_A_CREATE, "create" },
 	{ IR_A_DELETE, "delete" }, { IR_A_EXEC, "exec" },
 	{ IR_A_CONNECT, "connect" }, { IR_A_UNIX, "unix" },
+	{ IR_A_MACH, "mach" }, /* macOS: a Mach service, carried as the host */
 };
 
 const char *mon_access_name(uint32_t access)
@@ -220,7 +221,7 @@ bool mon_record_parse(char *line, struct mon_record *r)
 	}
 	if (!have_verdict || !have_access)
 		return false;
-	if (r->access == IR_A_CONNECT)
+	if (r->access == IR_A_CONNECT || r->access == IR_A_MACH)
 		return r->host != NULL && r->path == NULL;
 	return r->path != NULL && r->path[0] == '/';
 }

@@ -145,6 +145,11 @@ static uint64_t region_eff(const struct lplan *plan, const char *path)
 	return best ? best->ll & ~best->block : 0;
 }
 
+static bool region_can_create(const struct lplan *plan, const char *path)
+{
+	return (region_eff(plan, path) & LP_MAKE) != 0;
+}
+
 char *lplan_parent_dir(struct arena *a, const char *path)
 {
 	const char *s = strrchr(path, '/');
@@ -310,12 +315,28 @@ static bool plan_missing(struct arena *a, struct lplan *plan, const struct ir_pr
 		return true;
 	}
 	uint64_t want = rights_of(self | below);
-	if ((eff & LP_MAKE) && (eff & ~want & (LP_READ | LP_WRITEISH | LP_EXECUTE)))
+	/* The node itself and what lies below it are asked apart: a denied
+	 * file in an allowed tree has everything allowed below it. */
+	const uint64_t cover = LP_READ | LP_WRITEISH | LP_EXECUTE;
+	bool uncovered = (eff & LP_MAKE) && ((eff & ~rights_of(self) & cover) ||
+					     (eff & ~rights_of(below) & cover));
+	struct ir_verdict cv;
+	ir_eval_path(dp, IR_A_CREATE, n->path, &cv);
+	if (uncovered && !cv.allowed) {
+		/* The policy denies creating it: cagerun's create guard keeps
+		 * the name from coming to exist, and a path that cannot exist
+		 * needs nothing else. */
+		lplan_guard_add(a, plan,
+				n->subtree ? arena_printf(a, "%s/**", strcmp(n->path, "/") ? n->path : "")
+					   : n->path,
+				cv.rule ? cv.rule : denier);
+	} else if (uncovered)
 		lplan_error(a, plan, denier,
 			    "%s does not exist, and the command could create it: Linux can "
-			    "only deny paths that exist. Create it before running (mkdir -p "
-			    "%s), or remove the rule",
-			    n->path, n->path);
+			    "only deny reading, writing or running a path that exists. Deny "
+			    "creating it too (cagerun's create guard then keeps it from being "
+			    "created), create it before running, or remove the rule",
+			    n->path);
 	else if (want & ~eff & (LP_READ | LP_WRITEISH | LP_EXECUTE))
 		lplan_note(a, plan, NULL,
 			   "%s does not exist: what the policy grants there is not granted "
@@ -474,6 +495,10 @@ static bool build(struct arena *a, const struct ir_profile *p, struct lplan *pla
 	}
 	pin_ancestors(a, plan);
 	link_parents(plan);
+	if (!is_static) {
+		lplan_guard_prepare(a, p, plan);
+		lplan_guard_globs(a, p, plan, region_can_create);
+	}
 	for (size_t i = 0; i < plan->nnodes; i++) {
 		plan->ngrants += plan->nodes[i].grant != 0;
 		plan->nmounts += plan->nodes[i].mount != 0;
@@ -540,6 +565,14 @@ void lplan_print(FILE *out, const struct lplan *plan)
 	}
 	for (size_t i = 0; i < plan->nports; i++)
 		fprintf(out, "forward 127.0.0.1:%u\n", plan->ports[i].port);
+	for (size_t i = 0; i < plan->nguards; i++) {
+		fprintf(out, "guard %s", plan->guards[i].pat.text);
+		if (plan->guards[i].rule) {
+			lplan_rule_text(plan->guards[i].rule, rule, sizeof rule);
+			fprintf(out, "  # %s", rule);
+		}
+		fputc('\n', out);
+	}
 	for (size_t i = 0; i < plan->nnotes; i++)
 		fprintf(out, "note %s\n", plan->notes[i].text);
 	for (size_t i = 0; i < plan->nerrors; i++)

@@ -88,6 +88,18 @@ struct lplan_port {
 	const struct ir_rule *rule;
 };
 
+/* A name the command must not create, where Landlock cannot say so: a
+ * denied path missing inside a tree the command may create in (nothing
+ * can be mounted on a missing name), or a glob that denies creating its
+ * future matches. cagerun's create guard (runtime/linux/lnx_guard.c)
+ * refuses creating a name that the pattern matches and the policy denies
+ * creating, and anything strictly above such a name but an empty
+ * directory (see lplan_guard_denies). */
+struct lplan_guard {
+	struct ir_path pat;         /* resolved like the nodes; globs kept */
+	const struct ir_rule *rule; /* as the user wrote it */
+};
+
 struct lplan {
 	struct lplan_node *nodes; /* ancestors before descendants */
 	size_t nnodes;
@@ -99,6 +111,11 @@ struct lplan {
 	size_t nnotes;
 	struct lplan_port *ports; /* loopback ports reachable through forwarding */
 	size_t nports;
+	struct lplan_guard *guards; /* names the create guard refuses */
+	size_t nguards;
+	/* The profile with every path rule's literal part resolved but no
+	 * glob expanded: what the guard asks about names made later. */
+	struct ir_profile gprof;
 	size_t ngrants, nmounts;
 	bool is_static; /* built by lplan_build_static */
 };
@@ -128,6 +145,21 @@ struct lplan_answer {
 };
 bool lplan_query(struct arena *a, const struct lplan *plan, uint32_t access, const char *path,
 		 struct lplan_answer *ans);
+
+/* What a creation puts at a name, for the create guard: an empty
+ * directory holds nothing; a file (regular, device, FIFO, socket, a hard
+ * link, a renamed non-directory) holds nothing below it; a tree (a
+ * symlink, a renamed directory) may bring names below it. */
+enum lplan_mk { LPLAN_MK_DIR, LPLAN_MK_FILE, LPLAN_MK_TREE };
+
+/* Whether creating `path` (absolute, resolved) as `kind` is refused by
+ * the plan's create guard: the path matches a guard and the policy
+ * denies creating it; or it is a file or tree strictly above a guard's
+ * literal directory (a `.git` file that points git elsewhere, a moved
+ * tree holding `.claude/settings.json`); or it is a tree that could hold
+ * a later match of a guard's glob part. *why is the rule, for messages. */
+bool lplan_guard_denies(const struct lplan *plan, const char *path, enum lplan_mk kind,
+			const struct ir_rule **why);
 
 /* A rule's location and text, "file:line:col: allow read ~/x", for messages. */
 void lplan_rule_text(const struct ir_rule *r, char *buf, size_t size);

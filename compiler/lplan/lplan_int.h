@@ -18,6 +18,12 @@ struct lplan_rules {
 	size_t n, cap;
 };
 
+/* Physical resolution (lplan_realpath.c): the longest prefix that exists
+ * becomes its physical path, the rest stays as written; /proc is left
+ * alone. One cache per plan build remembers every prefix looked at. */
+struct lplan_rcache;
+struct lplan_rcache *lplan_rcache_new(struct arena *a);
+const char *lplan_resolve_cached(struct lplan_rcache *c, const char *path);
 const char *lplan_resolve_path(struct arena *a, const char *path);
 void lplan_rules_add(struct arena *a, struct lplan_rules *v, const struct ir_rule *orig,
 		     const char *path, bool subtree);
@@ -28,6 +34,13 @@ bool lplan_resolve_rules(struct arena *a, const struct ir_profile *p, struct lpl
 char *lplan_parent_dir(struct arena *a, const char *path);
 /* True when `anc` is `path` or a directory above it. */
 bool lplan_at_or_above(const char *anc, const char *path);
+
+/* The guard profile (plan->gprof) and the guards of glob rules. */
+void lplan_guard_prepare(struct arena *a, const struct ir_profile *p, struct lplan *plan);
+void lplan_guard_add(struct arena *a, struct lplan *plan, const char *pattern,
+		     const struct ir_rule *rule);
+void lplan_guard_globs(struct arena *a, const struct ir_profile *p, struct lplan *plan,
+		       bool (*can_create)(const struct lplan *, const char *));
 
 void lplan_error(struct arena *a, struct lplan *plan, const struct ir_rule *r, const char *fmt,
 		 ...) __attribute__((format(printf, 4, 5)));

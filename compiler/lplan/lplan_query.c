@@ -103,6 +103,15 @@ bool lplan_query(struct arena *a, const struct lplan *plan, uint32_t access, con
 				   "neither removed nor renamed";
 			return true;
 		}
+		const struct ir_rule *gr = NULL;
+		if (access == IR_A_CREATE && ans->allowed &&
+		    lplan_guard_denies(plan, rp, is_dir ? LPLAN_MK_DIR : LPLAN_MK_FILE, &gr)) {
+			ans->allowed = false;
+			ans->why = "refused by cagerun's create guard: Landlock cannot deny a "
+				   "name that does not exist yet (an empty directory above a "
+				   "guarded name may still be made)";
+			return true;
+		}
 		if (!ans->allowed && !(pll & need))
 			ans->why = "Landlock grants creating and deleting on the directory "
 				   "that holds the path, which the policy does not grant as a whole";

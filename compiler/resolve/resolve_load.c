@@ -13,6 +13,7 @@
 
 #include "parse_ctx.h"
 #include "load.h"
+#include "stdlib_dir.h"
 
 static struct rfile *find_loaded(struct rsv *r, const char *real)
 {
@@ -46,12 +47,24 @@ static bool has_suffix(const char *s, const char *suf)
  * the shipped library), so the order between the last two only matters
  * for a broken installation. Returns the count; `dirs` has room for
  * nincludes + 2. */
+static const char *stdlib_root(struct rsv *r)
+{
+	if (!r->stdlib && r->o->stdlib)
+		r->stdlib = r->o->stdlib;
+	if (!r->stdlib) {
+		char dir[PATH_MAX];
+		stdlib_dir_default(dir, sizeof dir);
+		r->stdlib = arena_strdup(r->a, dir);
+	}
+	return r->stdlib;
+}
+
 static size_t search_dirs(struct rsv *r, const char **dirs)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < r->o->nincludes; i++)
 		dirs[n++] = r->o->includes[i];
-	const char *std = r->o->stdlib ? r->o->stdlib : CAGE_STDLIB_DIR;
+	const char *std = stdlib_root(r);
 	dirs[n++] = load_join(r->a, std, ir_target_name(r->pol->ir->target));
 	dirs[n++] = load_join(r->a, std, "."); /* spelled like the one above */
 	return n;
@@ -108,6 +121,8 @@ static void import_missing(struct rsv *r, struct loc at, const char *name)
 {
 	const char **dirs = arena_alloc(r->a, (r->o->nincludes + 2) * sizeof(*dirs));
 	size_t n = search_dirs(r, dirs), len = 0;
+	if (names_platform_dir(name))
+		n--; /* import_locate does not look there for such a name */
 	for (size_t i = 0; i < n; i++)
 		len += strlen(dirs[i]) + 2;
 	char *list = arena_alloc(r->a, len + 1);
@@ -117,9 +132,18 @@ static void import_missing(struct rsv *r, struct loc at, const char *name)
 			strcat(list, ", ");
 		strcat(list, dirs[i]);
 	}
-	rsv_diag(r, DIAG_ERROR, at, "import", "cannot find import '%s' (searched %s)%s", name, list,
+	/* A standard library that is not there at all is a broken or
+	 * partial installation, not a misspelt import: say so. */
+	const char *std = stdlib_root(r);
+	bool no_std = access(std, F_OK) != 0;
+	rsv_diag(r, DIAG_ERROR, at, "import", "cannot find import '%s' (searched %s)%s%s%s%s", name,
+		 list,
 		 names_platform_dir(name) ? "; a platform module is imported by its name under std/ "
-					    "and chosen by --target" : "");
+					    "and chosen by --target" : "",
+		 no_std ? "; the standard library directory " : "", no_std ? std : "",
+		 no_std ? (r->o->stdlib ? " given by --stdlib does not exist"
+					: " does not exist: is cage installed completely? "
+					  "(--stdlib DIR names another)") : "");
 }
 
 static void do_imports(struct rsv *r, struct rfile *rf, size_t depth)

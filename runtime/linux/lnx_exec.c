@@ -7,7 +7,9 @@
  *      ambient set, securebits locked, capset to nothing): nothing later
  *      can regain a privilege, not even by exec'ing a setuid program;
  *   3. Landlock: the plan's grants plus this run's private directories;
- *   4. seccomp, last, since it refuses calls the steps before still make;
+ *   4. seccomp, last, since it refuses calls the steps before still make
+ *      (under the create guard's supervisor, then its notifying filter,
+ *      whose listener goes to the supervisor);
  *   5. every descriptor past stderr marked close-on-exec, then execvp.
  *
  * Any failure is reported to cagerun, which exits 125: the command never
@@ -30,7 +32,9 @@
 #include <unistd.h>
 
 #include "lnx_landlock.h"
+#include "lnx_notify.h"
 #include "lnx_seccomp.h"
+#include "runcommon.h"
 
 #ifndef CLOSE_RANGE_CLOEXEC
 #define CLOSE_RANGE_CLOEXEC (1U << 2)
@@ -48,19 +52,7 @@ void lnx_reset_signals(void)
 	sigprocmask(SIG_SETMASK, &none, NULL);
 }
 
-void lnx_take_terminal(void)
-{
-	sigset_t ss, old;
-	sigemptyset(&ss);
-	sigaddset(&ss, SIGTTOU);
-	sigprocmask(SIG_BLOCK, &ss, &old);
-	if (tcsetpgrp(STDIN_FILENO, getpgrp()) != 0) {
-		/* Not our terminal after all: signals still arrive through cagerun. */
-	}
-	sigprocmask(SIG_SETMASK, &old, NULL);
-}
-
-static bool drop_privileges(char *err, size_t errlen)
+bool lnx_exec_drop_privileges(char *err, size_t errlen)
 {
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
 		snprintf(err, errlen, "cannot set no_new_privs: %s", strerror(errno));
@@ -92,7 +84,7 @@ static bool drop_privileges(char *err, size_t errlen)
 	return true;
 }
 
-static bool apply_landlock(const struct lnx_spec *s, char *err, size_t errlen)
+bool lnx_exec_landlock(const struct lnx_spec *s, char *err, size_t errlen)
 {
 	struct lnx_landlock ll = { .fd = -1 };
 	if (!lnx_landlock_open(&ll, s->landlock_abi, err, errlen))
@@ -123,21 +115,34 @@ _Noreturn void lnx_exec_main(struct lnx_child *c)
 	if (setpgid(0, 0) != 0)
 		lnx_child_fail(c, 125, "cannot give the command its own process group");
 	if (s->take_terminal)
-		lnx_take_terminal();
+		run_take_terminal();
 	if (chdir(s->cwd) != 0) {
 		snprintf(err, sizeof err, "cannot change to %s: %s", s->cwd, strerror(errno));
 		lnx_child_fail(c, 125, err);
 	}
-	if (!drop_privileges(err, sizeof err) || !apply_landlock(s, err, sizeof err))
+	/* Under the supervisor, privileges are already gone (it dropped them
+	 * before forking us, and securebits cannot be set again without
+	 * them); Landlock is applied once more, a layer below the
+	 * supervisor's, which keeps the command from tracing it. */
+	if ((c->notify_sock < 0 && !lnx_exec_drop_privileges(err, sizeof err)) ||
+	    !lnx_exec_landlock(s, err, sizeof err))
 		lnx_child_fail(c, 125, err);
-	/* The observer's filter goes before the refusing one, which
-	 * refuses seccomp(2) itself; its listener leaves by sendmsg, which
-	 * it does not watch. */
+	/* --log-denials: the observer's filter (its listener leaves by
+	 * sendmsg, which it does not watch). */
 	int ofd = -1;
 	if (s->observe && (ofd = lnx_observe_install(false, err, sizeof err)) < 0)
 		lnx_child_fail(c, 125, err);
 	if (!lnx_seccomp_install(s->seccomp, err, sizeof err))
 		lnx_child_fail(c, 125, err);
+	if (c->notify_sock >= 0) {
+		int l = lnx_notify_install(c->notify_insns, c->notify_len, err, sizeof err);
+		if (l < 0)
+			lnx_child_fail(c, 125, err);
+		if (!lnx_notify_send_fd(c->notify_sock, l))
+			lnx_child_fail(c, 125, "cannot hand the create guard its listener");
+		close(l);
+		close(c->notify_sock);
+	}
 	if (ofd >= 0) {
 		if (!lnx_notify_send_fd(s->observe_sock, ofd))
 			lnx_child_fail(c, 125, "cannot hand the denial observer's listener to cagerun");

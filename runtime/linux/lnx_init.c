@@ -117,7 +117,7 @@ static void make_listeners(struct lnx_child *c)
 		close(fds[i]);
 }
 
-static int status_code(int st)
+int lnx_status_code(int st)
 {
 	if (WIFEXITED(st))
 		return WEXITSTATUS(st);
@@ -126,15 +126,20 @@ static int status_code(int st)
 	return 125;
 }
 
-/* Forward signals to the command's process group, reap everything. */
-static _Noreturn void supervise(pid_t cmd)
+void lnx_block_forwarded(sigset_t *ss)
 {
-	sigset_t ss;
-	sigemptyset(&ss);
+	sigemptyset(ss);
 	int sigs[] = { SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH };
 	for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++)
-		sigaddset(&ss, sigs[i]);
-	sigprocmask(SIG_BLOCK, &ss, NULL);
+		sigaddset(ss, sigs[i]);
+	sigprocmask(SIG_BLOCK, ss, NULL);
+}
+
+/* Forward signals to the command's process group, reap everything. */
+static _Noreturn void supervise(pid_t cmd, bool guarded)
+{
+	sigset_t ss;
+	lnx_block_forwarded(&ss);
 	int code = -1;
 	while (code < 0) {
 		int sig = sigwaitinfo(&ss, NULL);
@@ -147,9 +152,20 @@ static _Noreturn void supervise(pid_t cmd)
 		}
 		int st;
 		pid_t p;
-		while ((p = waitpid(-1, &st, WNOHANG)) > 0)
-			if (p == cmd)
-				code = status_code(st);
+		while ((p = waitpid(-1, &st, WNOHANG)) > 0) {
+			if (p != cmd)
+				continue;
+			code = lnx_status_code(st);
+			/* The supervisor exits with the command's status; killed,
+			 * it leaves the command's creating calls failing (ENOSYS)
+			 * and the run is stopped here. */
+			if (guarded && WIFSIGNALED(st)) {
+				fprintf(stderr, "cagerun: the create guard's supervisor was killed "
+						"(signal %d); the sandbox was stopped\n",
+					WTERMSIG(st));
+				code = 125;
+			}
+		}
 	}
 	/* The command is done: nothing it started may go on running. */
 	kill(-1, SIGKILL);
@@ -185,16 +201,20 @@ _Noreturn void lnx_init_main(struct lnx_child *c)
 	if (read(c->sync_fd, &go, 1) != 1 || go != 'r')
 		_exit(125);
 	close(c->sync_fd);
+	bool guarded = c->s->plan->nguards > 0;
 	pid_t cmd = fork();
 	if (cmd < 0) {
 		snprintf(err, sizeof err, "cannot fork the command: %s", strerror(errno));
 		lnx_child_fail(c, 125, err);
 	}
-	if (cmd == 0)
+	if (cmd == 0) {
+		if (guarded)
+			lnx_super_main(c);
 		lnx_exec_main(c);
+	}
 	close(c->err_fd);
 	/* Others in the sandbox (same user) must not inspect or trace init,
 	 * which still holds capabilities in the sandbox's user namespace. */
 	prctl(PR_SET_DUMPABLE, 0);
-	supervise(cmd);
+	supervise(cmd, guarded);
 }

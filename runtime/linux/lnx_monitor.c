@@ -20,6 +20,7 @@
 
 #include "lnx_observe.h"
 #include "lnx_sandbox.h"
+#include "runcommon.h"
 
 extern char **environ;
 
@@ -54,7 +55,7 @@ static _Noreturn void child_main(char *const *argv, char *const *envp, bool take
 	if (setpgid(0, 0) != 0)
 		lnx_child_fail(&lc, 125, "cannot give the command its own process group");
 	if (take_terminal)
-		lnx_take_terminal();
+		run_take_terminal();
 	/* Needed to install a filter without privileges; it only keeps
 	 * set-id programs from gaining privileges. */
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)

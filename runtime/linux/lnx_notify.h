@@ -172,6 +172,11 @@ struct lnx_walked {
  * opened through the kernel. 0 with *out filled (close out->dirfd), or
  * -errno. */
 int lnx_walk_parent(struct lnx_walk *w, int start_fd, const char *path, struct lnx_walked *out);
+/* Whether `name`, in procfs's root, is the supervisor or one of its
+ * threads (never to be walked into for the tracee). */
+bool lnx_walk_is_self(const struct lnx_walk *w, const char *name);
+/* 0: fd is not in procfs; 1: it is; 2: it is procfs's root. */
+int lnx_walk_proc(int fd);
 /* The path of an open descriptor (readlink of /proc/self/fd/N). */
 int lnx_walk_fd_path(int fd, char *buf, size_t size);
 

@@ -20,7 +20,6 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
-#include <stdarg.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,9 +32,9 @@
 #include <termios.h>
 #include <unistd.h>
 
-#include "cli.h"
 #include "cpt.h"
 #include "lease.h"
+#include "lnx_gitreport.h"
 #include "lnx_landlock.h"
 #include "lnx_monitor.h"
 #include "lnx_notify.h"
@@ -48,6 +47,7 @@
 #include "path.h"
 #include "policy.h"
 #include "prx.h"
+#include "runcommon.h"
 #include "runenv.h"
 
 extern char **environ;
@@ -85,62 +85,17 @@ struct lrun {
 	bool ran; /* the command was exec'd */
 	int obs_sock; /* --log-denials: where the observer's listener arrives */
 	struct lnx_observer *obs;
+	struct gitreport git; /* repositories the run creates in the workspace */
 	int status; /* init's exit status, once it exited */
 	bool exited;
 	bool had_terminal;
 };
 
-static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int fail(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	fputs("cagerun: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-	return RUN_SETUP_FAILED;
-}
+#define fail run_fail
 
 static int load_policy(struct lrun *r)
 {
-	const struct run_opts *o = r->o;
-	r->pol = cage_load_file(o->policy, o->copts);
-	if (!r->pol)
-		return fail("out of memory");
-	cage_print_diagnostics(r->pol, stderr, cli_want_color("auto", STDERR_FILENO));
-	if (cage_error_count(r->pol) > 0 || !r->pol->ir || !r->pol->ir->selected)
-		return fail("%s: the policy has errors; nothing was run", o->policy);
-	r->prof = r->pol->ir->selected;
-	r->mode = r->prof->mode;
-	if (o->mode) {
-		bool found = false;
-		for (int m = IR_MODE_OFF; m <= IR_MODE_ENFORCE; m++)
-			if (!strcmp(o->mode, ir_mode_name((enum ir_mode)m))) {
-				r->mode = (enum ir_mode)m;
-				found = true;
-			}
-		if (!found)
-			return fail("--mode %s: expected off, monitor, enforce-fs or enforce", o->mode);
-	}
-	/* Every path param must name something that exists: a typo in -D
-	 * must not quietly grant (or protect) nothing. */
-	const struct ir_policy *ir = r->pol->ir;
-	for (size_t i = 0; i < ir->nparams; i++) {
-		const struct ir_param *p = &ir->params[i];
-		if (p->type != IR_P_PATH || !p->used || !p->value)
-			continue;
-		/* As the rules see it: a default may start with `~`. */
-		char *path;
-		const char *perr = NULL;
-		if (!path_query(&r->pol->arena, ir->home, p->value, &path, &perr))
-			return fail("param %s: %s: %s; nothing was run", p->name, p->value, perr);
-		struct stat st;
-		if (stat(path, &st) != 0)
-			return fail("param %s: %s: %s; nothing was run", p->name, path,
-				    strerror(errno));
-	}
-	return 0;
+	return run_load_policy(r->o, &r->pol, &r->prof, &r->mode);
 }
 
 /* Whether lnx_mount_apply will need the lease's empty file: a hidden
@@ -233,6 +188,8 @@ static int start_proxy_server(struct lrun *r, struct prx_policy pol, const char 
 	cfg.secret = secret;
 	cfg.overrides = r->o->resolve;
 	cfg.log_fd = -1;
+	/* Denials as they happen, on the terminal the user watches. */
+	cfg.notice_fd = r->o->quiet ? -1 : STDERR_FILENO;
 	cfg.on_stop_fd = on_signal;
 	cfg.stop_ctx = r;
 	if (r->mode != IR_MODE_MONITOR && (rc = open_log(r)))
@@ -307,18 +264,13 @@ static void wait_without_proxy(struct lrun *r)
 	}
 }
 
-struct denial_ctx {
-	unsigned long total;
-	bool quiet;
-	int log_fd;
-};
-
-/* A host the proxy denied, as a monitor record in the --log file, so the
- * log says what enforce refused in the same form monitor mode uses. */
-static void log_denial(const struct denial_ctx *d, const char *host, unsigned port,
-		       unsigned long count, const char *rule)
+/* The hosts the proxy denied, as monitor records in the --log file, so
+ * the log says what enforce refused in the same form monitor mode uses. */
+static void log_denial(void *ctx, const char *host, unsigned port, unsigned long count,
+		       const char *rule)
 {
-	if (d->log_fd < 0 || !*host)
+	int fd = *(const int *)ctx;
+	if (!*host) /* past the proxy's bound on distinct hosts */
 		return;
 	struct mon_record rec = { .time_ms = mon_now_ms(), .syscall = "proxy",
 				  .access = IR_A_CONNECT, .host = host, .port = port,
@@ -327,25 +279,7 @@ static void log_denial(const struct denial_ctx *d, const char *host, unsigned po
 		rec.rule = rule;
 	else if (rule && *rule)
 		rec.rule_text = rule;
-	(void)mon_record_write(d->log_fd, &rec);
-}
-
-static void print_denial(void *ctx, const char *host, unsigned port, unsigned long count,
-			 const char *rule)
-{
-	struct denial_ctx *d = ctx;
-	log_denial(d, host, port, count, rule);
-	if (d->quiet)
-		return;
-	if (d->total++ == 0)
-		fprintf(stderr, "cagerun: hosts the policy denied:\n");
-	if (!*host) { /* past the proxy's bound on distinct hosts */
-		fprintf(stderr, "cagerun:   %lu more denial%s of other hosts\n", count,
-			count == 1 ? "" : "s");
-		return;
-	}
-	fprintf(stderr, "cagerun:   %s:%u  %lu time%s  (%s)\n", host, port, count,
-		count == 1 ? "" : "s", rule && *rule ? rule : "no rule allows it");
+	(void)mon_record_write(fd, &rec);
 }
 
 static int block_signals(struct lrun *r)
@@ -365,15 +299,21 @@ static int block_signals(struct lrun *r)
 	return 0;
 }
 
-/* `mode off`, said explicitly: no sandbox at all, and the user is told. */
-static int run_unconfined(struct lrun *r)
+/* The directory the session report looks through, and the workspace of
+ * monitor mode's exclude-workspace toggle: the `workspace` param when the
+ * policy has one, else where the command starts. */
+static const char *workspace_of(struct lrun *r, const char *cwd)
 {
-	fprintf(stderr, "cagerun: mode off: running %s WITHOUT any sandbox\n", r->o->argv[0]);
-	fflush(stderr);
-	execvp(r->o->argv[0], r->o->argv);
-	int e = errno;
-	fprintf(stderr, "cagerun: %s: %s\n", r->o->argv[0], strerror(e));
-	return e == ENOENT ? 127 : 126;
+	const struct ir_policy *ir = r->pol->ir;
+	for (size_t i = 0; i < ir->nparams; i++) {
+		const struct ir_param *p = &ir->params[i];
+		char *path;
+		const char *perr;
+		if (p->type == IR_P_PATH && p->value && !strcmp(p->name, "workspace") &&
+		    path_query(&r->pol->arena, ir->home, p->value, &path, &perr))
+			return path;
+	}
+	return cwd;
 }
 
 /* ---- monitor mode ---- */
@@ -403,22 +343,6 @@ static void mon_on_addr(void *ctx, const struct sockaddr *sa, unsigned port, str
 	(void)port;
 	v->allowed = true;
 	v->rule[0] = '\0';
-}
-
-/* The workspace the exclude-workspace toggle means: the `workspace` path
- * param when the policy has one, else the current directory. */
-static const char *monitor_workspace(struct lrun *r, const char *cwd)
-{
-	const struct ir_policy *ir = r->pol->ir;
-	for (size_t i = 0; i < ir->nparams; i++) {
-		const struct ir_param *p = &ir->params[i];
-		char *path;
-		const char *perr;
-		if (p->type == IR_P_PATH && p->value && !strcmp(p->name, "workspace") &&
-		    path_query(&r->pol->arena, ir->home, p->value, &path, &perr))
-			return path;
-	}
-	return cwd;
 }
 
 /* A loopback listener for the proxy, made before the fork so that its
@@ -454,7 +378,7 @@ static int launch_monitor(struct lrun *r)
 	const struct mon_opts mo = {
 		.only_would_block = !r->o->record_covered,
 		.exclude_workspace = !r->o->record_workspace,
-		.workspace = monitor_workspace(r, cwd),
+		.workspace = workspace_of(r, cwd),
 		.log_fd = r->log_fd,
 		.always = { r->lease.tmp, r->lease.home },
 	};
@@ -473,7 +397,7 @@ static int launch_monitor(struct lrun *r)
 	if (lfd < 0)
 		return fail("cannot listen for the proxy on 127.0.0.1: %s", strerror(errno));
 	snprintf(proxy_url, sizeof proxy_url, "http://cage:%s@127.0.0.1:%u", secret, (unsigned)pport);
-	struct runenv_extra x = { r->lease.tmp, r->lease.home, proxy_url };
+	struct runenv_extra x = { r->lease.tmp, r->lease.home, proxy_url, r->o->prompt };
 	r->envp = runenv_build(r->prof, environ, &x);
 	if (!r->envp) {
 		close(lfd);
@@ -545,7 +469,7 @@ static int launch(struct lrun *r)
 	if ((rc = load_policy(r)))
 		return rc;
 	if (r->mode == IR_MODE_OFF)
-		return run_unconfined(r);
+		return run_unconfined(r->o->argv);
 	if (r->mode == IR_MODE_MONITOR)
 		return launch_monitor(r);
 	if ((rc = check_kernel(r, &abi)))
@@ -581,7 +505,8 @@ static int launch(struct lrun *r)
 	uint16_t pport = pick_proxy_port(&r->plan);
 	char proxy_url[64];
 	snprintf(proxy_url, sizeof proxy_url, "http://127.0.0.1:%u", (unsigned)pport);
-	struct runenv_extra x = { r->lease.tmp, r->lease.home, isolate ? proxy_url : NULL };
+	struct runenv_extra x = { r->lease.tmp, r->lease.home, isolate ? proxy_url : NULL,
+				  r->o->prompt };
 	r->envp = runenv_build(r->prof, environ, &x);
 	if (!r->envp)
 		return fail("out of memory");
@@ -602,9 +527,16 @@ static int launch(struct lrun *r)
 		.landlock_abi = abi,
 		.seccomp = &r->sc,
 		.take_terminal = r->had_terminal,
+		.quiet = r->o->quiet,
 		.observe_sock = -1,
 	};
 	int osp[2] = { -1, -1 };
+	/* One process tree has one seccomp listener: the create guard's
+	 * supervisor holds it when the plan has guards. */
+	if (r->o->log_denials && r->plan.nguards > 0)
+		return fail("--log-denials cannot be combined yet with the create guard this policy "
+			    "needs (%zu guarded name%s); nothing was run",
+			    r->plan.nguards, r->plan.nguards == 1 ? "" : "s");
 	if (r->o->log_denials) {
 		if ((rc = open_log(r)))
 			return rc;
@@ -628,6 +560,8 @@ static int launch(struct lrun *r)
 			    "was run", seccomp_api_get());
 	if (!lnx_seccomp_prebuilt(&so, &r->sc) && !lnx_seccomp_build(&so, &r->sc, err, sizeof err))
 		return fail("%s; nothing was run", err);
+	if (!r->o->quiet)
+		gitreport_begin(&r->git, workspace_of(r, cwd));
 	bool started = lnx_sandbox_start(&spec, &r->sb, err, sizeof err);
 	if (osp[1] >= 0)
 		close(osp[1]);
@@ -663,14 +597,8 @@ static int launch(struct lrun *r)
 
 static void restore_terminal(const struct lrun *r)
 {
-	if (!r->had_terminal || tcgetpgrp(STDIN_FILENO) == getpgrp())
-		return;
-	sigset_t ss, old;
-	sigemptyset(&ss);
-	sigaddset(&ss, SIGTTOU);
-	sigprocmask(SIG_BLOCK, &ss, &old);
-	(void)tcsetpgrp(STDIN_FILENO, getpgrp());
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (r->had_terminal && tcgetpgrp(STDIN_FILENO) != getpgrp())
+		run_take_terminal();
 }
 
 int run_command(const struct run_opts *o)
@@ -689,10 +617,13 @@ int run_command(const struct run_opts *o)
 	if (r.obs_sock >= 0)
 		close(r.obs_sock);
 	restore_terminal(&r);
-	if (r.srv && r.mode != IR_MODE_MONITOR) {
-		struct denial_ctx d = { .quiet = o->quiet, .log_fd = r.log_fd };
-		prx_server_denials(r.srv, print_denial, &d);
-	}
+	/* After the sandbox is gone: nothing can still be writing there. */
+	gitreport_end(&r.git, stderr);
+	gitreport_free(&r.git);
+	if (r.srv && !o->quiet)
+		prx_server_print_denials(r.srv, stderr, "cagerun: ");
+	if (r.srv && r.mode != IR_MODE_MONITOR && r.log_fd >= 0)
+		prx_server_denials(r.srv, log_denial, &r.log_fd);
 	if (r.have_sink) {
 		if (o->quiet || !r.ran) {
 			/* nothing to say, or the command never ran */
@@ -721,6 +652,7 @@ int run_command(const struct run_opts *o)
 			fprintf(stderr, "cagerun: could not remove all of %s\n", dir ? dir : "the lease");
 		free(dir);
 	}
-	cage_policy_free(r.pol);
+	if (r.pol != o->pol)
+		cage_policy_free(r.pol);
 	return status;
 }

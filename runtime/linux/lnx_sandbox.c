@@ -112,7 +112,7 @@ bool lnx_sandbox_start(const struct lnx_spec *s, struct lnx_sandbox *sb, char *e
 		close(sync[1]);
 		close(errp[0]);
 		close(sock[0]);
-		struct lnx_child c = { s, sync[0], sock[1], errp[1] };
+		struct lnx_child c = { s, sync[0], sock[1], errp[1], -1, NULL, 0 };
 		lnx_init_main(&c);
 	}
 	sb->init = pid;

@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <signal.h>
 #include <sys/types.h>
 
 #include "lnx_seccomp.h"
@@ -36,6 +37,7 @@ struct lnx_spec {
 	int landlock_abi;
 	const struct lnx_seccomp_prog *seccomp; /* built by the caller, installed last */
 	bool take_terminal;       /* make the command the terminal's foreground group */
+	bool quiet;               /* no report of refused names at exit */
 	bool observe;             /* --log-denials: the command installs the path observer
 	                             (lnx_observe.h) and sends its listener to observe_sock */
 	int observe_sock;
@@ -69,20 +71,36 @@ int lnx_sandbox_wait_exec(struct lnx_sandbox *sb, char *err, size_t errlen);
 void lnx_sandbox_kill(struct lnx_sandbox *sb);
 
 /* The child side (lnx_init.c, lnx_exec.c). */
+struct sock_filter;
 struct lnx_child {
 	const struct lnx_spec *s;
 	int sync_fd;  /* read: the parent has written the id maps */
 	int fd_sock;  /* write: listeners to the parent */
 	int err_fd;   /* write: start-up failures */
+	/* Under the create guard's supervisor (lnx_super.c): the notifying
+	 * filter to install last, and where its listener goes; -1 else. */
+	int notify_sock;
+	const struct sock_filter *notify_insns;
+	unsigned short notify_len;
 };
 _Noreturn void lnx_init_main(struct lnx_child *c);
 _Noreturn void lnx_exec_main(struct lnx_child *c);
+/* The supervisor between init and the command when the plan has guards:
+ * forks the command, serves the create guard, exits with its status. */
+_Noreturn void lnx_super_main(struct lnx_child *c);
+/* The command's lock-down steps, shared with the supervisor, which takes
+ * the same privileges and Landlock rules as the command. */
+bool lnx_exec_drop_privileges(char *err, size_t errlen);
+bool lnx_exec_landlock(const struct lnx_spec *s, char *err, size_t errlen);
+/* A wait status as an exit status: the code, or 128+N for signal N. */
+int lnx_status_code(int st);
+/* Blocks the signals init and the supervisor forward (and SIGCHLD). */
+void lnx_block_forwarded(sigset_t *ss);
 /* Reports a start-up failure to the parent and exits with `code`. */
 _Noreturn void lnx_child_fail(struct lnx_child *c, int code, const char *msg);
 /* Every signal back to its default, none blocked: what a command expects
  * from exec, whatever cagerun ignores or blocks. */
 void lnx_reset_signals(void);
-/* Makes the caller's process group the terminal's foreground group. */
-void lnx_take_terminal(void);
+
 
 #endif

@@ -43,6 +43,29 @@ int lnx_walk_fd_path(int fd, char *buf, size_t size)
 	return 0;
 }
 
+static bool is_proc(int fd, bool *root);
+
+bool lnx_walk_is_self(const struct lnx_walk *w, const char *name)
+{
+	char *e;
+	long pid = strtol(name, &e, 10);
+	if (*e != '\0' || e == name || w->self <= 0)
+		return false;
+	if (pid == (long)w->self)
+		return true;
+	/* One of its threads (a waiting open, say): /proc/TID is there too,
+	 * unlisted. */
+	char p[64];
+	snprintf(p, sizeof p, "/proc/%d/task/%ld", (int)w->self, pid);
+	return access(p, F_OK) == 0;
+}
+
+int lnx_walk_proc(int fd)
+{
+	bool root;
+	return is_proc(fd, &root) ? (root ? 2 : 1) : 0;
+}
+
 static bool is_proc(int fd, bool *root)
 {
 	struct statfs sf;
@@ -172,9 +195,7 @@ int lnx_walk_parent(struct lnx_walk *w, int start_fd, const char *path, struct l
 					p++;
 				continue;
 			}
-			char *e;
-			long pid = strtol(comp, &e, 10);
-			if (*e == '\0' && pid == (long)w->self) {
+			if (lnx_walk_is_self(w, comp)) {
 				rc = -EACCES;
 				break;
 			}

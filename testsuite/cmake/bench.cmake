@@ -3,6 +3,7 @@
 add_executable(gen_policy ${CMAKE_CURRENT_SOURCE_DIR}/bench/gen_policy.c)
 add_executable(bench_run ${CMAKE_CURRENT_SOURCE_DIR}/bench/bench_run.c)
 if(CMAKE_SYSTEM_NAME STREQUAL "Linux")
+  add_executable(create_bench ${CMAKE_CURRENT_SOURCE_DIR}/bench/create_bench.c)
   add_executable(ns_floor ${CMAKE_CURRENT_SOURCE_DIR}/bench/ns_floor.c)
 endif()
 # The generator's output must compile: a cheap guard that the benchmark input

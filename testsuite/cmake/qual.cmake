@@ -11,3 +11,15 @@ if(TARGET cagerun AND CMAKE_SYSTEM_NAME STREQUAL "Linux")
     $<TARGET_FILE:cagerun> $<TARGET_FILE:cagec> ${CMAKE_SOURCE_DIR})
   set_tests_properties(qual/root qual/user PROPERTIES TIMEOUT 600)
 endif()
+
+# The create guard (testsuite/qual/guard.sh): names a policy denies but
+# Landlock cannot cover, attacked every way a shell or a C program can
+# create a name, and ordinary work compared with and without cagerun.
+if(TARGET cagerun AND CMAKE_SYSTEM_NAME STREQUAL "Linux")
+  set(CAGE_GUARD ${CMAKE_CURRENT_SOURCE_DIR}/qual/guard.sh)
+  add_test(NAME qual/guard-root COMMAND sh ${CAGE_GUARD}
+    $<TARGET_FILE:cagerun> ${CMAKE_SOURCE_DIR})
+  add_test(NAME qual/guard-user COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/linux/as_user.sh
+    cage-test sh ${CAGE_GUARD} $<TARGET_FILE:cagerun> ${CMAKE_SOURCE_DIR})
+  set_tests_properties(qual/guard-root qual/guard-user PROPERTIES TIMEOUT 600)
+endif()

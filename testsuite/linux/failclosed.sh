@@ -27,6 +27,7 @@ profile t {
 }
 POL
 sed 's/mode enforce-fs/mode enforce/' "$tmp/p.cage" >"$tmp/net.cage"
+sed 's/deny write/deny read/' "$tmp/p.cage" >"$tmp/inexact.cage"
 printf 'cage 1\nprofile t {\n    allow read wirte "/x"\n}\n' >"$tmp/bad.cage"
 passed=0
 failed=0
@@ -70,12 +71,15 @@ C="-D workspace=$ws -- sh -c"
 run "policy error" 125 "policy has errors" "$cagerun" -p "$tmp/bad.cage" $C "$touch_it"
 run "missing param" 125 "has no value" "$cagerun" -p "$tmp/p.cage" -- sh -c "$touch_it"
 run "param path missing" 125 "param workspace" "$cagerun" -p "$tmp/p.cage" -D workspace="$ws/nope" -- sh -c "$touch_it"
-run "no -p" 125 "POLICY" "$cagerun" -- sh -c "$touch_it"
+run "pin mismatch" 125 "pin" "$cagerun" -p "$tmp/p.cage" --pin xxh3:0000000000000000 $C "$touch_it"
 run "monitor: log not writable" 125 "--log" "$cagerun" -p "$tmp/p.cage" --mode monitor --log /nonexistent/cage/log $C "$touch_it"
 run "monitor: no observer" 125 "seccomp" "$failinj" seccomp 22 -- "$cagerun" -p "$tmp/p.cage" --mode monitor $C "$touch_it"
 run "bad mode" 125 "mode" "$cagerun" -p "$tmp/p.cage" --mode bogus $C "$touch_it"
 rm -rf "$ws/.git/hooks"
-run "inexpressible rule" 125 "cannot be enforced exactly" "$cagerun" -p "$tmp/p.cage" $C "$touch_it"
+# Reading denied below a missing directory the command may create: once
+# made, it would be readable (a denied *write* there is kept from existing
+# by the create guard instead, and runs).
+run "inexpressible rule" 125 "cannot be enforced exactly" "$cagerun" -p "$tmp/inexact.cage" $C "$touch_it"
 mkdir -p "$ws/.git/hooks"
 run "lease" 125 "private directory" env TMPDIR=/nonexistent/cage-test "$cagerun" -p "$tmp/p.cage" $C "$touch_it"
 run "no Landlock" 125 "Landlock is not available" "$failinj" landlock_create_ruleset 38 -- "$cagerun" -p "$tmp/p.cage" $C "$touch_it"
@@ -85,7 +89,13 @@ run "seccomp load" 125 "seccomp" "$failinj" seccomp 38 -- "$cagerun" -p "$tmp/p.
 run "namespaces refused" 125 "namespaces" "$failinj" clone 1 clone-flag -- "$cagerun" -p "$tmp/p.cage" $C "$touch_it"
 run "mount refused" 125 "mount" "$failinj" mount 1 -- "$cagerun" -p "$tmp/p.cage" $C "$touch_it"
 run "plan mount refused" 125 "mount" "$failinj" open_tree 1 -- "$cagerun" -p "$tmp/p.cage" $C "$touch_it"
-run "proxy cannot start" 125 "proxy\|epoll" "$failinj" epoll_create1 24 -- "$cagerun" -p "$tmp/net.cage" $C "$touch_it"
+if grep -q epoll_create1 "$cagerun"; then
+	run "proxy cannot start" 125 "proxy\|epoll" "$failinj" epoll_create1 24 -- "$cagerun" -p "$tmp/net.cage" $C "$touch_it"
+else
+	# The portable proxy (CAGE_PORTABLE_PROXY) makes no epoll call to
+	# fail; a descriptor limit too low for its connections stops it.
+	run "proxy cannot start" 125 "proxy" sh -c 'ulimit -n 64 && exec "$@"' sh "$cagerun" -p "$tmp/net.cage" $C "$touch_it"
+fi
 run "sandbox listener" 125 "listen" "$failinj" bind 98 -- "$cagerun" -p "$tmp/net.cage" $C "$touch_it"
 run "capabilities" 125 "capab" "$failinj" capset 1 -- "$cagerun" -p "$tmp/p.cage" $C "$touch_it"
 run "not found" 127 "No such file" "$cagerun" -p "$tmp/p.cage" -D workspace="$ws" -- /nonexistent/cmd

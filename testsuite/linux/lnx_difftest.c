@@ -191,6 +191,14 @@ static void run_policy(const char *name, const char *body, const char *cagerun,
 	walk(sub, q, &n);
 	snprintf(sub, sizeof sub, "%s/w", root);
 	walk(sub, q, &n);
+	/* Names that do not exist: what the create guard decides. */
+	static const char *const fresh[] = { "w/.envrc", "w/.vscode", "w/src/.claude",
+					     "w/src/.claude2", "w/.envrc.example" };
+	for (size_t k = 0; k < sizeof fresh / sizeof *fresh && n < MAXQ; k++, n++) {
+		q[n].acc = "create";
+		q[n].bit = IR_A_CREATE;
+		snprintf(q[n].path, sizeof q[n].path, "%s/%s", root, fresh[k]);
+	}
 	qsort(q, n, sizeof *q, order);
 	snprintf(qpath, sizeof qpath, "%.300s/%s.queries", root, name);
 	f = fopen(qpath, "w");
@@ -286,6 +294,13 @@ int main(int argc, char **argv)
 		  "  allow write \"{r}/w/keep/open/**\"\n  allow read \"{r}/h/notes.txt\"\n"
 		  "  allow read exec \"{r}/h/bin/*\"\n  allow read write \"{r}/h/docs/a.md\"\n"
 		  "  deny write \"{r}/w/a/b/**\"\n" },
+		/* Denied names that do not exist in a writable tree: the
+		 * create guard, not Landlock, keeps them from being made. */
+		{ "guard",
+		  "  allow read \"{r}/h/**\"\n"
+		  "  allow read write \"{r}/w/**\"\n  deny write \"{r}/w/.envrc\"\n"
+		  "  deny write \"{r}/w/.vscode/**\"\n"
+		  "  deny write \"{r}/w/src/.claude/settings.json\"\n" },
 	};
 	for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
 		char tmpl[] = "/tmp/cage-difftest.XXXXXX";

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -182,4 +183,48 @@ Test(lnx_walk, never_into_the_supervisor)
 	cr_expect_eq(lnx_walk_parent(&w, root_fd, path, &out), -EACCES);
 	w.tgid = w.self; /* a /proc/self that would name it */
 	cr_expect_eq(lnx_walk_parent(&w, root_fd, "/proc/self/root/tmp/x", &out), -EACCES);
+}
+
+static pthread_mutex_t hold = PTHREAD_MUTEX_INITIALIZER;
+
+static void *idle_thread(void *arg)
+{
+	pid_t tid = gettid();
+	if (write(*(int *)arg, &tid, sizeof tid) != (ssize_t)sizeof tid)
+		return NULL;
+	pthread_mutex_lock(&hold); /* until the test is done */
+	pthread_mutex_unlock(&hold);
+	return NULL;
+}
+
+Test(lnx_walk, never_into_a_thread_of_the_supervisor)
+{
+	/* The test process stands for the supervisor, one of its threads for
+	 * the thread that waits on a FIFO: /proc/TID of it is reachable,
+	 * unlisted, and must be refused like its main pid. */
+	pthread_mutex_lock(&hold);
+	int pp[2];
+	cr_assert(pipe(pp) == 0);
+	pthread_t t;
+	cr_assert(pthread_create(&t, NULL, idle_thread, &pp[1]) == 0);
+	pid_t tid = 0;
+	cr_assert(read(pp[0], &tid, sizeof tid) == (ssize_t)sizeof tid && tid > 0);
+	close(pp[0]);
+	close(pp[1]);
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/cwd/x", (int)tid);
+	struct lnx_walked out;
+	/* Control: with someone else as the supervisor, the walk works. */
+	struct lnx_walk w = { root_fd, getppid(), getppid(), 0, 0 };
+	int ctl = lnx_walk_parent(&w, root_fd, path, &out);
+	if (ctl == 0)
+		close(out.dirfd);
+	w = (struct lnx_walk){ root_fd, getppid(), getppid(), getpid(), 0 };
+	int rc = lnx_walk_parent(&w, root_fd, path, &out);
+	if (rc == 0)
+		close(out.dirfd);
+	pthread_mutex_unlock(&hold);
+	pthread_join(t, NULL);
+	cr_expect_eq(ctl, 0, "control: %s", strerror(-ctl));
+	cr_expect_eq(rc, -EACCES);
 }

@@ -210,15 +210,64 @@ Test(lplan, refuses_what_a_mount_cannot_express)
 	cage_policy_free(f.pol);
 }
 
+static bool guards(const struct fixture *f, const char *rel, enum lplan_mk kind)
+{
+	char p[512];
+	snprintf(p, sizeof p, "%s/%s", root, rel);
+	return lplan_guard_denies(&f->plan, p, kind, NULL);
+}
+
 Test(lplan, a_missing_denied_path_the_command_could_create_is_refused)
 {
 	struct fixture f;
-	plan_for(&f, "allow read write \"{r}/w/**\"\ndeny write \"{r}/w/new/hooks/**\"");
+	/* Reading denied, creating allowed: once created it would be readable. */
+	plan_for(&f, "allow read write \"{r}/w/**\"\ndeny read \"{r}/w/.env\"");
 	cr_expect(error_mentions(&f, "does not exist"));
+	cr_expect_eq(f.plan.nguards, 0);
 	cage_policy_free(f.pol);
 
 	plan_for(&f, "allow read \"{r}/w/**\"\ndeny read \"{r}/w/new/**\"");
 	cr_expect_eq(f.plan.nerrors, 0, "nothing can create it: nothing to enforce");
+	cage_policy_free(f.pol);
+}
+
+Test(lplan, a_missing_name_whose_creation_is_denied_is_guarded)
+{
+	const enum lplan_mk D = LPLAN_MK_DIR, F = LPLAN_MK_FILE, T = LPLAN_MK_TREE;
+	struct fixture f;
+	plan_for(&f, "allow read write \"{r}/w/**\"\ndeny write \"{r}/w/new/hooks/**\"\n"
+		     "deny write \"{r}/w/.envrc\"\ndeny write \"{r}/w/.c/settings.json\"\n"
+		     "deny write \"{r}/w/.git/modules/**/hooks/**\"\n"
+		     "allow write \"{r}/w/.c/settings.json.example\"");
+	cr_expect_eq(f.plan.nerrors, 0);
+	cr_expect_eq(f.plan.nguards, 4);
+	/* The names themselves, and what is below a guarded tree. */
+	cr_expect(guards(&f, "w/.envrc", F));
+	cr_expect(guards(&f, "w/.envrc", D));
+	cr_expect(guards(&f, "w/new/hooks", D));
+	cr_expect(guards(&f, "w/new/hooks/pre-commit", F));
+	cr_expect(guards(&f, "w/.c/settings.json", F));
+	cr_expect(guards(&f, "w/.git/modules/a/b/hooks/x", F));
+	/* Strictly above a guarded name: an empty directory may be made,
+	 * nothing else (a moved tree, a link, a file) may take the name. */
+	cr_expect(!guards(&f, "w/new", D));
+	cr_expect(guards(&f, "w/new", F));
+	cr_expect(guards(&f, "w/new", T));
+	cr_expect(!guards(&f, "w/.c", D));
+	cr_expect(guards(&f, "w/.c", F));
+	cr_expect(guards(&f, "w/.git", F));
+	cr_expect(guards(&f, "w/.git/modules", T));
+	/* Inside a glob's part, only a tree could bring a match along: git
+	 * writes the files of a submodule's repository there. */
+	cr_expect(!guards(&f, "w/.git/modules/sub", D));
+	cr_expect(!guards(&f, "w/.git/modules/sub/HEAD", F));
+	cr_expect(guards(&f, "w/.git/modules/sub", T));
+	/* Everything else, and what a later rule allows again. */
+	cr_expect(!guards(&f, "w/.envrc2", F));
+	cr_expect(!guards(&f, "w/src/.envrc", T));
+	cr_expect(!guards(&f, "w/.c/other.json", T));
+	cr_expect(!guards(&f, "w/.c/settings.json.example", F));
+	cr_expect(!guards(&f, "w/.git/description", T));
 	cage_policy_free(f.pol);
 }
 

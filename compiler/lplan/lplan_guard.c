@@ -1,0 +1,151 @@
+/*
+ * lplan_guard.c - the names the Linux plan cannot deny with Landlock or a
+ * mount, and the one question the create guard asks about them (see
+ * lplan_guard in lplan.h). The answer comes from the IR evaluator over
+ * the profile's own rules (literal parts resolved, globs kept), so a name
+ * created during the run gets the same answer `cagec explain` gives.
+ */
+#include "lplan_int.h"
+
+#include <string.h>
+
+#include "path.h"
+
+/* The pattern with the directories before its first glob resolved
+ * through symlinks, like the nodes of the plan. */
+static const char *resolve_pattern(struct arena *a, const struct ir_path *pp)
+{
+	if (pp->kind == IR_PAT_EXACT)
+		return lplan_resolve_path(a, pp->text);
+	size_t cut = pp->lit_prefix;
+	while (cut > 0 && pp->text[cut] != '/')
+		cut--;
+	const char *dir = cut ? lplan_resolve_path(a, arena_strndup(a, pp->text, cut)) : "";
+	if (!strcmp(dir, "/"))
+		dir = "";
+	return arena_printf(a, "%s%s", dir, pp->text + cut);
+}
+
+void lplan_guard_add(struct arena *a, struct lplan *plan, const char *pattern,
+		     const struct ir_rule *rule)
+{
+	for (size_t i = 0; i < plan->nguards; i++)
+		if (!strcmp(plan->guards[i].pat.text, pattern))
+			return;
+	struct lplan_guard *v = arena_alloc(a, (plan->nguards + 1) * sizeof *v);
+	if (plan->nguards)
+		memcpy(v, plan->guards, plan->nguards * sizeof *v);
+	memset(&v[plan->nguards], 0, sizeof *v);
+	v[plan->nguards].pat.text = arena_strdup(a, pattern);
+	path_classify(&v[plan->nguards].pat);
+	v[plan->nguards].rule = rule;
+	plan->guards = v;
+	plan->nguards++;
+}
+
+/* The glob directory a glob rule's matches live under. */
+static const char *glob_dir(struct arena *a, const char *resolved)
+{
+	size_t cut = strcspn(resolved, "*?");
+	while (cut > 0 && resolved[cut] != '/')
+		cut--;
+	return cut ? arena_strndup(a, resolved, cut) : "/";
+}
+
+void lplan_guard_prepare(struct arena *a, const struct ir_profile *p, struct lplan *plan)
+{
+	struct lplan_rules rs = { 0 };
+	for (size_t i = 0; i < p->nrules; i++) {
+		const struct ir_rule *r = &p->rules[i];
+		if (r->tkind == IR_T_PATH && (r->access & IR_A_FILE))
+			lplan_rules_add(a, &rs, r, resolve_pattern(a, &r->t.path), false);
+	}
+	plan->gprof.name = p->name;
+	plan->gprof.rules = rs.rules;
+	plan->gprof.nrules = rs.n;
+}
+
+void lplan_guard_globs(struct arena *a, const struct ir_profile *p, struct lplan *plan,
+		       bool (*can_create)(const struct lplan *, const char *))
+{
+	for (size_t i = 0; i < p->nrules; i++) {
+		const struct ir_rule *r = &p->rules[i];
+		if (r->tkind != IR_T_PATH || r->t.path.kind != IR_PAT_GLOB ||
+		    r->effect == IR_ALLOW || !(r->access & IR_A_CREATE))
+			continue;
+		const char *pat = resolve_pattern(a, &r->t.path);
+		if (can_create(plan, glob_dir(a, pat)))
+			lplan_guard_add(a, plan, pat, r);
+	}
+}
+
+/* Whether some path strictly below t (components tc[ti..m) still to
+ * match) matches the pattern's components pc[pi..n). */
+static bool strictly_above(const struct path_comp *pc, size_t pi, size_t n,
+			   const struct path_comp *tc, size_t ti, size_t m, unsigned depth)
+{
+	if (depth > 512)
+		return true; /* absurd patterns: refuse rather than recurse on */
+	if (ti == m)
+		return pi < n;
+	if (pi == n)
+		return false;
+	if (pc[pi].n == 2 && pc[pi].s[0] == '*' && pc[pi].s[1] == '*')
+		return strictly_above(pc, pi + 1, n, tc, ti, m, depth + 1) ||
+		       strictly_above(pc, pi, n, tc, ti + 1, m, depth + 1);
+	return path_component_match(pc[pi].s, pc[pi].n, tc[ti].s, tc[ti].n) &&
+	       strictly_above(pc, pi + 1, n, tc, ti + 1, m, depth + 1);
+}
+
+/* Whether t is `dir` or above it. */
+static bool at_or_above(const char *t, const char *dir)
+{
+	size_t n = strlen(t);
+	if (n == 1)
+		return true;
+	return strncmp(t, dir, n) == 0 && (dir[n] == '/' || dir[n] == '\0');
+}
+
+bool lplan_guard_denies(const struct lplan *plan, const char *path, enum lplan_mk kind,
+			const struct ir_rule **why)
+{
+	enum { MAXC = 256 };
+	struct path_comp tc[MAXC], pc[MAXC];
+	size_t m = (size_t)-1;
+	for (size_t i = 0; i < plan->nguards; i++) {
+		const struct lplan_guard *g = &plan->guards[i];
+		const struct ir_rule *deny = g->rule;
+		if (path_match(&g->pat, path)) {
+			struct ir_verdict v;
+			ir_eval_path(&plan->gprof, IR_A_CREATE, path, &v);
+			if (v.allowed)
+				continue;
+			deny = v.rule ? v.rule : g->rule;
+		} else if (kind == LPLAN_MK_DIR) {
+			continue;
+		} else {
+			/* The directory every match lies in or below. */
+			const char *t = g->pat.text;
+			size_t cut = g->pat.kind == IR_PAT_EXACT ? strlen(t) : g->pat.lit_prefix;
+			while (g->pat.kind != IR_PAT_EXACT && cut > 0 && t[cut] != '/')
+				cut--;
+			char lit[4096];
+			snprintf(lit, sizeof lit, "%.*s", (int)cut, t);
+			bool definite = g->pat.kind == IR_PAT_GLOB ? at_or_above(path, *lit ? lit : "/")
+								    : at_or_above(path, lit) && strcmp(path, lit);
+			if (!definite) {
+				if (kind != LPLAN_MK_TREE)
+					continue;
+				if (m == (size_t)-1 && (m = path_split(path, tc, MAXC)) == (size_t)-1)
+					continue; /* deeper than any pattern */
+				size_t n = path_split(t, pc, MAXC);
+				if (n == (size_t)-1 || !strictly_above(pc, 0, n, tc, 0, m, 0))
+					continue;
+			}
+		}
+		if (why)
+			*why = deny;
+		return true;
+	}
+	return false;
+}

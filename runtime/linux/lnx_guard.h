@@ -1,0 +1,40 @@
+/*
+ * lnx_guard.h - the create guard: makes the names the Linux plan could
+ * not cover (lplan_guard in lplan.h) impossible to create, while every
+ * other creation behaves as before. It is a set of lnx_notify handlers,
+ * run by the sandbox's supervisor (lnx_super.c), for every call that
+ * makes or moves a name: open/creat/openat with O_CREAT, mkdir(at),
+ * mknod(at), symlink(at), link(at), rename(at/at2).
+ *
+ * Each call is emulated, never continued: the supervisor reads the
+ * path once, resolves it itself (lnx_walk_parent), asks the plan
+ * (lplan_guard_denies) about the resolved directory and last name, and
+ * performs the call on that pinned directory with the tracee's umask,
+ * answering with its result (a new descriptor for opens). A continued
+ * call would be re-read by the kernel after the check, when another
+ * thread of the tracee may have changed the path. The supervisor runs
+ * under the same Landlock rules as the command, so an emulated call can
+ * do no more than the command could; refusals are EACCES, as Landlock's.
+ */
+#ifndef CAGE_LNX_GUARD_H
+#define CAGE_LNX_GUARD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "lnx_notify.h"
+#include "lplan.h"
+
+/* The calls the guard's filter notifies (at most LNX_NOTIFY_MAX_RULES). */
+size_t lnx_guard_rules(struct lnx_notify_rule *out, size_t max);
+
+struct lnx_guard;
+/* NULL with errno on failure. The plan must outlive the guard. */
+struct lnx_guard *lnx_guard_new(const struct lplan *plan);
+bool lnx_guard_attach(struct lnx_guard *g, struct lnx_notify *nt);
+/* One line per refused name (with counts and the rule), to `out`. */
+void lnx_guard_report(const struct lnx_guard *g, FILE *out);
+void lnx_guard_free(struct lnx_guard *g);
+
+#endif

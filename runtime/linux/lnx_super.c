@@ -1,0 +1,157 @@
+/*
+ * lnx_super.c - the supervisor that runs the create guard, between init
+ * and the command when the plan has guards (lplan_guard in lplan.h).
+ *
+ * Why it is built this way (docs/security-model.md, "The create guard"):
+ *
+ * - It is forked by init after the mounts, so it sees the sandbox's mount
+ *   namespace and /proc; it drops every privilege and applies the very
+ *   Landlock rules of the command, so what it does for the command is
+ *   bounded exactly like the command.
+ * - It forks the command, which applies the rules once more: its Landlock
+ *   domain is then nested below the supervisor's, and Landlock forbids a
+ *   process to trace, read or (ABI 6) signal one in an enclosing domain.
+ *   It also marks itself non-dumpable.
+ * - It is the command's parent and a child subreaper, so every process of
+ *   the command stays its descendant (pidfd_getfd and reading a process's
+ *   memory need ptrace rights, which Yama may limit to ancestors).
+ * - It lives in a process group of its own, so a `kill 0` in the command
+ *   does not reach it; it forwards the signals init forwards to it to the
+ *   command's group.
+ * - If it dies, the kernel fails every notified call with ENOSYS (the
+ *   command cannot create anything then) and init, seeing its supervisor
+ *   child killed, stops the run and says so: closed, never open.
+ *
+ * It exits with the command's status when the command exits, after
+ * printing the names it refused (unless --quiet); init then ends whatever
+ * the command left running.
+ */
+#include "lnx_sandbox.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "lnx_guard.h"
+#include "lnx_notify.h"
+
+static _Noreturn void super_fail(pid_t cmd, const char *what)
+{
+	fprintf(stderr, "cagerun: create guard: %s; the sandbox was stopped\n", what);
+	if (cmd > 0)
+		kill(cmd, SIGKILL);
+	_exit(125);
+}
+
+/* Serves the guard until the command exits; returns its status. */
+static int serve(struct lnx_notify *nt, int sig_fd, pid_t cmd)
+{
+	int lfd = lnx_notify_fd(nt);
+	for (;;) {
+		struct pollfd p[2] = { { lfd, POLLIN, 0 }, { sig_fd, POLLIN, 0 } };
+		if (poll(p, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			super_fail(cmd, "poll failed");
+		}
+		if (p[0].revents & POLLIN) {
+			int rc = lnx_notify_handle(nt);
+			if (rc < 0 && rc != -ENOENT && rc != -EINTR) {
+				char m[128];
+				snprintf(m, sizeof m, "the listener failed: %s", strerror(-rc));
+				super_fail(cmd, m);
+			}
+		} else if (p[0].revents & (POLLHUP | POLLERR)) {
+			lfd = -1; /* no process is left under the filter */
+		}
+		if (!(p[1].revents & POLLIN))
+			continue;
+		struct signalfd_siginfo si;
+		while (read(sig_fd, &si, sizeof si) == (ssize_t)sizeof si) {
+			if (si.ssi_signo != SIGCHLD) {
+				if (kill(-cmd, (int)si.ssi_signo) != 0)
+					kill(cmd, (int)si.ssi_signo);
+				continue;
+			}
+			int st;
+			pid_t w;
+			while ((w = waitpid(-1, &st, WNOHANG)) > 0)
+				if (w == cmd)
+					return lnx_status_code(st);
+		}
+	}
+}
+
+_Noreturn void lnx_super_main(struct lnx_child *c)
+{
+	const struct lnx_spec *s = c->s;
+	char err[600];
+	sigset_t ss;
+	lnx_block_forwarded(&ss);
+	/* Its report at exit must not stop it (a background group writing to
+	 * a terminal with tostop) or kill it (a closed pipe): either would
+	 * look like, or be, a supervisor that never ends the run cleanly. The
+	 * command sets every signal back to default before it execs. */
+	signal(SIGTTOU, SIG_IGN);
+	signal(SIGPIPE, SIG_IGN);
+	int sig_fd = signalfd(-1, &ss, SFD_CLOEXEC | SFD_NONBLOCK);
+	struct lnx_notify_rule rules[LNX_NOTIFY_MAX_RULES];
+	size_t nrules = lnx_guard_rules(rules, LNX_NOTIFY_MAX_RULES);
+	struct sock_filter insns[LNX_NOTIFY_MAX_INSNS];
+	unsigned short len = lnx_notify_filter(rules, nrules, insns);
+	struct lnx_guard *g = lnx_guard_new(s->plan);
+	int sp[2];
+	if (sig_fd < 0 || !len || !g || setpgid(0, 0) != 0 ||
+	    prctl(PR_SET_CHILD_SUBREAPER, 1) != 0 ||
+	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) != 0) {
+		snprintf(err, sizeof err, "cannot start the create guard: %s", strerror(errno));
+		lnx_child_fail(c, 125, err);
+	}
+	if (!lnx_exec_drop_privileges(err, sizeof err) || !lnx_exec_landlock(s, err, sizeof err))
+		lnx_child_fail(c, 125, err);
+	prctl(PR_SET_DUMPABLE, 0);
+	pid_t cmd = fork();
+	if (cmd < 0) {
+		snprintf(err, sizeof err, "cannot fork the command: %s", strerror(errno));
+		lnx_child_fail(c, 125, err);
+	}
+	if (cmd == 0) {
+		close(sp[0]);
+		close(sig_fd);
+		c->notify_sock = sp[1];
+		c->notify_insns = insns;
+		c->notify_len = len;
+		lnx_exec_main(c);
+	}
+	/* The command reports its own start-up failures; cagerun must see
+	 * the pipe close when it execs. */
+	close(c->err_fd);
+	close(sp[1]);
+	int l = lnx_notify_recv_fd(sp[0]);
+	close(sp[0]);
+	int code;
+	if (l < 0) {
+		/* The command failed before handing over its listener (and
+		 * said why): nothing to serve. */
+		int st;
+		while (waitpid(cmd, &st, 0) < 0 && errno == EINTR)
+			;
+		code = lnx_status_code(st);
+	} else {
+		struct lnx_notify *nt = lnx_notify_new(l);
+		if (!nt || !lnx_guard_attach(g, nt))
+			super_fail(cmd, "cannot set up the notification loop");
+		code = serve(nt, sig_fd, cmd);
+	}
+	if (!s->quiet)
+		lnx_guard_report(g, stderr);
+	fflush(stderr);
+	_exit(code);
+}

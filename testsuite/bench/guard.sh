@@ -1,0 +1,41 @@
+#!/bin/sh
+# guard.sh - what the create guard costs (docs/benchmarks.md, "The create
+# guard"): per creating call (create_bench) and for a small C build, under
+# cagerun with testsuite/qual/policies/guard.cage (guards: the supervisor
+# runs) and with the same policy less its deny rules (no guards, no
+# supervisor), and bare for reference.
+#
+#   guard.sh CAGERUN CREATE_BENCH SRCDIR [N]
+set -eu
+CAGERUN=$1 BENCH=$2 SRC=$3 N=${4:-20000}
+base=$(mktemp -d "${TMPDIR:-/tmp}/cage-gbench.XXXXXX")
+trap 'rm -rf "$base"' EXIT
+F=$(cd "$base" && pwd -P)
+WS=$F/ws
+mkdir "$WS"
+cp "$BENCH" "$WS/cb"
+sed '/^    deny /d' "$SRC/testsuite/qual/policies/guard.cage" >"$F/noguard.cage"
+run() { (cd "$WS" && "$CAGERUN" -p "$1" -D workspace="$WS" --quiet -- "$@"); }
+echo "per call, N=$N:"
+printf '  bare:           '; (cd "$WS" && ./cb "$N")
+printf '  cagerun:        '; (cd "$WS" && "$CAGERUN" -p "$F/noguard.cage" -D workspace="$WS" --quiet -- ./cb "$N")
+printf '  cagerun+guard:  '; (cd "$WS" && "$CAGERUN" -p "$SRC/testsuite/qual/policies/guard.cage" -D workspace="$WS" --quiet -- ./cb "$N")
+# A small C build: 20 files, one object each, linked.
+mkdir "$WS/proj"
+i=0
+while [ $i -lt 20 ]; do
+	printf 'int f%d(int x){return x*%d;}\n' $i $i >"$WS/proj/f$i.c"
+	i=$((i + 1))
+done
+printf 'int main(void){return 0;}\n' >"$WS/proj/main.c"
+printf 'OBJS=$(patsubst %%.c,%%.o,$(wildcard *.c))\nall: app\napp: $(OBJS)\n\tcc -o $@ $^\n%%.o: %%.c\n\tcc -O1 -c $<\nclean:\n\trm -f *.o app\n' >"$WS/proj/Makefile"
+build() {
+	(cd "$WS/proj" && make -s clean >/dev/null && s=$(date +%s%N) &&
+		"$@" make -s -j1 >/dev/null && e=$(date +%s%N) && echo "$(((e - s) / 1000000)) ms")
+}
+echo "small C build (21 files, make -j1), 3 runs each:"
+for k in 1 2 3; do
+	printf '  bare:           '; build
+	printf '  cagerun:        '; build "$CAGERUN" -p "$F/noguard.cage" -D workspace="$WS" --quiet --
+	printf '  cagerun+guard:  '; build "$CAGERUN" -p "$SRC/testsuite/qual/policies/guard.cage" -D workspace="$WS" --quiet --
+done

@@ -1,0 +1,237 @@
+#!/bin/sh
+# guard.sh - cagerun's create guard (docs/security-model.md, "The create
+# guard") with the policy testsuite/qual/policies/guard.cage, in a
+# workspace that has none of the names it denies.
+#
+#   guard.sh CAGERUN SRCDIR
+#
+# Attacks: each first runs WITHOUT cagerun in a fresh workspace, where it
+# must create the name (a control that fails fails the case), then under
+# cagerun in another fresh workspace, where the command must start and the
+# name must not exist afterwards. Ordinary work: the same script must
+# succeed and leave the same result with and without cagerun.
+#
+# Also the session report: cagerun lists, at exit, the git repositories
+# the run created in the workspace (and only those), not with --quiet.
+#
+# Prints PASS/FAIL per case and a closing "N passed, N failed" line; exits
+# 1 on any failure. Run as root and as an unprivileged user (CTest does
+# both, through testsuite/linux/as_user.sh).
+set -u
+[ $# -eq 2 ] || { echo "usage: guard.sh CAGERUN SRCDIR" >&2; exit 2; }
+CAGERUN=$1 SRC=$2
+POLICY=$SRC/testsuite/qual/policies/guard.cage
+SYSPATH=/usr/local/bin:/usr/bin:/bin
+T=60
+base=$(mktemp -d "${TMPDIR:-/tmp}/cage-guard.XXXXXX") || exit 1
+trap 'chmod -R u+rwX "$base" 2>/dev/null; rm -rf "$base"' EXIT
+trap 'exit 1' INT TERM HUP
+F=$(cd "$base" && pwd -P)
+WS=$F/ws OUT=$F/out
+mkdir "$F/tmp"
+ENVV="PATH=$SYSPATH LANG=C.UTF-8 HOME=$F TMPDIR=$F/tmp"
+PASS=0 FAILED=0
+
+pass() { PASS=$((PASS + 1)); echo "PASS $1"; }
+fail() {
+	FAILED=$((FAILED + 1))
+	echo "FAIL $1: $2"
+	[ -s "$OUT" ] && head -n 15 "$OUT" | sed 's/^/    | /'
+	return 0
+}
+
+# fresh [SETUP]: an empty workspace, then SETUP run in it.
+fresh() {
+	chmod -R u+rwX "$WS" 2>/dev/null
+	rm -rf "$WS" && mkdir "$WS" || exit 1
+	[ -z "${1:-}" ] || (cd "$WS" && env -i $ENVV sh -c "$1") >/dev/null 2>&1
+}
+ctl() { (cd "$WS" && env -i $ENVV timeout -s KILL $T sh -c "$1"); }
+cage() {
+	(cd "$WS" && env -i $ENVV timeout -s KILL $T "$CAGERUN" -p "$POLICY" \
+		-D workspace="$WS" --quiet -- sh -c "echo guard-started; $1")
+}
+
+# attack CASE SETUP SCRIPT CHECK [MARK]: CHECK (a shell test, run in the
+# workspace) is true when the attack worked; MARK, when given, must be in
+# the output under cagerun too (the attacking program did run).
+attack() {
+	c=$1 setup=$2 script=$3 check=$4 mark=${5:-}
+	fresh "$setup"
+	ctl "$script" >"$OUT" 2>&1
+	if ! (cd "$WS" && sh -c "$check"); then
+		fail "$c" "control: the attack did not work without cagerun"
+		return
+	fi
+	fresh "$setup"
+	cage "$script" >"$OUT" 2>&1
+	if ! grep -q '^guard-started$' "$OUT"; then
+		fail "$c" "cagerun did not start the command"
+	elif [ -n "$mark" ] && ! grep -q "^$mark\$" "$OUT"; then
+		fail "$c" "the attacking program did not run under cagerun"
+	elif (cd "$WS" && sh -c "$check"); then
+		fail "$c" "the attack worked under cagerun"
+	else
+		pass "$c"
+	fi
+}
+
+# work CASE SETUP SCRIPT: SCRIPT succeeds, and prints the same, with and
+# without cagerun.
+work() {
+	c=$1 setup=$2 script=$3
+	fresh "$setup"
+	if ! ctl "$script" >"$OUT.ctl" 2>&1; then
+		cp "$OUT.ctl" "$OUT"
+		fail "$c" "control: the script failed without cagerun"
+		return
+	fi
+	fresh "$setup"
+	cage "$script" >"$OUT" 2>&1
+	rc=$?
+	grep -v '^guard-started$' "$OUT" >"$OUT.cage"
+	if [ $rc -ne 0 ]; then
+		fail "$c" "failed under cagerun (status $rc)"
+	elif ! cmp -s "$OUT.ctl" "$OUT.cage"; then
+		diff "$OUT.ctl" "$OUT.cage" >"$OUT"
+		fail "$c" "output differs under cagerun"
+	else
+		pass "$c"
+	fi
+}
+
+PROBE=$F/guardprobe
+if ! cc -O1 -pthread -o "$PROBE" "$SRC/testsuite/qual/guardprobe.c" >"$OUT" 2>&1; then
+	fail "setup" "cannot compile guardprobe.c"
+	echo "$PASS passed, $FAILED failed"
+	exit 1
+fi
+
+EX='test -e .envrc -o -L .envrc'
+# ---- attacks: a name the policy denies, created some way --------------
+attack redirect '' 'echo x > .envrc' "$EX"
+attack touch '' 'touch .envrc' "$EX"
+attack cp '' 'echo x > a && cp a .envrc' "$EX"
+attack symlink '' 'ln -s /etc/passwd .envrc' "$EX"
+attack hardlink '' 'echo x > a && ln a .envrc' "$EX"
+attack mv-file '' 'echo x > a && mv a .envrc' "$EX"
+attack dangling-link '' 'ln -s .envrc lure && echo x > lure' "$EX"
+attack link-chain '' 'mkdir d && ln -s ../.envrc d/l1 && ln -s d/l1 l2 && echo x > l2' "$EX"
+attack vscode-dir '' 'mkdir .vscode' 'test -e .vscode'
+attack vscode-tasks '' 'mkdir -p .vscode && echo {} > .vscode/tasks.json' 'test -e .vscode/tasks.json'
+attack vscode-moved '' 'mkdir v && echo {} > v/tasks.json && mv v .vscode' 'test -e .vscode/tasks.json'
+attack claude-settings '' 'mkdir -p .claude && echo {} > .claude/settings.json' \
+	'test -e .claude/settings.json'
+attack claude-moved-dir '' 'mkdir d && echo {} > d/settings.json && mv d .claude' \
+	'test -e .claude/settings.json'
+attack claude-symlinked-dir '' 'mkdir d && echo {} > d/settings.json && ln -s d .claude' \
+	'test -e .claude/settings.json'
+attack git-hooks '' 'mkdir -p .git/hooks && echo x > .git/hooks/pre-commit' \
+	'test -e .git/hooks/pre-commit'
+attack git-config '' 'mkdir -p .git && echo x > .git/config' 'test -e .git/config'
+attack git-file '' 'echo "gitdir: elsewhere" > .git' 'test -e .git'
+attack git-renamed-back 'mkdir .git && echo ref > .git/HEAD' \
+	'mv .git .git-old && mkdir -p .git-old/hooks && echo x > .git-old/hooks/pre-commit && mv .git-old .git' \
+	'test -e .git/hooks/pre-commit'
+attack git-config-replaced 'mkdir .git && echo orig > .git/config' \
+	'echo evil > c2 && mv c2 .git/config' 'grep -q evil .git/config'
+attack submodule-hooks '' \
+	'mkdir -p .git/modules/sub/hooks && echo x > .git/modules/sub/hooks/post-checkout' \
+	'test -e .git/modules/sub/hooks/post-checkout'
+attack submodule-hooks-moved '' \
+	'mkdir -p .git/modules/sub h/hooks && echo x > h/hooks/post-checkout && mv h .git/modules/sub/deeper' \
+	'test -e .git/modules/sub/deeper/hooks/post-checkout'
+# The probe is copied into the workspace, where the policy lets it run.
+for m in openat creat mknod symlinkat linkat procself tmpfile race; do
+	attack "c-$m" "cp $PROBE gp" "./gp $m && echo probe-ran" "$EX" probe-ran
+done
+attack c-renameat2 "cp $PROBE gp" './gp renameat2 && echo probe-ran' \
+	'test -e .claude/settings.json' probe-ran
+attack c-exchange "cp $PROBE gp" './gp exchange && echo probe-ran' \
+	'test -e .claude/settings.json' probe-ran
+
+# ---- ordinary work: exactly as without cagerun -------------------------
+work every-level '' 'mkdir -p a/b/c && touch a/x a/b/y a/b/c/z .other && mkdir .claude .git-like &&
+	touch .claude/other.json && echo x > .envrc.example && ln -s a lnk && ln a/x hard &&
+	mv a/x a/moved && find . | sort'
+work git-new-folder '' 'git init -q r && cd r && echo x > f && git add f &&
+	git -c user.name=t -c user.email=t@t commit -qm first && git branch b2 && git branch &&
+	git log --format=%s && git status --short && cd .. && git clone -q r r2 && cat r2/f'
+work cc-make '' 'printf "int main(void){return 0;}\n" > m.c &&
+	printf "all: m\nm: m.c\n\tcc -o m m.c\n" > Makefile && make -s && ./m && echo built'
+work dev-null-stdout '' 'echo a > /dev/null && (echo b > /dev/stdout) | cat && echo c >> /dev/null'
+work fifo '' 'mkfifo p && { cat p > got & } && echo data > p && wait && cat got'
+work umask '' 'umask 077 && touch u7 && mkdir d7 && mkfifo f7 && umask 022 && touch u2 &&
+	mkdir d2 && stat -c "%n %a" u7 d7 f7 u2 d2'
+work symlink-followed '' 'ln -s target.txt lnk && echo x > lnk && cat target.txt'
+work proc-self-last '' '(echo x > /proc/self) 2>/dev/null; echo $?; (echo y > /proc/self/fd/1) | cat'
+work exclusive-exists '' 'touch e && (set -C; echo x > e) 2>/dev/null; echo $?'
+
+# ---- the session report: repositories the run created -------------------
+report() {
+	(cd "$WS" && env -i $ENVV timeout -s KILL $T "$CAGERUN" -p "$POLICY" \
+		-D workspace="$WS" "$@" -- sh -c 'git init -q new && mkdir -p x/y &&
+		echo "gitdir: ../../new/.git" > x/y/.git && git init -q old/inner')
+}
+fresh 'git init -q old'
+report >"$OUT" 2>&1
+if [ ! -d "$WS/new/.git" ] || [ ! -f "$WS/x/y/.git" ]; then
+	fail session-report "the run did not create the repositories"
+elif ! grep -q "^cagerun:   $WS/new/.git\$" "$OUT" || ! grep -q "^cagerun:   $WS/x/y/.git\$" "$OUT" ||
+	! grep -q "^cagerun:   $WS/old/inner/.git\$" "$OUT"; then
+	fail session-report "a new repository is not listed"
+elif grep -q "^cagerun:   $WS/old/.git\$" "$OUT"; then
+	fail session-report "a repository that was there before is listed"
+else
+	pass session-report
+fi
+fresh 'git init -q old'
+report --quiet >"$OUT" 2>&1
+if [ ! -d "$WS/new/.git" ]; then
+	fail session-report-quiet "the run did not create the repository"
+elif grep -q "repositories" "$OUT"; then
+	fail session-report-quiet "--quiet still lists repositories"
+else
+	pass session-report-quiet
+fi
+
+# ---- fail closed: the supervisor killed from outside ---------------------
+# cagerun -> init -> supervisor -> command: the control lets the command
+# finish (status 0); then the supervisor is killed while the command runs,
+# and the run must stop with 125 and say why.
+sup_case() {
+	fresh
+	(cd "$WS" && exec env -i $ENVV "$CAGERUN" -p "$POLICY" -D workspace="$WS" --quiet \
+		-- sh -c "echo guard-started; sleep $1; echo survived > after") >"$OUT" 2>&1 &
+	run=$!
+	i=0
+	while ! grep -q '^guard-started$' "$OUT" 2>/dev/null && [ $i -lt 200 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	if [ "$2" = kill ]; then
+		init=$(pgrep -P $run | head -n 1)
+		sup=$(pgrep -P "${init:-0}" | head -n 1)
+		[ -n "$sup" ] && kill -KILL "$sup"
+	fi
+	wait $run
+	RC=$?
+}
+sup_case 1 none
+if [ $RC -ne 0 ] || [ ! -e "$WS/after" ]; then
+	fail supervisor-killed "control: the command did not finish under cagerun (status $RC)"
+else
+	sup_case 20 kill
+	if [ $RC -ne 125 ]; then
+		fail supervisor-killed "status $RC, expected 125"
+	elif [ -e "$WS/after" ]; then
+		fail supervisor-killed "the command went on after its supervisor died"
+	elif ! grep -q "supervisor was killed" "$OUT"; then
+		fail supervisor-killed "cagerun did not say why it stopped"
+	else
+		pass supervisor-killed
+	fi
+fi
+
+echo "$PASS passed, $FAILED failed"
+[ "$FAILED" -eq 0 ]

@@ -1,0 +1,124 @@
+/*
+ * guardprobe.c - tries to create a guarded name with the system calls a
+ * shell does not use (testsuite/qual/guard.sh). Run in the workspace:
+ *
+ *   guardprobe openat|creat|mknod|symlinkat|linkat|renameat2|exchange|procself|tmpfile|race
+ *
+ * Exits 0 when the call(s) ran (whatever they returned): the test looks
+ * at the filesystem afterwards, never at what this program believes.
+ * `race` flips a path buffer between a harmless name and ".envrc" from a
+ * second thread while the first keeps calling openat(O_CREAT) on it: a
+ * guard that let the kernel re-read the path after checking it would lose
+ * this race. Bounded to 20000 calls and 10 seconds.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef RENAME_EXCHANGE
+#define RENAME_EXCHANGE (1 << 1)
+#endif
+
+static char buf[64] = "harmless";
+static atomic_int stop;
+
+static void *flipper(void *arg)
+{
+	(void)arg;
+	/* Each name stays a while, so that either may be what a call reads. */
+	while (!atomic_load(&stop)) {
+		memcpy(buf, ".envrc\0\0\0", 9);
+		/* The barrier keeps the compiler from dropping the store. */
+		__asm__ volatile("" ::: "memory");
+		for (volatile int i = 0; i < 2000; i++)
+			;
+		memcpy(buf, "harmless", 9);
+		__asm__ volatile("" ::: "memory");
+		for (volatile int i = 0; i < 2000; i++)
+			;
+	}
+	return NULL;
+}
+
+static int race(void)
+{
+	pthread_t t;
+	if (pthread_create(&t, NULL, flipper, NULL) != 0)
+		return 2;
+	time_t end = time(NULL) + 10;
+	for (int i = 0; i < 20000 && time(NULL) < end; i++) {
+		int fd = openat(AT_FDCWD, buf, O_WRONLY | O_CREAT, 0644);
+		if (fd >= 0)
+			close(fd);
+		unlink("harmless");
+		if (access(".envrc", F_OK) == 0)
+			break; /* lost: no need to go on */
+	}
+	atomic_store(&stop, 1);
+	pthread_join(t, NULL);
+	return 0;
+}
+
+static void file(const char *name)
+{
+	int fd = open(name, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd >= 0)
+		close(fd);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 2)
+		return 2;
+	const char *m = argv[1];
+	if (!strcmp(m, "openat")) {
+		int fd = openat(AT_FDCWD, ".envrc", O_WRONLY | O_CREAT | O_EXCL, 0644);
+		if (fd >= 0)
+			close(fd);
+	} else if (!strcmp(m, "creat")) {
+		int fd = (int)syscall(SYS_creat, ".envrc", 0644);
+		if (fd >= 0)
+			close(fd);
+	} else if (!strcmp(m, "mknod")) {
+		mknodat(AT_FDCWD, ".envrc", S_IFIFO | 0644, 0);
+	} else if (!strcmp(m, "symlinkat")) {
+		symlinkat("/etc/passwd", AT_FDCWD, ".envrc");
+	} else if (!strcmp(m, "linkat")) {
+		file("src");
+		int dfd = open(".", O_RDONLY | O_DIRECTORY);
+		linkat(dfd, "src", dfd, ".envrc", 0);
+	} else if (!strcmp(m, "renameat2")) {
+		mkdir("d", 0755);
+		file("d/settings.json");
+		syscall(SYS_renameat2, AT_FDCWD, "d", AT_FDCWD, ".claude", 0);
+	} else if (!strcmp(m, "exchange")) {
+		/* .claude exists (empty, allowed); swap in one holding the name. */
+		mkdir(".claude", 0755);
+		mkdir("d", 0755);
+		file("d/settings.json");
+		syscall(SYS_renameat2, AT_FDCWD, "d", AT_FDCWD, ".claude", RENAME_EXCHANGE);
+	} else if (!strcmp(m, "procself")) {
+		file("/proc/self/cwd/.envrc");
+	} else if (!strcmp(m, "tmpfile")) {
+		/* An unnamed file given the name afterwards. */
+		int fd = open(".", O_WRONLY | O_TMPFILE, 0644);
+		char p[64];
+		snprintf(p, sizeof p, "/proc/self/fd/%d", fd);
+		if (fd >= 0)
+			linkat(AT_FDCWD, p, AT_FDCWD, ".envrc", AT_SYMLINK_FOLLOW);
+	} else if (!strcmp(m, "race")) {
+		return race();
+	} else {
+		return 2;
+	}
+	return 0;
+}
