@@ -13,6 +13,7 @@
 
 #include "cage.h"
 #include "cli.h"
+#include "suggest.h"
 #include "cpt.h"
 #include "emit.h"
 #include "lint.h"
@@ -30,6 +31,8 @@ static const char usage_text[] =
 	"       cagec lint [options] FILE...     (see cagec lint --help)\n"
 	"       cagec explain [options] FILE ACCESS TARGET\n"
 	"       cagec explain [options] FILE rename|link SRC DST\n"
+	"       cagec monitor-report LOG [--detailed]\n"
+	"       cagec suggest LOG [--into POLICY [--write]] [options]\n"
 	"       cagec fmt [--check | -w] FILE...  (see cagec fmt --help)\n"
 	"       cagec --dump-table TABLE.cpt\n"
 	"       cagec --version | --help\n"
@@ -153,6 +156,10 @@ int main(int argc, char **argv)
 		return lint_main(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "explain") == 0)
 		return explain_main(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "suggest") == 0)
+		return suggest_main(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "monitor-report") == 0)
+		return monitor_report_main(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "fmt") == 0)
 		return fmt_command(argc - 1, argv + 1, stdout, stderr);
 	static const struct option longopts[] = {

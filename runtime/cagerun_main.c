@@ -33,7 +33,8 @@
 enum {
 	O_POLICY = 256, O_TASK, O_MODE, O_LOG, O_RESOLVE, O_QUIET, O_VERBOSE, O_SHOW, O_PIN,
 	O_SHELL, O_ALLOW_YOLO, O_PROXY_ONLY, O_LISTEN, O_SOCKET, O_MAX_CONNS, O_HEADER_TIMEOUT,
-	O_CONNECT_TIMEOUT, O_IDLE_TIMEOUT, O_HELP, O_VERSION, O_BACKEND,
+	O_CONNECT_TIMEOUT, O_IDLE_TIMEOUT, O_HELP, O_VERSION, O_BACKEND, O_RECORD_COVERED,
+	O_RECORD_WORKSPACE, O_LOG_DENIALS,
 };
 
 static const struct cli_opt run_opts_table[] = {
@@ -42,7 +43,7 @@ static const struct cli_opt run_opts_table[] = {
 	{ "task", 0, "FILE", O_TASK, CLI_CAGERUN,
 	  "add FILE as the task layer, last, on top of the layers found automatically" },
 	{ "mode", 0, "MODE", O_MODE, CLI_CAGERUN,
-	  "override the policy's mode: off, enforce-fs or enforce" },
+	  "override the policy's mode: off, monitor, enforce-fs or enforce" },
 	{ "log", 0, "FILE", O_LOG, CLI_CAGERUN,
 	  "append the proxy's JSON-lines access log to FILE (created 0600)" },
 	{ "resolve", 0, "HOST:PORT:ADDR", O_RESOLVE, CLI_CAGERUN,
@@ -55,6 +56,13 @@ static const struct cli_opt run_opts_table[] = {
 	{ "backend", 0, "NAME", O_BACKEND, CLI_CAGERUN,
 	  "the launcher, linux or seatbelt (default: this host's); seatbelt on Linux does "
 	  "every step up to the exec, then fails closed (125): how the macOS path is tested" },
+	{ "record-covered", 0, NULL, O_RECORD_COVERED, CLI_CAGERUN,
+	  "monitor: also record the accesses the policy covers (only-would-block off)" },
+	{ "record-workspace", 0, NULL, O_RECORD_WORKSPACE, CLI_CAGERUN,
+	  "monitor: also record covered accesses under the workspace (exclude-workspace off)" },
+	{ "log-denials", 0, NULL, O_LOG_DENIALS, CLI_CAGERUN,
+	  "enforce, enforce-fs: also observe file calls and record each one the policy "
+	  "denies (to --log, and a summary at exit)" },
 	{ "show", 0, NULL, O_SHOW, CLI_CAGERUN,
 	  "print the layers, mode, grants and lint's findings for -- COMMAND; run nothing" },
 	{ "pin", 0, "FINGERPRINT", O_PIN, CLI_CAGERUN,
@@ -187,6 +195,7 @@ static void run_free(struct run *r)
 struct args {
 	const char *policy, *task, *listen, *sock, *logpath, *mode, *pin, *backend;
 	bool proxy_only, show, shell, allow_yolo, quiet, verbose;
+	bool record_covered, record_workspace, log_denials;
 	char **argv; /* the command, or NULL */
 };
 
@@ -223,6 +232,9 @@ static int parse_args(int argc, char **argv, struct prx_config *cfg, struct run 
 			break;
 		case O_QUIET: a->quiet = true; break;
 		case O_VERBOSE: a->verbose = true; break;
+		case O_RECORD_COVERED: a->record_covered = true; break;
+		case O_RECORD_WORKSPACE: a->record_workspace = true; break;
+		case O_LOG_DENIALS: a->log_denials = true; break;
 		case O_SHOW: a->show = true; break;
 		case O_PIN: a->pin = v; break;
 		case O_SHELL: a->shell = true; break;
@@ -429,7 +441,10 @@ static int run_layers(struct run *r, struct args *a)
 					       .log_path = a->logpath, .resolve = r->res,
 					       .quiet = a->quiet, .verbose = a->verbose, .pol = L.pol,
 					       .prompt = a->shell ? "[cage] $ " : NULL,
-					       .backend = a->backend, .policy_file = a->policy };
+					       .backend = a->backend, .policy_file = a->policy,
+					       .record_covered = a->record_covered,
+					       .record_workspace = a->record_workspace,
+					       .log_denials = a->log_denials };
 			fflush(stderr);
 			status = run_backend(&ro);
 			if (!a->quiet)

@@ -29,6 +29,12 @@ struct run_opts {
 	 * loading `policy`, and not freed by run_command. */
 	cage_policy *pol;
 	const char *prompt; /* PS1 for --shell, or NULL */
+	/* monitor mode: turn off the only-would-block and exclude-workspace
+	 * toggles (docs/monitor.md) */
+	bool record_covered, record_workspace;
+	/* enforce modes: also observe file calls and record what the policy
+	 * denies (docs/monitor.md) */
+	bool log_denials;
 };
 
 /* "cagerun: MESSAGE" on stderr; returns RUN_SETUP_FAILED. */

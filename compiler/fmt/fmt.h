@@ -30,6 +30,12 @@ enum { FMT_WIDTH = 100, FMT_INDENT = 4 };
 bool fmt_source(const struct src_file *f, struct arena *a, struct diag_list *diags,
 		char **out, size_t *outlen);
 
+/* A unified diff of a -> b in one hunk (first to last changed line, with
+ * context), headed "--- name" / "+++ name (label)"; at most max_lines
+ * changed lines are shown (0: all). */
+void fmt_print_diff(FILE *out, const char *name, const char *label, const char *a, size_t alen,
+		    const char *b, size_t blen, size_t max_lines);
+
 /* The `cagec fmt` command: argv[0] is "fmt". Writes formatted text or
  * reports to `out`, diagnostics and errors to `err`. Returns the exit
  * status: 0 ok, 1 a file has syntax errors or (with --check) would change,

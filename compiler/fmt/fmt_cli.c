@@ -103,8 +103,8 @@ static void fmt_diff_line(FILE *out, char mark, const char *s, size_t n)
 /* A unified diff with one hunk: from the first to the last changed line,
  * with context. Not minimal, but exact and applicable, and it shows the
  * reader where the file departs from the canonical form. */
-static void fmt_diff(FILE *out, const char *name, const char *a, size_t alen, const char *b,
-		     size_t blen)
+void fmt_print_diff(FILE *out, const char *name, const char *label, const char *a, size_t alen,
+		    const char *b, size_t blen, size_t max_lines)
 {
 	struct fmt_lines x, y;
 	if (!fmt_split(a, alen, &x))
@@ -124,19 +124,19 @@ static void fmt_diff(FILE *out, const char *name, const char *a, size_t alen, co
 	size_t c1 = suf < FMT_DIFF_CONTEXT ? suf : FMT_DIFF_CONTEXT;
 	size_t xs = pre - c0, xn = x.n - pre - suf + c0 + c1;
 	size_t ys = pre - c0, yn = y.n - pre - suf + c0 + c1;
-	fprintf(out, "--- %s\n+++ %s (formatted)\n", name, name);
+	fprintf(out, "--- %s\n+++ %s (%s)\n", name, name, label);
 	fprintf(out, "@@ -%zu,%zu +%zu,%zu @@\n", xn ? xs + 1 : xs, xn, yn ? ys + 1 : ys, yn);
 	for (size_t i = xs; i < pre; i++)
 		fmt_diff_line(out, ' ', x.p[i], x.len[i]);
 	size_t shown = 0, hidden = 0;
 	for (size_t i = pre; i < x.n - suf; i++) {
-		if (shown++ < FMT_DIFF_MAX_LINES)
+		if (!max_lines || shown++ < max_lines)
 			fmt_diff_line(out, '-', x.p[i], x.len[i]);
 		else
 			hidden++;
 	}
 	for (size_t i = pre; i < y.n - suf; i++) {
-		if (shown++ < FMT_DIFF_MAX_LINES)
+		if (!max_lines || shown++ < max_lines)
 			fmt_diff_line(out, '+', y.p[i], y.len[i]);
 		else
 			hidden++;
@@ -297,7 +297,7 @@ static int fmt_one(const char *path, const struct fmt_opts *o, FILE *out, FILE *
 			status = FMT_EXIT_USAGE;
 	}
 	if (changed && o->check) {
-		fmt_diff(out, f.name, text, len, res, rlen);
+		fmt_print_diff(out, f.name, "formatted", text, len, res, rlen, FMT_DIFF_MAX_LINES);
 		fprintf(err, "cagec fmt: %s is not formatted%s\n", f.name, rewritten ? "; rewritten" : "");
 		if (status < FMT_EXIT_CHANGED)
 			status = FMT_EXIT_CHANGED;

@@ -16,6 +16,8 @@
  * starts half-confined.
  */
 #include "lnx_sandbox.h"
+#include "lnx_notify.h"
+#include "lnx_observe.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -40,7 +42,7 @@
 
 extern char **environ;
 
-static void reset_signals(void)
+void lnx_reset_signals(void)
 {
 	for (int sig = 1; sig < NSIG; sig++)
 		if (sig != SIGKILL && sig != SIGSTOP)
@@ -109,7 +111,7 @@ _Noreturn void lnx_exec_main(struct lnx_child *c)
 {
 	const struct lnx_spec *s = c->s;
 	char err[600];
-	reset_signals();
+	lnx_reset_signals();
 	if (setpgid(0, 0) != 0)
 		lnx_child_fail(c, 125, "cannot give the command its own process group");
 	if (s->take_terminal)
@@ -125,6 +127,11 @@ _Noreturn void lnx_exec_main(struct lnx_child *c)
 	if ((c->notify_sock < 0 && !lnx_exec_drop_privileges(err, sizeof err)) ||
 	    !lnx_exec_landlock(s, err, sizeof err))
 		lnx_child_fail(c, 125, err);
+	/* --log-denials: the observer's filter (its listener leaves by
+	 * sendmsg, which it does not watch). */
+	int ofd = -1;
+	if (s->observe && (ofd = lnx_observe_install(false, err, sizeof err)) < 0)
+		lnx_child_fail(c, 125, err);
 	if (!lnx_seccomp_install(s->seccomp, err, sizeof err))
 		lnx_child_fail(c, 125, err);
 	if (c->notify_sock >= 0) {
@@ -135,6 +142,11 @@ _Noreturn void lnx_exec_main(struct lnx_child *c)
 			lnx_child_fail(c, 125, "cannot hand the create guard its listener");
 		close(l);
 		close(c->notify_sock);
+	}
+	if (ofd >= 0) {
+		if (!lnx_notify_send_fd(s->observe_sock, ofd))
+			lnx_child_fail(c, 125, "cannot hand the denial observer's listener to cagerun");
+		close(ofd);
 	}
 	if (syscall(SYS_close_range, 3u, ~0u, CLOSE_RANGE_CLOEXEC) != 0)
 		lnx_child_fail(c, 125, "cannot close inherited descriptors");

@@ -24,7 +24,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <termios.h>
@@ -34,10 +36,14 @@
 #include "lease.h"
 #include "lnx_gitreport.h"
 #include "lnx_landlock.h"
+#include "lnx_monitor.h"
+#include "lnx_notify.h"
+#include "lnx_observe.h"
 #include "lnx_sandbox.h"
 #include "lnx_seccomp.h"
 #include <seccomp.h>
 #include "lplan.h"
+#include "mon_sink.h"
 #include "path.h"
 #include "policy.h"
 #include "prx.h"
@@ -74,6 +80,11 @@ struct lrun {
 	char **envp;
 	struct lnx_sandbox sb;
 	struct lnx_seccomp_prog sc;
+	struct mon_sink sink; /* monitor mode, and denials in enforce mode */
+	bool have_sink;
+	bool ran; /* the command was exec'd */
+	int obs_sock; /* --log-denials: where the observer's listener arrives */
+	struct lnx_observer *obs;
 	struct gitreport git; /* repositories the run creates in the workspace */
 	int status; /* init's exit status, once it exited */
 	bool exited;
@@ -154,26 +165,36 @@ static int build_table(struct lrun *r)
 /* The server starts its resolver threads: only once the sandbox has been
  * cloned, since the child of a threaded process must not touch a lock
  * (malloc's) that another thread may hold at that moment. */
-static int start_proxy_server(struct lrun *r)
+/* --log: created 0600, appended, never through a symlink. */
+static int open_log(struct lrun *r)
+{
+	if (!r->o->log_path || r->log_fd >= 0)
+		return 0;
+	r->log_fd = open(r->o->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW,
+			 0600);
+	if (r->log_fd < 0)
+		return fail("--log %s: %s", r->o->log_path, strerror(errno));
+	return 0;
+}
+
+static int start_proxy_server(struct lrun *r, struct prx_policy pol, const char *secret)
 {
 	char err[512];
+	int rc;
 	struct prx_config cfg;
 	memset(&cfg, 0, sizeof cfg);
 	prx_limits_default(&cfg.limits);
-	cfg.policy = prx_policy_of_table(&r->table);
+	cfg.policy = pol;
+	cfg.secret = secret;
 	cfg.overrides = r->o->resolve;
 	cfg.log_fd = -1;
 	/* Denials as they happen, on the terminal the user watches. */
 	cfg.notice_fd = r->o->quiet ? -1 : STDERR_FILENO;
 	cfg.on_stop_fd = on_signal;
 	cfg.stop_ctx = r;
-	if (r->o->log_path) {
-		r->log_fd = open(r->o->log_path,
-				 O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
-		if (r->log_fd < 0)
-			return fail("--log %s: %s", r->o->log_path, strerror(errno));
-		cfg.log_fd = r->log_fd;
-	}
+	if (r->mode != IR_MODE_MONITOR && (rc = open_log(r)))
+		return rc;
+	cfg.log_fd = r->mode == IR_MODE_MONITOR ? -1 : r->log_fd;
 	r->srv = prx_server_new(&cfg, err, sizeof err);
 	if (!r->srv)
 		return fail("%s", err);
@@ -216,8 +237,13 @@ static bool on_signal(void *ctx)
 				kill(r->sb.init, (int)si.ssi_signo);
 			continue;
 		}
+		/* Every child: in monitor mode cagerun is the subreaper of the
+		 * command's tree, and orphans must not pile up as zombies. */
 		int st;
-		if (r->sb.init > 0 && waitpid(r->sb.init, &st, WNOHANG) == r->sb.init) {
+		pid_t p;
+		while ((p = waitpid(-1, &st, WNOHANG)) > 0) {
+			if (p != r->sb.init)
+				continue;
 			r->sb.init = -1;
 			r->exited = true;
 			r->status = WIFEXITED(st) ? WEXITSTATUS(st)
@@ -238,6 +264,24 @@ static void wait_without_proxy(struct lrun *r)
 	}
 }
 
+/* The hosts the proxy denied, as monitor records in the --log file, so
+ * the log says what enforce refused in the same form monitor mode uses. */
+static void log_denial(void *ctx, const char *host, unsigned port, unsigned long count,
+		       const char *rule)
+{
+	int fd = *(const int *)ctx;
+	if (!*host) /* past the proxy's bound on distinct hosts */
+		return;
+	struct mon_record rec = { .time_ms = mon_now_ms(), .syscall = "proxy",
+				  .access = IR_A_CONNECT, .host = host, .port = port,
+				  .verdict = MON_DENIED, .count = count };
+	if (rule && *rule && strcmp(rule, PRX_DENY_INTERNAL) != 0)
+		rec.rule = rule;
+	else if (rule && *rule)
+		rec.rule_text = rule;
+	(void)mon_record_write(fd, &rec);
+}
+
 static int block_signals(struct lrun *r)
 {
 	sigset_t ss;
@@ -255,8 +299,9 @@ static int block_signals(struct lrun *r)
 	return 0;
 }
 
-/* The directory the session report looks through: the `workspace`
- * param when the policy has one, else where the command starts. */
+/* The directory the session report looks through, and the workspace of
+ * monitor mode's exclude-workspace toggle: the `workspace` param when the
+ * policy has one, else where the command starts. */
 static const char *workspace_of(struct lrun *r, const char *cwd)
 {
 	const struct ir_policy *ir = r->pol->ir;
@@ -271,6 +316,152 @@ static const char *workspace_of(struct lrun *r, const char *cwd)
 	return cwd;
 }
 
+/* ---- monitor mode ---- */
+
+/* The proxy in log-only mode: every host is recorded by name and allowed,
+ * internal addresses included, as an unsandboxed command would reach them. */
+static void mon_on_host(void *ctx, const struct host_norm *h, unsigned port, struct prx_verdict *v)
+{
+	struct lrun *r = ctx;
+	struct mon_class c;
+	const char *name = h->kind == HOST_NAME && ir_host_is_localhost(h->name) ? "localhost"
+										 : h->name;
+	mon_sink_classify_host(&r->sink, name, port, &c);
+	if (c.record) {
+		struct mon_record rec = { .time_ms = mon_now_ms(), .syscall = "proxy",
+					  .access = IR_A_CONNECT, .host = name, .port = port };
+		mon_sink_record(&r->sink, &rec, &c);
+	}
+	v->allowed = true;
+	v->rule[0] = '\0';
+}
+
+static void mon_on_addr(void *ctx, const struct sockaddr *sa, unsigned port, struct prx_verdict *v)
+{
+	(void)ctx;
+	(void)sa;
+	(void)port;
+	v->allowed = true;
+	v->rule[0] = '\0';
+}
+
+/* A loopback listener for the proxy, made before the fork so that its
+ * port can go into the command's environment. */
+static int proxy_listener(uint16_t *port)
+{
+	int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	socklen_t len = sizeof a;
+	if (s < 0 || bind(s, (struct sockaddr *)&a, sizeof a) != 0 || listen(s, 4096) != 0 ||
+	    getsockname(s, (struct sockaddr *)&a, &len) != 0) {
+		int e = errno;
+		if (s >= 0)
+			close(s);
+		errno = e;
+		return -1;
+	}
+	*port = ntohs(a.sin_port);
+	return s;
+}
+
+static int launch_monitor(struct lrun *r)
+{
+	int rc;
+	char err[1024], cwd[4096];
+	if (!getcwd(cwd, sizeof cwd))
+		return fail("getcwd: %s", strerror(errno));
+	if ((rc = open_log(r)))
+		return rc;
+	if (!lease_create(&r->lease, r->prof->private_home, err, sizeof err))
+		return fail("%s", err);
+	const struct mon_opts mo = {
+		.only_would_block = !r->o->record_covered,
+		.exclude_workspace = !r->o->record_workspace,
+		.workspace = workspace_of(r, cwd),
+		.log_fd = r->log_fd,
+		.always = { r->lease.tmp, r->lease.home },
+	};
+	mon_sink_init(&r->sink, r->prof, &mo);
+	r->have_sink = true;
+	if ((rc = block_signals(r)))
+		return rc;
+	unsigned char rnd[16];
+	char secret[33], proxy_url[96];
+	if (getrandom(rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd)
+		return fail("getrandom: %s", strerror(errno));
+	for (int i = 0; i < 16; i++)
+		snprintf(secret + 2 * i, 3, "%02x", rnd[i]);
+	uint16_t pport = 0;
+	int lfd = proxy_listener(&pport);
+	if (lfd < 0)
+		return fail("cannot listen for the proxy on 127.0.0.1: %s", strerror(errno));
+	snprintf(proxy_url, sizeof proxy_url, "http://cage:%s@127.0.0.1:%u", secret, (unsigned)pport);
+	struct runenv_extra x = { r->lease.tmp, r->lease.home, proxy_url, r->o->prompt };
+	r->envp = runenv_build(r->prof, environ, &x);
+	if (!r->envp) {
+		close(lfd);
+		return fail("out of memory");
+	}
+	r->had_terminal = isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp();
+	struct lnx_monitor_child mc;
+	if (!lnx_monitor_spawn(r->o->argv, r->envp, r->had_terminal, &mc, err, sizeof err)) {
+		close(lfd);
+		if (mc.pid > 0)
+			waitpid(mc.pid, NULL, 0);
+		return fail("%s; nothing was run", err);
+	}
+	r->sb.init = mc.pid;
+	r->obs = lnx_observer_start(mc.listen_fd, &r->sink, pport, err, sizeof err);
+	struct prx_policy pol = { r, mon_on_host, mon_on_addr };
+	bool ok = r->obs && !(rc = start_proxy_server(r, pol, secret));
+	if (!ok)
+		close(lfd);
+	else
+		ok = prx_server_adopt_listener(r->srv, lfd, true, err, sizeof err);
+	if (!ok) {
+		kill(mc.pid, SIGKILL);
+		lnx_monitor_reap_leftovers(mc.pid);
+		r->sb.init = -1;
+		return rc ? rc : fail("%s; nothing was run", err);
+	}
+	if ((rc = lnx_monitor_wait_exec(&mc, err, sizeof err))) {
+		fprintf(stderr, "cagerun: %s\n", err);
+		return rc;
+	}
+	r->ran = true;
+	if (!prx_server_run(r->srv, r->sig_fd, err, sizeof err)) {
+		fprintf(stderr, "cagerun: proxy: %s; stopping the command\n", err);
+		return RUN_SETUP_FAILED;
+	}
+	wait_without_proxy(r);
+	lnx_monitor_reap_leftovers(mc.pid);
+	return r->status;
+}
+
+/* --log-denials: the command sends the observer's listener right before
+ * it execs, or fails and says why on err_fd (then wait_exec reports it). */
+static int start_denial_observer(struct lrun *r)
+{
+	char err[512];
+	struct pollfd p[2] = { { r->obs_sock, POLLIN, 0 }, { r->sb.err_fd, POLLIN, 0 } };
+	int n;
+	do
+		n = poll(p, 2, 30000);
+	while (n < 0 && errno == EINTR);
+	if (n == 0)
+		return fail("the denial observer's listener did not arrive; stopping the sandbox");
+	if (!(p[0].revents & POLLIN))
+		return 0; /* the command failed first: wait_exec says why */
+	int fd = lnx_notify_recv_fd(r->obs_sock);
+	if (fd < 0)
+		return 0;
+	r->obs = lnx_observer_start(fd, &r->sink, 0, err, sizeof err);
+	if (!r->obs)
+		return fail("%s; stopping the sandbox", err);
+	return 0;
+}
+
 static int launch(struct lrun *r)
 {
 	int rc, abi;
@@ -280,8 +471,7 @@ static int launch(struct lrun *r)
 	if (r->mode == IR_MODE_OFF)
 		return run_unconfined(r->o->argv);
 	if (r->mode == IR_MODE_MONITOR)
-		return fail("monitor mode is not available on Linux yet; nothing was run (use "
-			    "--mode enforce-fs or enforce)");
+		return launch_monitor(r);
 	if ((rc = check_kernel(r, &abi)))
 		return rc;
 	const char *perr = NULL;
@@ -338,7 +528,28 @@ static int launch(struct lrun *r)
 		.seccomp = &r->sc,
 		.take_terminal = r->had_terminal,
 		.quiet = r->o->quiet,
+		.observe_sock = -1,
 	};
+	int osp[2] = { -1, -1 };
+	/* One process tree has one seccomp listener: the create guard's
+	 * supervisor holds it when the plan has guards. */
+	if (r->o->log_denials && r->plan.nguards > 0)
+		return fail("--log-denials cannot be combined yet with the create guard this policy "
+			    "needs (%zu guarded name%s); nothing was run",
+			    r->plan.nguards, r->plan.nguards == 1 ? "" : "s");
+	if (r->o->log_denials) {
+		if ((rc = open_log(r)))
+			return rc;
+		const struct mon_opts mo = { .only_would_block = true, .exclude_workspace = true,
+					     .log_fd = r->log_fd, .enforce = true,
+					     .always = { r->lease.tmp, r->lease.home } };
+		mon_sink_init(&r->sink, r->prof, &mo);
+		r->have_sink = true;
+		if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, osp) != 0)
+			return fail("socketpair: %s", strerror(errno));
+		spec.observe = true;
+		spec.observe_sock = osp[1];
+	}
 	/* Built here rather than in the child: its allocations then land on
 	 * the parent's own pages instead of copy-on-write ones, and the child
 	 * allocates nothing after the clone. Unix sockets stay closed until
@@ -351,9 +562,13 @@ static int launch(struct lrun *r)
 		return fail("%s; nothing was run", err);
 	if (!r->o->quiet)
 		gitreport_begin(&r->git, workspace_of(r, cwd));
-	if (!lnx_sandbox_start(&spec, &r->sb, err, sizeof err))
+	bool started = lnx_sandbox_start(&spec, &r->sb, err, sizeof err);
+	if (osp[1] >= 0)
+		close(osp[1]);
+	r->obs_sock = osp[0];
+	if (!started)
 		return fail("%s; nothing was run", err);
-	if (isolate && ((rc = start_proxy_server(r)) || (rc = adopt_listeners(r))))
+	if (isolate && ((rc = start_proxy_server(r, prx_policy_of_table(&r->table), NULL)) || (rc = adopt_listeners(r))))
 		return rc;
 	if (!lnx_sandbox_release(&r->sb, err, sizeof err)) {
 		/* init is gone: its own reason, when it left one, says more. */
@@ -362,11 +577,14 @@ static int launch(struct lrun *r)
 			snprintf(err, sizeof err, "%s", why);
 		return fail("%s; nothing was run", err);
 	}
+	if (r->obs_sock >= 0 && (rc = start_denial_observer(r)))
+		return rc;
 	if ((rc = lnx_sandbox_wait_exec(&r->sb, err, sizeof err))) {
 		fprintf(stderr, "cagerun: %s%s\n", err,
 			rc == RUN_SETUP_FAILED ? "; nothing was run" : "");
 		return rc;
 	}
+	r->ran = true;
 	/* The proxy serves until init exits (on_signal); without one, or if
 	 * the proxy stopped for another reason, wait here. */
 	if (isolate && !prx_server_run(r->srv, r->sig_fd, err, sizeof err)) {
@@ -388,19 +606,37 @@ int run_command(const struct run_opts *o)
 	struct lrun r;
 	memset(&r, 0, sizeof r);
 	r.o = o;
-	r.log_fd = r.sig_fd = -1;
+	r.log_fd = r.sig_fd = r.obs_sock = -1;
 	r.sb.init = -1;
 	r.sb.err_fd = -1;
 	r.sb.go_fd = -1;
 	int status = launch(&r);
 	lnx_seccomp_prog_free(&r.sc);
 	lnx_sandbox_kill(&r.sb);
+	lnx_observer_stop(r.obs);
+	if (r.obs_sock >= 0)
+		close(r.obs_sock);
 	restore_terminal(&r);
 	/* After the sandbox is gone: nothing can still be writing there. */
 	gitreport_end(&r.git, stderr);
 	gitreport_free(&r.git);
 	if (r.srv && !o->quiet)
 		prx_server_print_denials(r.srv, stderr, "cagerun: ");
+	if (r.srv && r.mode != IR_MODE_MONITOR && r.log_fd >= 0)
+		prx_server_denials(r.srv, log_denial, &r.log_fd);
+	if (r.have_sink) {
+		if (o->quiet || !r.ran) {
+			/* nothing to say, or the command never ran */
+		} else if (r.sink.recorded) {
+			fprintf(stderr, "cagerun: %s\n", r.mode == IR_MODE_MONITOR
+				? "monitor: what the policy would block, then what it covers:"
+				: "paths the policy denied:");
+			mon_sink_print(&r.sink, stderr, "cagerun:   ");
+		} else if (r.mode == IR_MODE_MONITOR) {
+			fprintf(stderr, "cagerun: monitor: nothing the policy would block\n");
+		}
+		mon_sink_free(&r.sink);
+	}
 	prx_server_free(r.srv);
 	if (r.sig_fd >= 0)
 		close(r.sig_fd);

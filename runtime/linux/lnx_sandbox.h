@@ -38,6 +38,9 @@ struct lnx_spec {
 	const struct lnx_seccomp_prog *seccomp; /* built by the caller, installed last */
 	bool take_terminal;       /* make the command the terminal's foreground group */
 	bool quiet;               /* no report of refused names at exit */
+	bool observe;             /* --log-denials: the command installs the path observer
+	                             (lnx_observe.h) and sends its listener to observe_sock */
+	int observe_sock;
 };
 
 struct lnx_sandbox {
@@ -95,5 +98,9 @@ int lnx_status_code(int st);
 void lnx_block_forwarded(sigset_t *ss);
 /* Reports a start-up failure to the parent and exits with `code`. */
 _Noreturn void lnx_child_fail(struct lnx_child *c, int code, const char *msg);
+/* Every signal back to its default, none blocked: what a command expects
+ * from exec, whatever cagerun ignores or blocks. */
+void lnx_reset_signals(void);
+
 
 #endif

@@ -72,7 +72,8 @@ run "policy error" 125 "policy has errors" "$cagerun" -p "$tmp/bad.cage" $C "$to
 run "missing param" 125 "has no value" "$cagerun" -p "$tmp/p.cage" -- sh -c "$touch_it"
 run "param path missing" 125 "param workspace" "$cagerun" -p "$tmp/p.cage" -D workspace="$ws/nope" -- sh -c "$touch_it"
 run "pin mismatch" 125 "pin" "$cagerun" -p "$tmp/p.cage" --pin xxh3:0000000000000000 $C "$touch_it"
-run "monitor mode" 125 "monitor" "$cagerun" -p "$tmp/p.cage" --mode monitor $C "$touch_it"
+run "monitor: log not writable" 125 "--log" "$cagerun" -p "$tmp/p.cage" --mode monitor --log /nonexistent/cage/log $C "$touch_it"
+run "monitor: no observer" 125 "seccomp" "$failinj" seccomp 22 -- "$cagerun" -p "$tmp/p.cage" --mode monitor $C "$touch_it"
 run "bad mode" 125 "mode" "$cagerun" -p "$tmp/p.cage" --mode bogus $C "$touch_it"
 rm -rf "$ws/.git/hooks"
 # Reading denied below a missing directory the command may create: once

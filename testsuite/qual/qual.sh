@@ -946,7 +946,8 @@ if [ -e "$WS/closed-marker" ]; then
 	closed_case closed/missing-param 125 $P -D home="$H" $TOUCH
 	closed_case closed/unknown-param 125 $P -D workspace="$WS" -D home="$H" -D nosuch=1 $TOUCH
 	closed_case closed/nonexistent-workspace 125 $P -D workspace="$F/nonexistent" -D home="$H" $TOUCH
-	closed_case closed/mode-monitor 125 $P -D workspace="$WS" -D home="$H" --mode monitor $TOUCH
+	closed_case closed/mode-monitor-log 125 $P -D workspace="$WS" -D home="$H" --mode monitor \
+		--log "$F/nonexistent/log" $TOUCH
 	closed_case closed/mode-unknown 125 $P -D workspace="$WS" -D home="$H" --mode permissive $TOUCH
 	closed_case closed/plan-refused 125 -p "$QDIR/policies/badplan.cage" --profile badplan \
 		-D workspace="$WS" -D home="$H" $TOUCH

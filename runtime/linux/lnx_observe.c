@@ -1,0 +1,480 @@
+/*
+ * lnx_observe.c - monitor mode's seccomp user-notification observer (see
+ * lnx_observe.h): the filter, the supervisor thread, reading arguments
+ * from the tracee, resolving paths and addresses, and the access kind of
+ * each call.
+ *
+ * chmod/chown and the stat family are not watched: Landlock does not
+ * confine them, so on Linux they never would-block, and recording them
+ * would only make `cagec suggest` propose grants enforce does not need.
+ */
+#include "lnx_observe.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/openat2.h>
+#include <linux/seccomp.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "ir.h"
+#include "lnx_notify.h"
+#include "mon_sink.h"
+
+/* The watched calls. sendto is watched only when it names an address. */
+static const int watched[] = {
+#ifdef __NR_open
+	__NR_open,
+#endif
+#ifdef __NR_creat
+	__NR_creat,
+#endif
+#ifdef __NR_mkdir
+	__NR_mkdir,
+#endif
+#ifdef __NR_rmdir
+	__NR_rmdir,
+#endif
+#ifdef __NR_unlink
+	__NR_unlink,
+#endif
+#ifdef __NR_rename
+	__NR_rename,
+#endif
+#ifdef __NR_renameat
+	__NR_renameat,
+#endif
+#ifdef __NR_link
+	__NR_link,
+#endif
+#ifdef __NR_symlink
+	__NR_symlink,
+#endif
+#ifdef __NR_mknod
+	__NR_mknod,
+#endif
+	__NR_openat, __NR_openat2, __NR_execve, __NR_execveat, __NR_mkdirat, __NR_unlinkat,
+	__NR_renameat2, __NR_linkat, __NR_symlinkat, __NR_mknodat, __NR_truncate,
+};
+
+/* The socket calls, watched in monitor mode only (in enforce mode the
+ * proxy reports the hosts it refused). */
+static const int watched_net[] = { __NR_connect, __NR_bind, __NR_sendmsg };
+
+#define NW (sizeof watched / sizeof *watched)
+#define NWN (sizeof watched_net / sizeof *watched_net)
+
+int lnx_observe_install(bool net, char *err, size_t errlen)
+{
+	struct lnx_notify_rule rules[NW + NWN + 1];
+	size_t n = 0;
+	for (size_t i = 0; i < NW; i++)
+		rules[n++] = (struct lnx_notify_rule){ watched[i], -1, 0 };
+	for (size_t i = 0; net && i < NWN; i++)
+		rules[n++] = (struct lnx_notify_rule){ watched_net[i], -1, 0 };
+	/* sendto only with an address (its fifth argument, a pointer) */
+	if (net)
+		rules[n++] = (struct lnx_notify_rule){ __NR_sendto, 4, 0xffffffffu };
+	struct sock_filter insns[LNX_NOTIFY_MAX_INSNS];
+	unsigned short len = lnx_notify_filter(rules, n, insns);
+	if (!len) {
+		snprintf(err, errlen, "the observer's filter has too many calls");
+		return -1;
+	}
+	return lnx_notify_install(insns, len, err, errlen);
+}
+
+/* ---- the supervisor ---- */
+
+struct lnx_observer {
+	struct lnx_notify *nt;
+	int stop_fd;
+	struct mon_sink *sink;
+	unsigned skip_port;
+	pthread_t thread;
+	bool started;
+};
+
+/* Reads up to len bytes of the tracee's memory at addr; returns bytes read. */
+static size_t peek(pid_t pid, uint64_t addr, void *buf, size_t len)
+{
+	char p[64];
+	snprintf(p, sizeof p, "/proc/%d/mem", (int)pid);
+	int fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	size_t got = 0;
+	while (got < len) {
+		ssize_t r = pread(fd, (char *)buf + got, len - got, (off_t)(addr + got));
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	close(fd);
+	return got;
+}
+
+/* A NUL-terminated string from the tracee, read page by page so that a
+ * string ending just before an unmapped page is still read. */
+static bool peek_string(pid_t pid, uint64_t addr, char *out, size_t size)
+{
+	if (!addr)
+		return false;
+	size_t got = 0;
+	while (got < size - 1) {
+		size_t room = 4096 - (size_t)((addr + got) & 4095);
+		if (room > size - 1 - got)
+			room = size - 1 - got;
+		size_t r = peek(pid, addr + got, out + got, room);
+		void *nul = memchr(out + got, '\0', r);
+		if (nul)
+			return true;
+		got += r;
+		if (r < room)
+			break;
+	}
+	out[got] = '\0';
+	return false;
+}
+
+static bool read_link(const char *p, char *out, size_t size)
+{
+	ssize_t n = readlink(p, out, size - 1);
+	if (n <= 0)
+		return false;
+	out[n] = '\0';
+	return true;
+}
+
+/* Removes ".", "..", "//" and a trailing '/' in place; path is absolute. */
+static void normalize(char *path)
+{
+	char *w = path;
+	const char *r = path;
+	while (*r) {
+		while (*r == '/')
+			r++;
+		const char *e = strchr(r, '/');
+		size_t n = e ? (size_t)(e - r) : strlen(r);
+		if (n == 0)
+			break;
+		if (n == 1 && r[0] == '.') {
+		} else if (n == 2 && r[0] == '.' && r[1] == '.') {
+			while (w > path && *--w != '/')
+				;
+		} else {
+			*w++ = '/';
+			memmove(w, r, n);
+			w += n;
+		}
+		r += n;
+	}
+	if (w == path)
+		*w++ = '/';
+	*w = '\0';
+}
+
+/* The absolute path the tracee named with (dirfd, name). /proc/self and
+ * /proc/thread-self are the tracee's, not ours. */
+static bool resolve(pid_t pid, int dirfd, const char *name, char *out, size_t size)
+{
+	char base[4096] = "", link[64];
+	if (name[0] != '/') {
+		if (dirfd == AT_FDCWD)
+			snprintf(link, sizeof link, "/proc/%d/cwd", (int)pid);
+		else
+			snprintf(link, sizeof link, "/proc/%d/fd/%d", (int)pid, dirfd);
+		if (!read_link(link, base, sizeof base) || base[0] != '/')
+			return false;
+	}
+	int n = name[0] ? snprintf(out, size, "%s/%s", base, name) : snprintf(out, size, "%s", base);
+	if (n < 0 || (size_t)n >= size)
+		return false;
+	normalize(out);
+	if (!strncmp(out, "/proc/self", 10) && (out[10] == '/' || !out[10])) {
+		char tmp[4200];
+		snprintf(tmp, sizeof tmp, "/proc/%d%s", (int)pid, out + 10);
+		snprintf(out, size, "%s", tmp);
+	}
+	return true;
+}
+
+static void emit_path(struct lnx_observer *o, pid_t pid, const char *sc, uint32_t access,
+		      const char *path)
+{
+	struct mon_class c;
+	mon_sink_classify_path(o->sink, access, path, &c);
+	if (!c.record)
+		return;
+	char exe[4096], link[64];
+	snprintf(link, sizeof link, "/proc/%d/exe", (int)pid);
+	struct mon_record r = { .time_ms = mon_now_ms(), .pid = pid, .syscall = sc,
+				.access = access, .path = path };
+	r.exe = read_link(link, exe, sizeof exe) ? exe : NULL;
+	mon_sink_record(o->sink, &r, &c);
+}
+
+static bool exists(const char *path)
+{
+	struct stat st;
+	return lstat(path, &st) == 0;
+}
+
+/* A file access: classify the named path; skip what does not exist where
+ * the call needs it to (a failed lookup is ENOENT under enforce too). */
+static void on_path(struct lnx_observer *o, pid_t pid, const char *sc, int dirfd, __u64 name,
+		    uint32_t access, bool must_exist)
+{
+	char nm[4096], path[4200];
+	if (!peek_string(pid, name, nm, sizeof nm) || !resolve(pid, dirfd, nm, path, sizeof path))
+		return;
+	if (must_exist && !exists(path))
+		return;
+	emit_path(o, pid, sc, access, path);
+}
+
+static void on_open(struct lnx_observer *o, pid_t pid, const char *sc, int dirfd, uint64_t name,
+		    uint64_t flags)
+{
+	char nm[4096], path[4200];
+	if (flags & O_PATH)
+		return; /* metadata only, like stat */
+	if (!peek_string(pid, name, nm, sizeof nm) || !resolve(pid, dirfd, nm, path, sizeof path))
+		return;
+	bool ex = exists(path);
+	if (!ex && !(flags & O_CREAT))
+		return;
+	int acc = (int)(flags & O_ACCMODE);
+	if (!ex) {
+		emit_path(o, pid, sc, IR_A_CREATE, path);
+		emit_path(o, pid, sc, IR_A_WRITE, path);
+		return;
+	}
+	if (acc == O_RDONLY || acc == O_RDWR)
+		emit_path(o, pid, sc, IR_A_READ, path);
+	if (acc != O_RDONLY || (flags & O_TRUNC))
+		emit_path(o, pid, sc, IR_A_WRITE, path);
+}
+
+/* A socket address: inet is a host (loopback as "localhost", as policies
+ * name it), unix paths are `unix` accesses (bind: create). */
+static void on_addr(struct lnx_observer *o, pid_t pid, const char *sc, uint64_t addr, uint64_t len,
+		    bool is_bind)
+{
+	struct sockaddr_storage ss;
+	memset(&ss, 0, sizeof ss);
+	if (!addr || len < sizeof(sa_family_t))
+		return;
+	if (len > sizeof ss)
+		len = sizeof ss;
+	if (peek(pid, addr, &ss, len) < sizeof(sa_family_t))
+		return;
+	char host[INET6_ADDRSTRLEN] = "";
+	unsigned port = 0;
+	bool loop = false;
+	if (ss.ss_family == AF_UNIX) {
+		struct sockaddr_un *u = (struct sockaddr_un *)&ss;
+		if (len <= offsetof(struct sockaddr_un, sun_path) || !u->sun_path[0])
+			return; /* unnamed or abstract */
+		u->sun_path[sizeof u->sun_path - 1] = '\0';
+		char path[4200];
+		if (!resolve(pid, AT_FDCWD, u->sun_path, path, sizeof path) ||
+		    (!is_bind && !exists(path)))
+			return; /* no socket there: ENOENT under enforce too */
+		emit_path(o, pid, sc, is_bind ? IR_A_CREATE : IR_A_UNIX, path);
+		return;
+	}
+	if (is_bind)
+		return; /* listening on a port is not a policy access */
+	if (ss.ss_family == AF_INET && len >= sizeof(struct sockaddr_in)) {
+		const struct sockaddr_in *a = (const struct sockaddr_in *)&ss;
+		inet_ntop(AF_INET, &a->sin_addr, host, sizeof host);
+		port = ntohs(a->sin_port);
+		loop = (ntohl(a->sin_addr.s_addr) >> 24) == 127;
+	} else if (ss.ss_family == AF_INET6 && len >= sizeof(struct sockaddr_in6)) {
+		const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)&ss;
+		inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof host);
+		port = ntohs(a->sin6_port);
+		loop = IN6_IS_ADDR_LOOPBACK(&a->sin6_addr);
+	} else {
+		return;
+	}
+	if (loop && port == o->skip_port)
+		return; /* the proxy itself */
+	const char *h = loop ? "localhost" : host;
+	struct mon_class c;
+	mon_sink_classify_host(o->sink, h, port, &c);
+	if (!c.record)
+		return;
+	char exe[4096], link[64];
+	snprintf(link, sizeof link, "/proc/%d/exe", (int)pid);
+	struct mon_record r = { .time_ms = mon_now_ms(), .pid = pid, .syscall = sc,
+				.access = IR_A_CONNECT, .host = h, .port = port };
+	r.exe = read_link(link, exe, sizeof exe) ? exe : NULL;
+	mon_sink_record(o->sink, &r, &c);
+}
+
+static void dispatch(struct lnx_observer *o, const struct seccomp_notif *q)
+{
+	pid_t pid = (pid_t)q->pid;
+	const __u64 *a = q->data.args;
+	int nr = q->data.nr;
+	switch (nr) {
+#ifdef __NR_open
+	case __NR_open: on_open(o, pid, "open", AT_FDCWD, a[0], a[1]); break;
+#endif
+#ifdef __NR_creat
+	case __NR_creat: on_open(o, pid, "creat", AT_FDCWD, a[0], O_CREAT | O_WRONLY | O_TRUNC); break;
+#endif
+	case __NR_openat: on_open(o, pid, "openat", (int)a[0], a[1], a[2]); break;
+	case __NR_openat2: {
+		struct open_how how;
+		memset(&how, 0, sizeof how);
+		if (peek(pid, a[2], &how, sizeof how.flags) == sizeof how.flags)
+			on_open(o, pid, "openat2", (int)a[0], a[1], how.flags);
+		break;
+	}
+	case __NR_execve: on_path(o, pid, "execve", AT_FDCWD, a[0], IR_A_EXEC, true); break;
+	case __NR_execveat: on_path(o, pid, "execveat", (int)a[0], a[1], IR_A_EXEC, true); break;
+#ifdef __NR_mkdir
+	case __NR_mkdir: on_path(o, pid, "mkdir", AT_FDCWD, a[0], IR_A_CREATE, false); break;
+#endif
+	case __NR_mkdirat: on_path(o, pid, "mkdirat", (int)a[0], a[1], IR_A_CREATE, false); break;
+#ifdef __NR_mknod
+	case __NR_mknod: on_path(o, pid, "mknod", AT_FDCWD, a[0], IR_A_CREATE, false); break;
+#endif
+	case __NR_mknodat: on_path(o, pid, "mknodat", (int)a[0], a[1], IR_A_CREATE, false); break;
+#ifdef __NR_rmdir
+	case __NR_rmdir: on_path(o, pid, "rmdir", AT_FDCWD, a[0], IR_A_DELETE, true); break;
+#endif
+#ifdef __NR_unlink
+	case __NR_unlink: on_path(o, pid, "unlink", AT_FDCWD, a[0], IR_A_DELETE, true); break;
+#endif
+	case __NR_unlinkat: on_path(o, pid, "unlinkat", (int)a[0], a[1], IR_A_DELETE, true); break;
+#ifdef __NR_rename
+	case __NR_rename:
+		on_path(o, pid, "rename", AT_FDCWD, a[0], IR_A_DELETE, true);
+		on_path(o, pid, "rename", AT_FDCWD, a[1], IR_A_CREATE, false);
+		break;
+#endif
+#ifdef __NR_renameat
+	case __NR_renameat:
+#endif
+	case __NR_renameat2:
+		on_path(o, pid, "renameat", (int)a[0], a[1], IR_A_DELETE, true);
+		on_path(o, pid, "renameat", (int)a[2], a[3], IR_A_CREATE, false);
+		break;
+#ifdef __NR_link
+	case __NR_link: on_path(o, pid, "link", AT_FDCWD, a[1], IR_A_CREATE, false); break;
+#endif
+	case __NR_linkat: on_path(o, pid, "linkat", (int)a[2], a[3], IR_A_CREATE, false); break;
+#ifdef __NR_symlink
+	case __NR_symlink: on_path(o, pid, "symlink", AT_FDCWD, a[1], IR_A_CREATE, false); break;
+#endif
+	case __NR_symlinkat: on_path(o, pid, "symlinkat", (int)a[1], a[2], IR_A_CREATE, false); break;
+	case __NR_truncate: on_path(o, pid, "truncate", AT_FDCWD, a[0], IR_A_WRITE, true); break;
+	case __NR_connect: on_addr(o, pid, "connect", a[1], a[2], false); break;
+	case __NR_bind: on_addr(o, pid, "bind", a[1], a[2], true); break;
+	case __NR_sendto: on_addr(o, pid, "sendto", a[4], a[5], false); break;
+	case __NR_sendmsg: {
+		struct msghdr m;
+		if (peek(pid, a[1], &m, sizeof m) == sizeof m)
+			on_addr(o, pid, "sendmsg", (uint64_t)(uintptr_t)m.msg_name, m.msg_namelen, false);
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+/* Every notification, before lnx_notify answers it "continue" (monitor
+ * mode registers no handler). */
+static void observe(void *ctx, const struct lnx_notify_call *c)
+{
+	dispatch(ctx, c->req);
+}
+
+static void *serve(void *arg)
+{
+	struct lnx_observer *o = arg;
+	bool listening = true;
+	for (;;) {
+		struct pollfd p[2] = { { o->stop_fd, POLLIN, 0 }, { lnx_notify_fd(o->nt), POLLIN, 0 } };
+		if (poll(p, listening ? 2 : 1, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (p[0].revents)
+			break;
+		if (p[1].revents & (POLLHUP | POLLERR | POLLNVAL)) {
+			listening = false; /* every tracee is gone */
+			continue;
+		}
+		/* -ENOENT: the call was interrupted before we took it; any
+		 * other failure means the listener cannot go on */
+		int rc = (p[1].revents & POLLIN) ? lnx_notify_handle(o->nt) : 0;
+		if (rc < 0 && rc != -ENOENT)
+			listening = false;
+	}
+	return NULL;
+}
+
+struct lnx_observer *lnx_observer_start(int listen_fd, struct mon_sink *sink,
+					unsigned skip_port, char *err, size_t errlen)
+{
+	struct lnx_observer *o = calloc(1, sizeof *o);
+	if (!o) {
+		close(listen_fd);
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	o->sink = sink;
+	o->skip_port = skip_port;
+	o->stop_fd = eventfd(0, EFD_CLOEXEC);
+	o->nt = lnx_notify_new(listen_fd);
+	if (!o->nt)
+		close(listen_fd);
+	int e = 0;
+	if (o->stop_fd < 0 || !o->nt || !lnx_notify_observe(o->nt, observe, o) ||
+	    (e = pthread_create(&o->thread, NULL, serve, o)) != 0) {
+		snprintf(err, errlen, "cannot start the observer: %s",
+			 o->stop_fd < 0 ? strerror(errno) : e ? strerror(e) : "out of memory");
+		lnx_observer_stop(o);
+		return NULL;
+	}
+	o->started = true;
+	return o;
+}
+
+void lnx_observer_stop(struct lnx_observer *o)
+{
+	if (!o)
+		return;
+	if (o->started) {
+		uint64_t one = 1;
+		if (write(o->stop_fd, &one, sizeof one) != (ssize_t)sizeof one) {
+			/* an eventfd write cannot fail short of overflow */
+		}
+		pthread_join(o->thread, NULL);
+	}
+	if (o->stop_fd >= 0)
+		close(o->stop_fd);
+	lnx_notify_free(o->nt);
+	free(o);
+}

@@ -1,0 +1,115 @@
+#!/bin/sh
+# monitor.sh - what watching a session costs: a file-heavy workload (find
+# over a tree of 4000 files plus a clean build of a small C project with
+# make) run bare, under `cagerun --mode monitor` (a policy that covers the
+# workload, so the cost is the observer's and nothing is logged), under
+# `cagerun --mode monitor` with a policy that covers nothing of it (every
+# access classified would-block and written to the log), under
+# `strace -f -e trace=file,network -o /dev/null`, and under
+# `cagerun --mode enforce` without and with --log-denials (the path
+# observer in enforce mode: its cost decides whether it may be on by
+# default), interleaved round by round in one bench_run call.
+# Usage:
+#   testsuite/bench/monitor.sh BUILD_DIR [RUNS]
+set -eu
+build=$(cd "${1:?usage: monitor.sh BUILD_DIR [RUNS]}" && pwd)
+runs=${2:-11}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+case "$tmp$build" in *[[:space:]\'\"\\]*)
+	echo "monitor.sh: paths with spaces or quotes are not supported" >&2; exit 2;;
+esac
+cagerun="$build/cagerun"
+
+# the tree: 40 folders of 100 files
+i=0
+while [ $i -lt 40 ]; do
+	mkdir -p "$tmp/tree/d$i"
+	j=0
+	while [ $j -lt 100 ]; do : >"$tmp/tree/d$i/f$j"; j=$((j + 1)); done
+	i=$((i + 1))
+done
+# the C project: 8 files and a main
+mkdir -p "$tmp/proj"
+k=0
+objs=""
+while [ $k -lt 8 ]; do
+	printf '#include <stdio.h>\n#include <string.h>\nint f%d(int x){return x*%d;}\n' $k $k \
+		>"$tmp/proj/f$k.c"
+	objs="$objs f$k.o"
+	k=$((k + 1))
+done
+printf 'int main(void){return 0;}\n' >"$tmp/proj/main.c"
+printf 'p: main.o%s\n\tcc -o p main.o%s\n%%.o: %%.c\n\tcc -O1 -c $<\nclean:\n\trm -f p *.o\n' \
+	"$objs" "$objs" >"$tmp/proj/Makefile"
+printf 'find %s/tree -type f | wc -l >/dev/null\nmake -s -C %s/proj clean p\n' "$tmp" "$tmp" \
+	>"$tmp/work.sh"
+
+cat >"$tmp/covered.cage" <<P
+cage 1
+import "std/base"
+profile watch {
+    mode monitor
+    allow read write exec "$tmp/**"
+    env keep PATH HOME
+}
+P
+cat >"$tmp/bare.cage" <<P
+cage 1
+import "std/base"
+profile watch {
+    mode monitor
+    allow read exec "/usr/**"
+    env keep PATH HOME
+}
+P
+cat >"$tmp/enforce.cage" <<P
+cage 1
+import "std/base"
+profile build {
+    allow read write exec "$tmp/**"
+    allow read "/usr/include/**"
+    env keep PATH HOME
+}
+P
+# The bare and strace rows get the environment the policies keep (PATH
+# and HOME), so that every row runs the same programs the same way.
+case "$PATH$HOME" in *[[:space:]\'\"\\]*)
+	echo "monitor.sh: PATH or HOME with spaces or quotes is not supported" >&2; exit 2;;
+esac
+clean="env -i PATH=$PATH HOME=$HOME"
+rows="$clean sh $tmp/work.sh"
+rows="$rows ::: $cagerun -q -p $tmp/covered.cage -- sh $tmp/work.sh"
+rows="$rows ::: $cagerun -q -p $tmp/bare.cage --log $tmp/log -- sh $tmp/work.sh"
+names="bare monitor(covered) monitor(logging)"
+if command -v strace >/dev/null; then
+	rows="$rows ::: $clean strace -f -e trace=file,network -o /dev/null sh $tmp/work.sh"
+	names="$names strace"
+else
+	echo "skipped strace: not installed (Debian: apt-get install strace)"
+fi
+rows="$rows ::: $cagerun -q -p $tmp/enforce.cage -- sh $tmp/work.sh"
+rows="$rows ::: $cagerun -q -p $tmp/enforce.cage --log-denials --log $tmp/dlog -- sh $tmp/work.sh"
+names="$names enforce enforce+log-denials"
+
+echo "machine: $(nproc) cores, $(uname -r), load: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "workload: find over 4000 files + make clean build of 9 C files; $runs interleaved rounds + 2 warm-up"
+# shellcheck disable=SC2086 # rows is a word list built above
+"$build/testsuite/bench_run" -w 2 "$runs" -- $rows >"$tmp/out"
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "log lines written by monitor(logging): $(wc -l <"$tmp/log")"
+base=$(sed -n '1s/^median_ms=\([0-9.]*\).*/\1/p' "$tmp/out")
+printf '%-22s %10s %10s %8s\n' what median_ms p90_ms ratio
+n=1
+for name in $names; do
+	line=$(sed -n "${n}p" "$tmp/out")
+	med=$(echo "$line" | sed -n 's/^median_ms=\([0-9.]*\).*/\1/p')
+	p90=$(echo "$line" | sed -n 's/.* p90_ms=\([0-9.]*\).*/\1/p')
+	printf '%-22s %10s %10s %8s\n' "$name" "$med" "$p90" "$(echo "$med $base" | awk '{printf "%.2fx", $1 / $2}')"
+	n=$((n + 1))
+done
+last=$((n - 1))
+e1=$(sed -n "$((last - 1))s/^median_ms=\([0-9.]*\).*/\1/p" "$tmp/out")
+e2=$(sed -n "${last}s/^median_ms=\([0-9.]*\).*/\1/p" "$tmp/out")
+[ -n "$e1" ] && [ -n "$e2" ] &&
+	echo "--log-denials vs enforce: $(echo "$e2 $e1" | awk '{printf "%+.1f %%", ($1 / $2 - 1) * 100}')"
