@@ -142,6 +142,58 @@ void ir_eval_path(const struct ir_profile *p, uint32_t access, const char *path,
 	}
 }
 
+/* The accesses among `want` that rule r decides (has_access, for many). */
+static uint32_t access_of(const struct ir_profile *p, const struct ir_rule *r, uint32_t want)
+{
+	uint32_t b = r->access & want;
+	if ((want & IR_A_DELETE) && p->guard && r->tkind == IR_T_PATH && p->guard[r->index])
+		b |= IR_A_DELETE;
+	return b;
+}
+
+static void settle(struct ir_verdict out[6], uint32_t *open, uint32_t b,
+		   const struct ir_rule *r, bool allowed)
+{
+	for (uint32_t m = b; m; m &= m - 1) {
+		struct ir_verdict *v = &out[__builtin_ctz(m)];
+		v->allowed = allowed;
+		v->rule = r;
+	}
+	*open &= ~b;
+}
+
+void ir_eval_path_bits(const struct ir_profile *p, uint32_t bits, const char *path,
+		       struct ir_verdict out[6])
+{
+	memset(out, 0, 6 * sizeof *out);
+	uint32_t open = bits & IR_A_FILE;
+	/* decide(), every access in one walk: protects first, in order... */
+	for (size_t i = 0; i < p->nrules && open; i++) {
+		const struct ir_rule *r = &p->rules[i];
+		uint32_t b;
+		if (r->effect == IR_PROTECT && r->tkind == IR_T_PATH &&
+		    (b = access_of(p, r, open)) && path_match(&r->t.path, path))
+			settle(out, &open, b, r, false);
+	}
+	/* ...then the last matching rule. */
+	for (size_t i = p->nrules; i-- > 0 && open;) {
+		const struct ir_rule *r = &p->rules[i];
+		uint32_t b;
+		if (r->tkind == IR_T_PATH && (b = access_of(p, r, open)) &&
+		    path_match(&r->t.path, path))
+			settle(out, &open, b, r, r->effect == IR_ALLOW);
+	}
+	struct ir_verdict *del = &out[__builtin_ctz(IR_A_DELETE)];
+	if ((bits & IR_A_DELETE) && del->allowed) {
+		const struct ir_pin *pin = ir_pinned(p, path);
+		if (pin) {
+			del->allowed = false;
+			del->rule = pin->guard;
+			del->pin = pin;
+		}
+	}
+}
+
 void ir_eval_host(const struct ir_profile *p, const char *host, unsigned port,
 		  struct ir_verdict *v)
 {

@@ -190,6 +190,12 @@ struct ir_verdict {
 	const struct ir_pin *pin;
 };
 
+/* ir_eval_path for several path accesses at once (`bits`, file accesses
+ * only), each rule matched against `path` once: out[k] is the verdict for
+ * the access 1u << k. The same answers as one ir_eval_path per bit, for
+ * callers that ask about every access of many paths (the Linux plan). */
+void ir_eval_path_bits(const struct ir_profile *p, uint32_t bits, const char *path,
+		       struct ir_verdict out[6]);
 /* `access` is one IR_A_* bit; `path` absolute and normalised. */
 void ir_eval_path(const struct ir_profile *p, uint32_t access,
 		  const char *path, struct ir_verdict *v);

@@ -94,10 +94,13 @@ static const uint32_t probe_bits[] = { IR_A_READ, IR_A_WRITE, IR_A_CREATE, IR_A_
 static uint32_t allowed_at(const struct ir_profile *dp, const char *path, uint32_t interest,
 			   const struct ir_rule **denier)
 {
-	uint32_t acc = 0;
+	uint32_t acc = 0, all = 0;
+	for (size_t i = 0; i < sizeof probe_bits / sizeof *probe_bits; i++)
+		all |= probe_bits[i];
+	struct ir_verdict vs[6];
+	ir_eval_path_bits(dp, all, path, vs);
 	for (size_t i = 0; i < sizeof probe_bits / sizeof *probe_bits; i++) {
-		struct ir_verdict v;
-		ir_eval_path(dp, probe_bits[i], path, &v);
+		const struct ir_verdict v = vs[__builtin_ctz(probe_bits[i])];
 		if (v.allowed)
 			acc |= probe_bits[i];
 		else if (denier && !*denier && (interest & probe_bits[i]) && v.rule)
@@ -503,6 +506,7 @@ static bool build(struct arena *a, const struct ir_profile *p, struct lplan *pla
 {
 	memset(plan, 0, sizeof *plan);
 	plan->is_static = is_static;
+	plan->rcache = lplan_rcache_new(a);
 	struct lplan_rules rs = { 0 };
 	lplan_resolve_rules(a, p, &rs, plan);
 	struct ir_profile dp = { 0 };

@@ -118,6 +118,9 @@ struct lplan {
 	struct ir_profile gprof;
 	size_t ngrants, nmounts;
 	bool is_static; /* built by lplan_build_static */
+	/* Internal to a build: every prefix the build resolved, so that the
+	 * steps after the rules' own resolution look at no path twice. */
+	struct lplan_rcache *rcache;
 };
 
 /* Builds the plan for profile `p` against this machine's filesystem. All

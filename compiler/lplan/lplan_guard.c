@@ -13,14 +13,15 @@
 
 /* The pattern with the directories before its first glob resolved
  * through symlinks, like the nodes of the plan. */
-static const char *resolve_pattern(struct arena *a, const struct ir_path *pp)
+static const char *resolve_pattern(struct arena *a, struct lplan_rcache *rc,
+				   const struct ir_path *pp)
 {
 	if (pp->kind == IR_PAT_EXACT)
-		return lplan_resolve_path(a, pp->text);
+		return lplan_resolve_cached(rc, pp->text);
 	size_t cut = pp->lit_prefix;
 	while (cut > 0 && pp->text[cut] != '/')
 		cut--;
-	const char *dir = cut ? lplan_resolve_path(a, arena_strndup(a, pp->text, cut)) : "";
+	const char *dir = cut ? lplan_resolve_cached(rc, arena_strndup(a, pp->text, cut)) : "";
 	if (!strcmp(dir, "/"))
 		dir = "";
 	return arena_printf(a, "%s%s", dir, pp->text + cut);
@@ -58,7 +59,7 @@ void lplan_guard_prepare(struct arena *a, const struct ir_profile *p, struct lpl
 	for (size_t i = 0; i < p->nrules; i++) {
 		const struct ir_rule *r = &p->rules[i];
 		if (r->tkind == IR_T_PATH && (r->access & IR_A_FILE))
-			lplan_rules_add(a, &rs, r, resolve_pattern(a, &r->t.path), false);
+			lplan_rules_add(a, &rs, r, resolve_pattern(a, plan->rcache, &r->t.path), false);
 	}
 	plan->gprof.name = p->name;
 	plan->gprof.rules = rs.rules;
@@ -73,7 +74,7 @@ void lplan_guard_globs(struct arena *a, const struct ir_profile *p, struct lplan
 		if (r->tkind != IR_T_PATH || r->t.path.kind != IR_PAT_GLOB ||
 		    r->effect == IR_ALLOW || !(r->access & IR_A_CREATE))
 			continue;
-		const char *pat = resolve_pattern(a, &r->t.path);
+		const char *pat = resolve_pattern(a, plan->rcache, &r->t.path);
 		if (can_create(plan, glob_dir(a, pat)))
 			lplan_guard_add(a, plan, pat, r);
 	}

@@ -133,7 +133,7 @@ void lplan_rules_add(struct arena *a, struct lplan_rules *v, const struct ir_rul
 bool lplan_resolve_rules(struct arena *a, const struct ir_profile *p, struct lplan_rules *out,
 			 struct lplan *plan)
 {
-	struct lplan_rcache *rc = lplan_rcache_new(a);
+	struct lplan_rcache *rc = plan->rcache;
 	for (size_t i = 0; i < p->nrules; i++) {
 		const struct ir_rule *r = &p->rules[i];
 		if (r->tkind != IR_T_PATH || !(r->access & IR_A_FILE))

@@ -232,3 +232,45 @@ Test(eval, glob_matcher_agrees_with_regex_translation)
 	}
 	cr_expect_gt(checked, 50000);
 }
+
+/* ir_eval_path_bits answers every access in one walk over the rules; it
+ * must give exactly one ir_eval_path per access, rule and pin included,
+ * on the shipped examples (protects, guards, pins, re-opened denies). */
+Test(eval, all_accesses_at_once_agree_with_one_at_a_time)
+{
+	static const char *const examples[] = { "claude-code", "codex", "gemini", "layered" };
+	static const char *const paths[] = {
+		"/w", "/w/src/a.c", "/w/.git", "/w/.git/config", "/w/.git/hooks/pre-commit",
+		"/w/.git/modules/m/hooks/x", "/w/.envrc", "/w/.vscode/tasks.json",
+		"/w/.claude/settings.json", "/h/.ssh/id_rsa", "/h/.claude/x", "/h", "/etc/passwd",
+		"/usr/bin/git", "/tmp/x", "/",
+	};
+	static const uint32_t bits[] = { IR_A_READ, IR_A_READ_META, IR_A_WRITE, IR_A_CREATE,
+					 IR_A_DELETE, IR_A_EXEC };
+	for (size_t e = 0; e < sizeof examples / sizeof *examples; e++) {
+		char file[512];
+		snprintf(file, sizeof file, "%s/examples/%s.cage", CAGE_SOURCE_DIR, examples[e]);
+		cage_options *o = cage_options_new();
+		cage_options_target(o, "linux");
+		cage_options_home(o, "/h");
+		cage_options_stdlib(o, CAGE_SOURCE_DIR "/stdlib");
+		cr_assert(cage_options_define(o, "workspace=/w"));
+		cage_policy *pol = cage_load_file(file, o);
+		cage_options_free(o);
+		cr_assert(pol && cage_error_count(pol) == 0, "%s does not compile", file);
+		const struct ir_profile *p = pol->ir->selected;
+		for (size_t i = 0; i < sizeof paths / sizeof *paths; i++) {
+			struct ir_verdict all[6];
+			ir_eval_path_bits(p, IR_A_FILE, paths[i], all);
+			for (size_t k = 0; k < sizeof bits / sizeof *bits; k++) {
+				struct ir_verdict one;
+				ir_eval_path(p, bits[k], paths[i], &one);
+				const struct ir_verdict *v = &all[__builtin_ctz(bits[k])];
+				cr_expect(v->allowed == one.allowed && v->rule == one.rule &&
+						  v->pin == one.pin,
+					  "%s: %s access %#x", examples[e], paths[i], bits[k]);
+			}
+		}
+		cage_policy_free(pol);
+	}
+}
