@@ -224,9 +224,14 @@ int lint_main(int argc, char **argv)
 			break;
 		}
 		if (pol->io_error) {
+			/* On standard error in every format; SARIF also records it
+			 * as a failed execution (lint_write_sarif). */
 			diag_render(stderr, &pol->diags, col);
 			status = EXIT_USAGE;
-			cage_policy_free(pol);
+			if (text)
+				cage_policy_free(pol);
+			else
+				pols[i] = pol;
 			continue;
 		}
 		lint_policy(pol, &lo);

@@ -68,12 +68,14 @@ static bool names_platform_dir(const char *name)
 }
 
 static bool import_locate(struct rsv *r, const struct rfile *from, const char *name,
-			  char **fs_path, char **display)
+			  char **fs_path, char **display, const char **stdlib_root)
 {
+	*stdlib_root = NULL;
 	const char *file = has_suffix(name, ".cage") ? name : arena_printf(r->a, "%s.cage", name);
 	if (strncmp(name, "./", 2) == 0 || strncmp(name, "../", 3) == 0) {
 		*fs_path = load_join(r->a, from->fs_dir, file);
 		*display = load_join(r->a, from->display_dir, file);
+		*stdlib_root = from->src->stdlib_root;
 		return true;
 	}
 	if (name[0] == '/') {
@@ -98,6 +100,8 @@ static bool import_locate(struct rsv *r, const struct rfile *from, const char *n
 			*display = load_join(r->a, ir_target_name(r->pol->ir->target), file);
 		else
 			*display = arena_strdup(r->a, file);
+		if (i >= r->o->nincludes)
+			*stdlib_root = dirs[n - 1];
 		return true;
 	}
 	return false;
@@ -130,12 +134,13 @@ static void do_imports(struct rsv *r, struct rfile *rf, size_t depth)
 		struct ast_str *s = n->u.import.path;
 		struct policy_import rec = { .from = rf->src, .loc = s->loc };
 		char *fs_path = NULL, *display = NULL;
+		const char *stdlib_root = NULL;
 		if (s->len == 0 || memchr(s->text, '\0', s->len) || s->len != strlen(s->text)) {
 			rsv_diag(r, DIAG_ERROR, s->loc, "import", "empty import name");
 			VEC_PUSH(r->imports, rec);
 			continue;
 		}
-		if (!import_locate(r, rf, s->text, &fs_path, &display)) {
+		if (!import_locate(r, rf, s->text, &fs_path, &display, &stdlib_root)) {
 			import_missing(r, s->loc, s->text);
 			VEC_PUSH(r->imports, rec);
 			continue;
@@ -184,6 +189,7 @@ static void do_imports(struct rsv *r, struct rfile *rf, size_t depth)
 		struct src_file *src = arena_alloc(r->a, sizeof(*src));
 		src->name = display;
 		src->realpath = arena_strdup(r->a, real);
+		src->stdlib_root = stdlib_root;
 		src->text = text;
 		src->len = len;
 		src->importer = rf->src;

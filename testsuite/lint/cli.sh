@@ -3,10 +3,13 @@
 # statuses, many files in one call, -W / -Werror, suppressions, JSON and
 # SARIF well-formed (SARIF checked for what code scanning uploads need),
 # explain's verdicts, and the docs naming every check and option.
-# Usage: cli.sh CAGEC SOURCE_DIR
+# Every SARIF log made here is validated against the SARIF 2.1.0 JSON
+# schema (testsuite/data/sarif) with Debian's python3-jsonschema.
+# Usage: cli.sh CAGEC SOURCE_DIR [PYTHON3_WITH_JSONSCHEMA]
 set -eu
 cagec=$1
 src=$2
+py=${3:-/usr/bin/python3}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"
@@ -117,8 +120,16 @@ for x in diags:
     assert x["file"] and x["line"] >= 1 and x["column"] >= 1 and x["message"], x
 EOF
 
+# sarif_valid FILE: the log is valid against the SARIF 2.1.0 schema.
+sarif_valid() {
+	"$py" "$src/testsuite/lint/sarif_validate.py" \
+		"$src/testsuite/data/sarif/sarif-schema-2.1.0.json" "$1" ||
+		fail "SARIF log $1 is not valid against the SARIF 2.1.0 schema"
+}
+
 # SARIF 2.1.0 as code scanning reads it
 run 1 lint --format sarif clean.cage unsafe.cage secrets.cage warn.cage
+sarif_valid out
 python3 - out <<'EOF' || fail "SARIF output"
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -139,7 +150,8 @@ def keys(obj, allowed, what):
     extra = set(obj) - set(allowed)
     assert not extra, (what, extra)
 keys(d, ["$schema", "version", "runs"], "sarifLog")
-keys(run, ["tool", "columnKind", "results"], "run")
+keys(run, ["tool", "invocations", "originalUriBaseIds", "columnKind", "results"], "run")
+assert run["invocations"] == [{"executionSuccessful": True}], run["invocations"]
 assert run["columnKind"] in ("utf16CodeUnits", "unicodeCodePoints")
 keys(run["tool"], ["driver"], "tool")
 keys(drv, ["name", "version", "rules"], "toolComponent")
@@ -177,6 +189,37 @@ for res in run["results"]:
 kinds = {r["ruleId"] for r in run["results"]}
 assert {"unsafe-order", "broad-host", "protect-violation"} <= kinds, kinds
 EOF
+
+# SARIF columns are code points (columnKind), so a tab counts one; notes in
+# the standard library are relative to their own base, CAGE_STDLIB, which
+# the run locates; the user's files stay under %SRCROOT%.
+printf 'cage 1\nimport "std/secrets"\nprofile p {\n\tallow read "~/**"\n}\n' >tabs.cage
+run 1 lint --format sarif tabs.cage
+sarif_valid out
+python3 - out <<'EOF' || fail "SARIF columns and base ids"
+import json, sys
+run = json.load(open(sys.argv[1]))["runs"][0]
+res = [r for r in run["results"] if r["ruleId"] == "protect-violation"][0]
+loc = res["locations"][0]["physicalLocation"]
+assert loc["artifactLocation"] == {"uri": "tabs.cage", "uriBaseId": "%SRCROOT%"}, loc
+assert loc["region"]["startColumn"] == 13 and loc["region"]["endColumn"] == 19, loc["region"]
+rel = res["relatedLocations"][0]["physicalLocation"]["artifactLocation"]
+assert rel["uriBaseId"] == "CAGE_STDLIB" and rel["uri"].endswith("secrets.cage"), rel
+base = run["originalUriBaseIds"]["CAGE_STDLIB"]["uri"]
+assert base.startswith("file:///") and base.endswith("/stdlib/"), base
+EOF
+# A missing input: status 2, and the log records the failed execution.
+run 2 lint --format sarif clean.cage missing.cage
+sarif_valid out
+python3 - out <<'EOF' || fail "SARIF missing input"
+import json, sys
+inv = json.load(open(sys.argv[1]))["runs"][0]["invocations"]
+assert len(inv) == 1 and inv[0]["executionSuccessful"] is False, inv
+notes = inv[0]["toolExecutionNotifications"]
+assert len(notes) == 1 and "missing.cage" in notes[0]["message"]["text"], notes
+assert notes[0]["level"] == "error"
+EOF
+grep -q "missing.cage" err || fail "missing input not reported on stderr"
 
 # explain: verdict, deciding rule with location, what it overrode
 run 0 explain unsafe.cage read '~/src/private/a.txt'
