@@ -6,8 +6,9 @@
  * .cage file at once). A param without a default would make a policy
  * impossible to check without -D, so lint gives each missing one a
  * placeholder ("/<name>" for paths): the rules that use it are still
- * checked against everything else. explain does the same, so a query about
- * other paths works without -D.
+ * checked against everything else. explain does not: a placeholder would
+ * give a verdict for a path that is not the user's, so a missing param is
+ * the same error as when compiling.
  *
  * Exit status: 0 no errors, 1 some file has an error finding (or does not
  * compile), 2 usage or I/O error.
@@ -52,7 +53,10 @@ static const char explain_usage[] =
 	"Says whether the selected profile allows ACCESS (read, read-metadata, write,\n"
 	"create, delete, exec, unix, mach, connect) to TARGET (a path, ~/... allowed,\n"
 	"or host[:port], port 443 by default), which rule decides and which rules it\n"
-	"overrode. Exit status 0 allowed, 1 denied, 2 usage or policy error.\n"
+	"overrode. read and write mean what they mean in a rule (read + read-metadata;\n"
+	"write + create + delete): allowed only when every part is.\n"
+	"Exit status 0 allowed, 1 denied, 2 usage or policy error (a param without a\n"
+	"default must be given with -D, as when compiling).\n"
 	"\n"
 	"  -D, -I, --profile, --target, --home, --stdlib as for cagec\n";
 
@@ -150,11 +154,11 @@ int lint_main(int argc, char **argv)
 			goto out;
 		if (r > 0)
 			continue;
-		const char *err = NULL;
 		switch (c) {
 		case 'W': {
 			bool werror = false;
-			if (lint_parse_w(optarg, &ov[lo.nov], &werror, &err)) {
+			char err[256];
+			if (lint_parse_w(optarg, &ov[lo.nov], &werror, err, sizeof err)) {
 				lo.nov++;
 			} else if (werror) {
 				lo.werror = true;
@@ -302,10 +306,14 @@ int explain_main(int argc, char **argv)
 		goto out;
 	}
 	if (argc - optind != 3) {
-		fputs("cagec: explain wants FILE ACCESS TARGET (see cagec explain --help)\n", stderr);
+		fputs("cagec: explain wants FILE ACCESS TARGET, got", stderr);
+		for (int i = optind; i < argc; i++)
+			fprintf(stderr, " '%s'", argv[i]);
+		fputs(argc == optind ? " nothing (see cagec explain --help)\n"
+				     : " (see cagec explain --help)\n", stderr);
 		goto out;
 	}
-	struct cage_policy *pol = load(argv[optind], opts);
+	struct cage_policy *pol = cage_load_file(argv[optind], opts);
 	if (!pol) {
 		fputs("cagec: out of memory\n", stderr);
 		goto out;

@@ -7,12 +7,14 @@
  */
 #include "resolve_int.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <unistd.h>
 
 #include "parse_ctx.h"
 #include "load.h"
+#include "suggest.h"
 
 static struct rfile *find_loaded(struct rsv *r, const char *real)
 {
@@ -107,6 +109,27 @@ static bool import_locate(struct rsv *r, const struct rfile *from, const char *n
 	return false;
 }
 
+/* Offers the modules beside where `name` was looked for in `dir`
+ * ("std/secret" -> every std/NAME.cage there) to a "did you mean". */
+static void import_offer_dir(struct rsv *r, struct suggest *sg, const char *dir, const char *name)
+{
+	const char *slash = strrchr(name, '/');
+	size_t plen = slash ? (size_t)(slash + 1 - name) : 0;
+	char *sub = plen ? load_join(r->a, dir, arena_strndup(r->a, name, plen)) : (char *)dir;
+	DIR *d = opendir(sub);
+	if (!d)
+		return;
+	struct dirent *e;
+	/* bounded: a library directory holds tens of modules */
+	for (size_t k = 0; k < 4096 && (e = readdir(d)) != NULL; k++) {
+		size_t el = strlen(e->d_name);
+		if (el > 5 && e->d_name[0] != '.' && strcmp(e->d_name + el - 5, ".cage") == 0)
+			suggest_offer(sg, arena_printf(r->a, "%.*s%.*s", (int)plen, name, (int)(el - 5),
+						       e->d_name));
+	}
+	closedir(d);
+}
+
 /* "cannot find import" with every directory searched, in order. */
 static void import_missing(struct rsv *r, struct loc at, const char *name)
 {
@@ -121,9 +144,14 @@ static void import_missing(struct rsv *r, struct loc at, const char *name)
 			strcat(list, ", ");
 		strcat(list, dirs[i]);
 	}
-	rsv_diag(r, DIAG_ERROR, at, "import", "cannot find import '%s' (searched %s)%s", name, list,
+	struct suggest sg;
+	size_t nlen = has_suffix(name, ".cage") ? strlen(name) - 5 : strlen(name);
+	suggest_init(&sg, name, nlen);
+	for (size_t i = 0; i < n; i++)
+		import_offer_dir(r, &sg, dirs[i], arena_strndup(r->a, name, nlen));
+	rsv_diag(r, DIAG_ERROR, at, "import", "cannot find import '%s' (searched %s)%s%s", name, list,
 		 names_platform_dir(name) ? "; a platform module is imported by its name under std/ "
-					    "and chosen by --target" : "");
+					    "and chosen by --target" : "", suggest_hint(&sg, r->a));
 }
 
 static void do_imports(struct rsv *r, struct rfile *rf, size_t depth)

@@ -236,6 +236,58 @@ run 1 explain clean.cage connect github.com:22
 grep -q 'default deny' out || fail "explain default deny"
 run 2 explain clean.cage teleport /x
 run 2 explain clean.cage read
+# ... and its errors repeat the input they reject, with a way out
+run 2 explain clean.cage raed /x
+grep -q "'raed' is not an access .*did you mean 'read'?" err || fail "explain: misspelt access"
+run 2 explain clean.cage read
+grep -q "got 'clean.cage' 'read'" err || fail "explain: wrong operand count does not repeat them"
+run 2 explain clean.cage connect https://github.com/x
+grep -q "'https://github.com/x': a URL is not a host.*\"github.com:443\"" err ||
+	fail "explain: a URL is not explained as one"
+run 2 explain clean.cage read 'src/*'
+grep -q "'src/\*': path is not absolute" err || fail "explain: a bad path is not repeated"
+
+# explain never guesses: a param without a default is the compile error
+# (lint checks with a placeholder, explain does not).
+cat >param.cage <<'EOF'
+cage 1
+param project: path
+profile p {
+    allow read "{project}/**"
+}
+EOF
+run 2 explain param.cage read /home/u/src/a
+grep -q "param 'project' has no value: give it with -D project=PATH" err ||
+	fail "explain with a missing param does not fail as compiling does"
+[ -s out ] && fail "explain with a missing param printed a verdict"
+run 0 explain param.cage read /home/u/src/a -D project=/home/u/src
+
+# read in a query means what it means in a rule: read + read-metadata,
+# allowed only when both are, and the access that differs is named.
+cat >set.cage <<'EOF'
+cage 1
+profile p {
+    allow read "/data/**"
+    deny read-metadata "/data/hidden/**"
+    allow write "/out/**"
+    deny delete "/out/keep/**"
+}
+EOF
+run 1 explain set.cage read /data/hidden/x
+grep -q '^denied: read /data/hidden/x (profile p)$' out || fail "explain read: not denied as a set"
+grep -q 'read means: read (allowed), read-metadata (denied)' out || fail "explain read: parts not listed"
+grep -q 'decided by: set.cage:4:24: deny read-metadata' out || fail "explain read: deciding rule"
+grep -q 'but read is allowed: set.cage:3:16: allow read' out || fail "explain read: differing part"
+run 0 explain set.cage read /data/x
+grep -q 'read means: read (allowed), read-metadata (allowed)' out || fail "explain read: all allowed"
+run 0 explain set.cage read-metadata /data/x
+run 1 explain set.cage write /out/keep/a
+grep -q 'write means: write (allowed), create (allowed), delete (denied)' out ||
+	fail "explain write: parts not listed"
+
+# -W and suppressions: a misspelt check id gets the closest one
+run 2 lint -W no-unsafe_order clean.cage
+grep -q "unknown check id 'unsafe_order'; did you mean 'unsafe-order'?" err || fail "-W did you mean"
 
 [ "$fails" -eq 0 ] || { echo "$fails failure(s)" >&2; exit 1; }
 echo "lint cli: all checks passed"
