@@ -407,6 +407,7 @@ void lint_policy(struct cage_policy *pol, const struct lint_opts *o)
 	}
 	c.prof = NULL;
 	lint_check_module(&c);
+	lint_group_findings(&c);
 	lint_apply_controls(&c);
 	diag_sort(c.dl);
 	free(c.cand);

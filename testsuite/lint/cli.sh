@@ -208,6 +208,24 @@ assert rel["uriBaseId"] == "CAGE_STDLIB" and rel["uri"].endswith("secrets.cage")
 base = run["originalUriBaseIds"]["CAGE_STDLIB"]["uri"]
 assert base.startswith("file:///") and base.endswith("/stdlib/"), base
 EOF
+# Findings with one cause are one result, the rest as related locations.
+printf 'cage 1\nimport "std/secrets"\nprofile p {\n    allow write "~"\n}\n' >home.cage
+run 1 lint --format sarif -W no-broad-grant -W no-secret-exposed -W no-protect-violation home.cage
+sarif_valid out
+python3 - out <<'EOF' || fail "SARIF grouped findings"
+import json, sys
+res = json.load(open(sys.argv[1]))["runs"][0]["results"]
+wa = [r for r in res if r["ruleId"] == "writable-ancestor"]
+assert len(wa) == 1, len(wa)
+rel = wa[0]["relatedLocations"]
+assert len(rel) >= 10, len(rel)
+assert len({r["id"] for r in rel}) == len(rel)
+assert sum(r["message"]["text"].startswith("also: ") for r in rel) >= 9, rel
+EOF
+run 1 lint home.cage
+[ "$(grep -c 'writable-ancestor\]$' out)" = 1 ] || fail "writable-ancestor is not one finding for one rule"
+[ "$(wc -l <out)" -lt 80 ] || fail "allow write ~ still prints $(wc -l <out) lines"
+
 # A missing input: status 2, and the log records the failed execution.
 run 2 lint --format sarif clean.cage missing.cage
 sarif_valid out
