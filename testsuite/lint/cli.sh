@@ -303,6 +303,23 @@ run 1 explain set.cage write /out/keep/a
 grep -q 'write means: write (allowed), create (allowed), delete (denied)' out ||
 	fail "explain write: parts not listed"
 
+# Non-ASCII names: ? is one character, so "/U?ers" covers "/Uüers" (two
+# bytes for ü) but not "/Uüüers"; the Linux plan expands globs on disk the
+# same way.
+printf 'cage 1\nprofile p {\n    allow read create "%s/U?ers/**"\n    protect create "%s/U?ers"\n}\n' \
+	"$tmp/nu" "$tmp/nu" >utf8.cage
+run 1 explain --target macos utf8.cage create "$tmp/nu/Uüers"
+grep -q "decided by: utf8.cage:4:20: protect create" out || fail "explain: ? does not cover a two-byte character"
+run 1 explain --target macos utf8.cage create "$tmp/nu/Uüüers/x"
+run 0 explain --target macos utf8.cage create "$tmp/nu/Uüers/x"
+run 0 explain --target macos utf8.cage create "$tmp/nu/Users/x"
+mkdir -p "$tmp/nu/Uüers" "$tmp/nu/Uüüers"
+set +e
+"$cagec" utf8.cage --emit linux --target linux --home /home/u >plan 2>&1
+set -e
+grep -q "^grant $tmp/nu/Uüers " plan || fail "Linux plan: ? does not expand to a two-byte character"
+grep -q "Uüüers" plan && fail "Linux plan: ? expanded to two characters"
+
 # -W and suppressions: a misspelt check id gets the closest one
 run 2 lint -W no-unsafe_order clean.cage
 grep -q "unknown check id 'unsafe_order'; did you mean 'unsafe-order'?" err || fail "-W did you mean"
