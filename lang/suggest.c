@@ -98,3 +98,11 @@ const char *suggest_hint(const struct suggest *s, struct arena *a)
 {
 	return s->best ? arena_printf(a, "; did you mean '%s'?", s->best) : "";
 }
+
+const char *suggest_hint_among(struct arena *a, const char *word, const char *const *names)
+{
+	struct suggest sg;
+	suggest_init(&sg, word, strlen(word));
+	suggest_offer_all(&sg, names);
+	return suggest_hint(&sg, a);
+}

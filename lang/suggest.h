@@ -30,6 +30,8 @@ const char *suggest_best(const struct suggest *s);
 /* "; did you mean 'NAME'?" for the best candidate, "" when there is none:
  * the tail of a message. */
 const char *suggest_hint(const struct suggest *s, struct arena *a);
+/* suggest_hint for `word` among a NULL-terminated list, in one call. */
+const char *suggest_hint_among(struct arena *a, const char *word, const char *const *names);
 
 /* Edit distance with adjacent transpositions (optimal string alignment):
  * "wirte" is one edit from "write". Returns SIZE_MAX past `limit`. */

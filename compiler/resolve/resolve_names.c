@@ -214,7 +214,10 @@ void rsv_collect(struct rsv *r, struct rfile *rf)
 					break;
 			if (t == 4) {
 				rsv_diag(r, DIAG_ERROR, type->loc, "param",
-				      "unknown param type '%s' (path, host, string or port)", type->text);
+				      "unknown param type '%s' (path, host, string or port)%s", type->text,
+				      suggest_hint_among(r->a, type->text,
+							 (const char *const[]){ "path", "host", "string",
+										"port", NULL }));
 				p->type = IR_P_STRING;
 			} else {
 				p->type = (enum ir_param_type)t;
