@@ -130,6 +130,16 @@ static void import_offer_dir(struct rsv *r, struct suggest *sg, const char *dir,
 	closedir(d);
 }
 
+/* "; did you mean ..." for an import `name` looked for in `dir`. */
+static const char *import_near(struct rsv *r, const char *dir, const char *name)
+{
+	struct suggest sg;
+	size_t nlen = has_suffix(name, ".cage") ? strlen(name) - 5 : strlen(name);
+	suggest_init(&sg, name, nlen);
+	import_offer_dir(r, &sg, dir, arena_strndup(r->a, name, nlen));
+	return suggest_hint(&sg, r->a);
+}
+
 /* "cannot find import" with every directory searched, in order. */
 static void import_missing(struct rsv *r, struct loc at, const char *name)
 {
@@ -175,8 +185,9 @@ static void do_imports(struct rsv *r, struct rfile *rf, size_t depth)
 		}
 		char real[PATH_MAX];
 		if (access(fs_path, F_OK) != 0) {
-			rsv_diag(r, DIAG_ERROR, s->loc, "import", "cannot find import '%s' (no file %s)",
-			      s->text, fs_path);
+			rsv_diag(r, DIAG_ERROR, s->loc, "import", "cannot find import '%s' (no file %s)%s",
+				 s->text, fs_path,
+				 s->text[0] == '/' ? "" : import_near(r, rf->fs_dir, s->text));
 			VEC_PUSH(r->imports, rec);
 			continue;
 		}
