@@ -32,7 +32,9 @@ void cage_options_free(cage_options *o);
 bool cage_options_define(cage_options *o, const char *def);
 /* -I DIR: searched before the standard library. */
 void cage_options_include(cage_options *o, const char *dir);
-/* Where `import "std/..."` is found; default: the in-tree or installed one. */
+/* Where `import "std/..."` is found; default: BIN/../share/cage/stdlib
+ * beside the running program, else the configured install path (hosts
+ * that embed the library should name it; docs/install.md). */
 void cage_options_stdlib(cage_options *o, const char *dir);
 /* What `~` means; default: $HOME. */
 void cage_options_home(cage_options *o, const char *dir);

@@ -6,6 +6,7 @@
  * Exit status: 0 success, 1 the policy has errors, 2 usage or I/O error.
  */
 #include <getopt.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -18,6 +19,7 @@
 #include "outfile.h"
 #include "fmt.h"
 #include "ir.h"
+#include "stdlib_dir.h"
 
 enum { EXIT_POLICY = 1, EXIT_USAGE = 2 };
 
@@ -43,7 +45,8 @@ static const char usage_text[] =
 	"      --emit BACKEND   what to write (default: sbpl, or ir with --target linux);\n"
 	"                       backends in this build:%s\n"
 	"      --home DIR       what '~' means (default: $HOME)\n"
-	"      --stdlib DIR     where 'import \"std/...\"' is found\n"
+	"      --stdlib DIR     where 'import \"std/...\"' is found (default: %s,\n"
+	"                       %s)\n"
 	"      --color=WHEN     colour diagnostics: auto (default), always, never\n"
 	"      --dump-table T   check the proxy table T and print it as text\n"
 	"  -V, --version        print the version and exit\n"
@@ -57,7 +60,10 @@ static void print_usage(FILE *out)
 	size_t n = 0;
 	for (size_t i = 0; cage_backend_name(i) && n < sizeof(names) - 32; i++)
 		n += (size_t)snprintf(names + n, sizeof(names) - n, " %s", cage_backend_name(i));
-	fprintf(out, usage_text, ir_target_name(IR_TARGET_HOST), names);
+	char std[PATH_MAX];
+	enum stdlib_origin origin = stdlib_dir_default(std, sizeof std);
+	fprintf(out, usage_text, ir_target_name(IR_TARGET_HOST), names, std,
+		stdlib_origin_name(origin));
 }
 
 /* --dump-table: a table that does not load is an error in the input (1), one

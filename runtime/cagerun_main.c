@@ -33,14 +33,16 @@ static void usage(FILE *f)
 		"       cagerun --proxy-only -p POLICY [-D NAME=VALUE]... [-I DIR]... [--profile NAME]\n"
 		"               [--listen 127.0.0.1:PORT] [--socket PATH] [--resolve HOST:PORT:ADDR]...\n"
 		"               [--log FILE] [--max-conns N] [--header-timeout MS]\n"
-		"               [--connect-timeout MS] [--idle-timeout MS]\n"
+		"               [--connect-timeout MS] [--idle-timeout MS] [--quiet]\n"
 		"       cagerun --version | --help\n"
 		"Runs COMMAND inside the policy (Linux: Landlock, seccomp, namespaces; in enforce\n"
 		"mode the filtering proxy is its only way to the network). Exit status: the\n"
 		"command's, 128+N when a signal N ended it, 125 when the sandbox could not be\n"
 		"set up (the command did not run), 126/127 when COMMAND cannot be executed.\n"
 		"--proxy-only runs the policy's filtering HTTP proxy on its own; TCP clients\n"
-		"must send the per-run secret printed on standard output as the Basic password.\n");
+		"must send the per-run secret printed on standard output as the Basic password.\n"
+		"Each request the proxy denies is reported on standard error (host, port, deciding\n"
+		"rule); --quiet turns that off.\n");
 }
 
 
@@ -75,6 +77,7 @@ static char *build_table(const char *path, cage_options *o, size_t *len)
 		cage_policy_free(p);
 		return NULL;
 	}
+	run_proxy_only_note(p, stderr);
 	char *buf = NULL;
 	FILE *mem = open_memstream(&buf, len);
 	const char *err = NULL;
@@ -194,6 +197,8 @@ static int parse_args(int argc, char **argv, struct prx_config *cfg, struct run 
 			return EXIT_START;
 		}
 	}
+	/* Each denial as it happens, unless --quiet. */
+	cfg->notice_fd = ro->quiet ? -1 : STDERR_FILENO;
 	if (proxy_only && ro->argv)
 		return fail("--proxy-only runs no command; drop it, or the -- COMMAND part");
 	if (!proxy_only && !ro->argv) {
@@ -288,6 +293,8 @@ static int serve(struct run *r, struct prx_config *cfg, const char *policy, cons
 		return fail("cannot write to standard output");
 	if (!prx_server_run(r->srv, r->sig_fd, err, sizeof err))
 		return fail(err);
+	if (cfg->notice_fd >= 0) /* not --quiet */
+		prx_server_print_denials(r->srv, stderr, "cagerun: ");
 	return 0;
 }
 
@@ -299,7 +306,7 @@ int main(int argc, char **argv)
 	struct prx_config cfg;
 	memset(&cfg, 0, sizeof cfg);
 	prx_limits_default(&cfg.limits);
-	cfg.log_fd = -1;
+	cfg.log_fd = cfg.notice_fd = -1;
 	r.opts = cage_options_new();
 	r.res = prx_resolver_new();
 	int status;

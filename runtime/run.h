@@ -7,6 +7,7 @@
 #define CAGE_RUN_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "cage.h"
 
@@ -28,5 +29,10 @@ struct run_opts {
  * when the sandbox could not be set up, 126/127 when the command could not
  * be executed. Messages go to stderr. */
 int run_command(const struct run_opts *o);
+
+/* `--proxy-only`: a note on out when the selected profile's mode is not
+ * enforce (enforce-fs, off, monitor), saying what that mode means for the
+ * network and that the proxy alone still enforces the connect rules. */
+void run_proxy_only_note(const cage_policy *p, FILE *out);
 
 #endif

@@ -18,6 +18,12 @@ struct lplan_rules {
 	size_t n, cap;
 };
 
+/* Physical resolution (lplan_realpath.c): the longest prefix that exists
+ * becomes its physical path, the rest stays as written; /proc is left
+ * alone. One cache per plan build remembers every prefix looked at. */
+struct lplan_rcache;
+struct lplan_rcache *lplan_rcache_new(struct arena *a);
+const char *lplan_resolve_cached(struct lplan_rcache *c, const char *path);
 const char *lplan_resolve_path(struct arena *a, const char *path);
 void lplan_rules_add(struct arena *a, struct lplan_rules *v, const struct ir_rule *orig,
 		     const char *path, bool subtree);

@@ -19,39 +19,9 @@
 
 #include "path.h"
 
-/* /proc is the sandbox's own (a fresh procfs in its PID namespace): its
- * magic links (/proc/self) mean something else in here. */
-static bool is_proc(const char *p)
-{
-	return strncmp(p, "/proc", 5) == 0 && (p[5] == '\0' || p[5] == '/');
-}
-
-const char *lplan_resolve_path(struct arena *a, const char *path)
-{
-	if (is_proc(path))
-		return arena_strdup(a, path);
-	char buf[PATH_MAX];
-	if (realpath(path, buf))
-		return arena_strdup(a, buf);
-	/* Resolve the longest existing prefix and keep the rest as written. */
-	size_t cut = strlen(path);
-	while (cut > 0) {
-		do
-			cut--;
-		while (cut > 0 && path[cut] != '/');
-		char head[PATH_MAX];
-		if (cut >= sizeof head)
-			break;
-		memcpy(head, path, cut);
-		head[cut] = '\0';
-		if (realpath(cut ? head : "/", buf))
-			return arena_printf(a, "%s%s", strcmp(buf, "/") ? buf : "", path + cut);
-	}
-	return arena_strdup(a, path);
-}
-
 struct walk {
 	struct arena *a;
+	struct lplan_rcache *rc;
 	const struct ir_rule *orig;
 	struct lplan_rules *out;
 	size_t visited;
@@ -60,7 +30,7 @@ struct walk {
 
 static void emit(struct walk *w, const char *path, bool subtree)
 {
-	const char *res = lplan_resolve_path(w->a, path);
+	const char *res = lplan_resolve_cached(w->rc, path);
 	lplan_rules_add(w->a, w->out, w->orig, res, subtree);
 }
 
@@ -120,14 +90,15 @@ static void walk(struct walk *w, const char *dir, const struct path_comp *comps,
 }
 
 /* Expands a glob rule into the existing paths it matches. */
-static bool expand_glob(struct arena *a, const struct ir_rule *r, struct lplan_rules *out)
+static bool expand_glob(struct arena *a, struct lplan_rcache *rc, const struct ir_rule *r,
+			struct lplan_rules *out)
 {
 	enum { MAXC = 256 };
 	struct path_comp comps[MAXC];
 	size_t n = path_split(r->t.path.text, comps, MAXC);
 	if (n == (size_t)-1)
 		return false;
-	struct walk w = { a, r, out, 0, false };
+	struct walk w = { a, rc, r, out, 0, false };
 	walk(&w, "/", comps, 0, n, 0);
 	return !w.too_big;
 }
@@ -162,6 +133,7 @@ void lplan_rules_add(struct arena *a, struct lplan_rules *v, const struct ir_rul
 bool lplan_resolve_rules(struct arena *a, const struct ir_profile *p, struct lplan_rules *out,
 			 struct lplan *plan)
 {
+	struct lplan_rcache *rc = lplan_rcache_new(a);
 	for (size_t i = 0; i < p->nrules; i++) {
 		const struct ir_rule *r = &p->rules[i];
 		if (r->tkind != IR_T_PATH || !(r->access & IR_A_FILE))
@@ -178,11 +150,11 @@ bool lplan_resolve_rules(struct arena *a, const struct ir_profile *p, struct lpl
 										       pp->len - 3)),
 						pp->kind == IR_PAT_SUBTREE);
 		} else if (pp->kind == IR_PAT_EXACT) {
-			lplan_rules_add(a, out, r, lplan_resolve_path(a, pp->text), false);
+			lplan_rules_add(a, out, r, lplan_resolve_cached(rc, pp->text), false);
 		} else if (pp->kind == IR_PAT_SUBTREE) {
 			char *dir = arena_strndup(a, pp->text, pp->len - 3);
-			lplan_rules_add(a, out, r, lplan_resolve_path(a, *dir ? dir : "/"), true);
-		} else if (!expand_glob(a, r, out)) {
+			lplan_rules_add(a, out, r, lplan_resolve_cached(rc, *dir ? dir : "/"), true);
+		} else if (!expand_glob(a, rc, r, out)) {
 			lplan_error(a, plan, r,
 				    "this pattern matches too much of the filesystem to expand "
 				    "(Landlock has no patterns: a glob is granted path by path); "

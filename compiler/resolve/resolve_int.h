@@ -113,6 +113,7 @@ struct rsv {
 	size_t ir_rules; /* rules in all profiles built so far */
 	size_t expand_steps; /* words expanded so far (see rsv_expand_word) */
 	bool too_large;  /* RESOLVE_MAX_IR_RULES was reported */
+	const char *stdlib; /* --stdlib, or the default found once (stdlib_dir.h) */
 };
 
 /* A resolved word: the text to parse as a target and where it came from. */

@@ -14,6 +14,7 @@
 
 #include "parse_ctx.h"
 #include "load.h"
+#include "stdlib_dir.h"
 #include "suggest.h"
 
 static struct rfile *find_loaded(struct rsv *r, const char *real)
@@ -48,12 +49,24 @@ static bool has_suffix(const char *s, const char *suf)
  * the shipped library), so the order between the last two only matters
  * for a broken installation. Returns the count; `dirs` has room for
  * nincludes + 2. */
+static const char *stdlib_root(struct rsv *r)
+{
+	if (!r->stdlib && r->o->stdlib)
+		r->stdlib = r->o->stdlib;
+	if (!r->stdlib) {
+		char dir[PATH_MAX];
+		stdlib_dir_default(dir, sizeof dir);
+		r->stdlib = arena_strdup(r->a, dir);
+	}
+	return r->stdlib;
+}
+
 static size_t search_dirs(struct rsv *r, const char **dirs)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < r->o->nincludes; i++)
 		dirs[n++] = r->o->includes[i];
-	const char *std = r->o->stdlib ? r->o->stdlib : CAGE_STDLIB_DIR;
+	const char *std = stdlib_root(r);
 	dirs[n++] = load_join(r->a, std, ir_target_name(r->pol->ir->target));
 	dirs[n++] = load_join(r->a, std, "."); /* spelled like the one above */
 	return n;
@@ -70,14 +83,14 @@ static bool names_platform_dir(const char *name)
 }
 
 static bool import_locate(struct rsv *r, const struct rfile *from, const char *name,
-			  char **fs_path, char **display, const char **stdlib_root)
+			  char **fs_path, char **display, const char **std_base)
 {
-	*stdlib_root = NULL;
+	*std_base = NULL;
 	const char *file = has_suffix(name, ".cage") ? name : arena_printf(r->a, "%s.cage", name);
 	if (strncmp(name, "./", 2) == 0 || strncmp(name, "../", 3) == 0) {
 		*fs_path = load_join(r->a, from->fs_dir, file);
 		*display = load_join(r->a, from->display_dir, file);
-		*stdlib_root = from->src->stdlib_root;
+		*std_base = from->src->stdlib_root;
 		return true;
 	}
 	if (name[0] == '/') {
@@ -103,7 +116,7 @@ static bool import_locate(struct rsv *r, const struct rfile *from, const char *n
 		else
 			*display = arena_strdup(r->a, file);
 		if (i >= r->o->nincludes)
-			*stdlib_root = dirs[n - 1];
+			*std_base = stdlib_root(r);
 		return true;
 	}
 	return false;
@@ -145,6 +158,8 @@ static void import_missing(struct rsv *r, struct loc at, const char *name)
 {
 	const char **dirs = arena_alloc(r->a, (r->o->nincludes + 2) * sizeof(*dirs));
 	size_t n = search_dirs(r, dirs), len = 0;
+	if (names_platform_dir(name))
+		n--; /* import_locate does not look there for such a name */
 	for (size_t i = 0; i < n; i++)
 		len += strlen(dirs[i]) + 2;
 	char *list = arena_alloc(r->a, len + 1);
@@ -159,9 +174,19 @@ static void import_missing(struct rsv *r, struct loc at, const char *name)
 	suggest_init(&sg, name, nlen);
 	for (size_t i = 0; i < n; i++)
 		import_offer_dir(r, &sg, dirs[i], arena_strndup(r->a, name, nlen));
-	rsv_diag(r, DIAG_ERROR, at, "import", "cannot find import '%s' (searched %s)%s%s", name, list,
+	/* A standard library that is not there at all is a broken or
+	 * partial installation, not a misspelt import: say so. */
+	const char *std = stdlib_root(r);
+	bool no_std = access(std, F_OK) != 0;
+	rsv_diag(r, DIAG_ERROR, at, "import", "cannot find import '%s' (searched %s)%s%s%s%s%s",
+		 name, list,
 		 names_platform_dir(name) ? "; a platform module is imported by its name under std/ "
-					    "and chosen by --target" : "", suggest_hint(&sg, r->a));
+					    "and chosen by --target" : "",
+		 no_std ? "; the standard library directory " : "", no_std ? std : "",
+		 no_std ? (r->o->stdlib ? " given by --stdlib does not exist"
+					: " does not exist: is cage installed completely? "
+					  "(--stdlib DIR names another)") : "",
+		 suggest_hint(&sg, r->a));
 }
 
 static void do_imports(struct rsv *r, struct rfile *rf, size_t depth)
@@ -172,13 +197,13 @@ static void do_imports(struct rsv *r, struct rfile *rf, size_t depth)
 		struct ast_str *s = n->u.import.path;
 		struct policy_import rec = { .from = rf->src, .loc = s->loc };
 		char *fs_path = NULL, *display = NULL;
-		const char *stdlib_root = NULL;
+		const char *std_base = NULL;
 		if (s->len == 0 || memchr(s->text, '\0', s->len) || s->len != strlen(s->text)) {
 			rsv_diag(r, DIAG_ERROR, s->loc, "import", "empty import name");
 			VEC_PUSH(r->imports, rec);
 			continue;
 		}
-		if (!import_locate(r, rf, s->text, &fs_path, &display, &stdlib_root)) {
+		if (!import_locate(r, rf, s->text, &fs_path, &display, &std_base)) {
 			import_missing(r, s->loc, s->text);
 			VEC_PUSH(r->imports, rec);
 			continue;
@@ -228,7 +253,7 @@ static void do_imports(struct rsv *r, struct rfile *rf, size_t depth)
 		struct src_file *src = arena_alloc(r->a, sizeof(*src));
 		src->name = display;
 		src->realpath = arena_strdup(r->a, real);
-		src->stdlib_root = stdlib_root;
+		src->stdlib_root = std_base;
 		src->text = text;
 		src->len = len;
 		src->importer = rf->src;

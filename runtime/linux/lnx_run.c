@@ -208,6 +208,8 @@ static int start_proxy_server(struct lrun *r)
 	cfg.policy = prx_policy_of_table(&r->table);
 	cfg.overrides = r->o->resolve;
 	cfg.log_fd = -1;
+	/* Denials as they happen, on the terminal the user watches. */
+	cfg.notice_fd = r->o->quiet ? -1 : STDERR_FILENO;
 	cfg.on_stop_fd = on_signal;
 	cfg.stop_ctx = r;
 	if (r->o->log_path) {
@@ -279,25 +281,6 @@ static void wait_without_proxy(struct lrun *r)
 			break;
 		on_signal(r);
 	}
-}
-
-struct denial_ctx {
-	unsigned long total;
-};
-
-static void print_denial(void *ctx, const char *host, unsigned port, unsigned long count,
-			 const char *rule)
-{
-	struct denial_ctx *d = ctx;
-	if (d->total++ == 0)
-		fprintf(stderr, "cagerun: hosts the policy denied:\n");
-	if (!*host) { /* past the proxy's bound on distinct hosts */
-		fprintf(stderr, "cagerun:   %lu more denial%s of other hosts\n", count,
-			count == 1 ? "" : "s");
-		return;
-	}
-	fprintf(stderr, "cagerun:   %s:%u  %lu time%s  (%s)\n", host, port, count,
-		count == 1 ? "" : "s", rule && *rule ? rule : "no rule allows it");
 }
 
 static int block_signals(struct lrun *r)
@@ -455,10 +438,8 @@ int run_command(const struct run_opts *o)
 	lnx_seccomp_prog_free(&r.sc);
 	lnx_sandbox_kill(&r.sb);
 	restore_terminal(&r);
-	if (r.srv && !o->quiet) {
-		struct denial_ctx d = { 0 };
-		prx_server_denials(r.srv, print_denial, &d);
-	}
+	if (r.srv && !o->quiet)
+		prx_server_print_denials(r.srv, stderr, "cagerun: ");
 	prx_server_free(r.srv);
 	if (r.sig_fd >= 0)
 		close(r.sig_fd);

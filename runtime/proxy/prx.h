@@ -23,6 +23,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/socket.h>
 
 #include "host.h"
@@ -74,6 +75,9 @@ struct prx_config {
 	struct prx_limits limits;
 	const struct prx_resolver *overrides; /* --resolve entries; may be NULL */
 	int log_fd;         /* JSON-lines access log, -1 for none; not owned */
+	/* One line per denied request, for a person (the 403's body: host,
+	 * port, deciding rule or why), -1 for none; not owned. */
+	int notice_fd;
 	const char *secret; /* required for TCP listeners; copied */
 	/* Called (on the loop's thread) whenever stop_fd is readable: true
 	 * stops serving, false goes on. It must consume what made stop_fd
@@ -122,7 +126,7 @@ bool prx_server_run(struct prx_server *s, int stop_fd, char *err, size_t errlen)
 void prx_server_free(struct prx_server *s);
 
 /* The rule text of a denial for an internal address no rule allows. */
-#define PRX_DENY_INTERNAL "(internal address)"
+#define PRX_DENY_INTERNAL "resolves only to internal addresses"
 /* Reports the denied requests (403s) counted since the server was made, one
  * call per (host, port, deciding rule), most frequent first, ties in the
  * order first seen. rule: where the denying rule is ("policy.cage:12:5"),
@@ -134,6 +138,11 @@ void prx_server_denials(const struct prx_server *s,
 			void (*cb)(void *ctx, const char *host, unsigned port,
 				   unsigned long count, const char *rule),
 			void *ctx);
+
+/* The same, for a person: "PREFIXhosts the policy denied:" and one line
+ * per (host, port, rule) with its count; nothing when there was no
+ * denial. */
+void prx_server_print_denials(const struct prx_server *s, FILE *out, const char *prefix);
 
 /* ---- --resolve overrides (prx_resolve.c) ---- */
 struct prx_resolver *prx_resolver_new(void);

@@ -74,14 +74,14 @@ void prx_accept_event(struct prx_server *s, struct listener *l)
 			}
 			return;
 		}
-		if (s->nfree == 0) {
+		struct conn *c = prx_slot_take(s);
+		if (!c) {
 			if (l->forward)
 				close(fd); /* no HTTP on a raw tunnel: a close says it */
 			else
 				reject_busy(fd);
 			continue;
 		}
-		struct conn *c = &s->c[s->freelist[--s->nfree]];
 		s->nactive++;
 		c->st = ST_HEAD;
 		c->cfd = fd;

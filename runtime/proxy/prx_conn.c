@@ -103,6 +103,16 @@ static void log_conn(struct prx_server *s, struct conn *c)
 	}
 }
 
+static void slot_reset(struct conn *c, uint32_t gen)
+{
+	memset(c, 0, sizeof *c);
+	c->gen = gen;
+	c->cfd = c->ufd = -1;
+	c->st = ST_FREE;
+	prx_dir_init(&c->up);
+	prx_dir_init(&c->down);
+}
+
 void prx_conn_close(struct prx_server *s, struct conn *c)
 {
 	if (c->st == ST_FREE)
@@ -115,15 +125,22 @@ void prx_conn_close(struct prx_server *s, struct conn *c)
 	prx_pipe_release(s, &c->up);
 	prx_pipe_release(s, &c->down);
 	free(c->head);
-	uint32_t gen = c->gen + 1;
-	memset(c, 0, sizeof *c);
-	c->gen = gen;
-	c->cfd = c->ufd = -1;
-	c->st = ST_FREE;
-	prx_dir_init(&c->up);
-	prx_dir_init(&c->down);
+	slot_reset(c, c->gen + 1);
 	s->freelist[s->nfree++] = (unsigned)(c - s->c);
 	s->nactive--;
+}
+
+/* A free slot: a released one first (its memory is warm), else the next
+ * never-used one; NULL when all max_conns are in use. */
+struct conn *prx_slot_take(struct prx_server *s)
+{
+	if (s->nfree > 0)
+		return &s->c[s->freelist[--s->nfree]];
+	if (s->nslots == s->maxslots)
+		return NULL;
+	struct conn *c = &s->c[s->nslots++];
+	slot_reset(c, 0);
+	return c;
 }
 
 /* Answers the client with status and closes gently: the response is

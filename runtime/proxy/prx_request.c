@@ -23,7 +23,7 @@
 static void filter_and_connect(struct prx_server *s, struct conn *c)
 {
 	struct prx_addrs keep = { .n = 0 };
-	char first_bad[INET6_ADDRSTRLEN + 32] = "";
+	const struct sockaddr *first_bad = NULL;
 	for (int i = 0; i < c->addrs.n; i++) {
 		const struct sockaddr *sa = (const struct sockaddr *)&c->addrs.a[i];
 		enum host_class cl = host_addr_class(sa);
@@ -42,21 +42,12 @@ static void filter_and_connect(struct prx_server *s, struct conn *c)
 		if (ok) {
 			keep.a[keep.n] = c->addrs.a[i];
 			keep.len[keep.n++] = c->addrs.len[i];
-		} else if (!first_bad[0]) {
-			char ip[INET6_ADDRSTRLEN];
-			prx_fmt_addr(sa, ip, sizeof ip);
-			snprintf(first_bad, sizeof first_bad, "%s (%s)", ip, host_class_name(cl));
+		} else if (!first_bad) {
+			first_bad = sa;
 		}
 	}
 	if (keep.n == 0) {
-		snprintf(c->why, sizeof c->why,
-			 "%s resolves to %s, an internal address no rule allows", c->host.name,
-			 first_bad);
-		char body[1024];
-		snprintf(body, sizeof body, "cage proxy: connection to %s:%u denied: %s\n",
-			 c->host.name, c->port, c->why);
-		prx_denial_note(s, c->host.name, c->port, PRX_DENY_INTERNAL);
-		prx_respond(s, c, 403, "deny", c->why, NULL, body);
+		prx_deny_internal(s, c, first_bad);
 		return;
 	}
 	c->addrs = keep;
@@ -91,19 +82,7 @@ static void handle_request(struct prx_server *s, struct conn *c)
 	s->cfg.policy.host(s->cfg.policy.ctx, &c->host, c->port, &v);
 	snprintf(c->rule, sizeof c->rule, "%s", v.rule);
 	if (!v.allowed) {
-		prx_denial_note(s, c->host.name, c->port, v.rule);
-		char body[1024];
-		if (v.rule[0])
-			snprintf(body, sizeof body,
-				 "cage proxy: connection to %s:%u denied by the rule at %s\n",
-				 c->host.name, c->port, v.rule);
-		else
-			snprintf(body, sizeof body,
-				 "cage proxy: connection to %s:%u denied: no rule allows it "
-				 "(default deny)\n",
-				 c->host.name, c->port);
-		prx_respond(s, c, 403, "deny", v.rule[0] ? "denied by rule" : "no rule allows it",
-			    NULL, body);
+		prx_deny_by_rule(s, c, v.rule);
 		return;
 	}
 

@@ -73,20 +73,14 @@ struct prx_server *prx_server_new(const struct prx_config *cfg, char *err, size_
 	if (cfg->secret)
 		snprintf(s->secret, sizeof s->secret, "%s", cfg->secret);
 	s->cfg.secret = NULL;
-	s->nslots = L->max_conns;
-	s->c = calloc(s->nslots, sizeof *s->c);
-	s->freelist = calloc(s->nslots, sizeof *s->freelist);
+	s->maxslots = L->max_conns;
+	s->c = calloc(s->maxslots, sizeof *s->c);
+	s->freelist = calloc(s->maxslots, sizeof *s->freelist);
 	s->deny = calloc(DENY_MAX, sizeof *s->deny);
 	if (!s->c || !s->freelist || !s->deny) {
 		snprintf(err, errlen, "out of memory");
 		prx_server_free(s);
 		return NULL;
-	}
-	for (unsigned i = 0; i < s->nslots; i++) {
-		s->c[i].cfd = s->c[i].ufd = -1;
-		prx_dir_init(&s->c[i].up);
-		prx_dir_init(&s->c[i].down);
-		s->freelist[s->nfree++] = s->nslots - 1 - i;
 	}
 	s->ep = epoll_create1(EPOLL_CLOEXEC);
 	if (s->ep < 0) {

@@ -94,8 +94,11 @@ struct prx_server {
 	int nl;
 	char unix_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	bool unix_created;
+	/* Slots are set up when first needed: a short session never pays
+	 * for (or keeps resident) the thousand it could have. c[0..nslots)
+	 * are set up, c[nslots..maxslots) are still zero. */
 	struct conn *c;
-	unsigned nslots, nactive;
+	unsigned nslots, maxslots, nactive;
 	unsigned *freelist;
 	unsigned nfree;
 	struct prx_dns *dns;
@@ -132,6 +135,7 @@ void prx_pipe_get(struct prx_server *s, struct prx_dir *d);
 void prx_pipe_release(struct prx_server *s, struct prx_dir *d);
 /* Logs the connection, closes its sockets and frees its slot. */
 void prx_conn_close(struct prx_server *s, struct conn *c);
+struct conn *prx_slot_take(struct prx_server *s);
 /* Answers with an HTTP status and closes gently (ST_LINGER). */
 void prx_respond(struct prx_server *s, struct conn *c, int status, const char *decision,
 		 const char *reason, const char *extra, const char *body);
@@ -162,5 +166,10 @@ void prx_tunnel_event(struct prx_server *s, struct conn *c, unsigned side, uint3
 /* ---- prx_denials.c ---- */
 /* Counts one denied request for (host, port) decided by rule. */
 void prx_denial_note(struct prx_server *s, const char *host, unsigned port, const char *rule);
+/* Refuses c's request with 403, counts it and tells the user (notice_fd):
+ * decided by the rule at `rule` ("" = no rule, default deny), or because
+ * the allowed name resolves only to internal addresses, addr the first. */
+void prx_deny_by_rule(struct prx_server *s, struct conn *c, const char *rule);
+void prx_deny_internal(struct prx_server *s, struct conn *c, const struct sockaddr *addr);
 
 #endif

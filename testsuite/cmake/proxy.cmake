@@ -32,3 +32,12 @@ if(CAGE_FUZZ)
   target_compile_options(fuzz_prx_http PRIVATE -fsanitize=fuzzer)
   target_link_options(fuzz_prx_http PRIVATE -fsanitize=fuzzer)
 endif()
+
+# What the user sees of a denial (host, port, rule; the rule that would
+# allow an internal address; the mode note) from cagerun --proxy-only and
+# from the proxy of a sandboxed command. Needs curl and python3.
+if(TARGET cagerun AND CMAKE_SYSTEM_NAME STREQUAL "Linux")
+  add_test(NAME proxy/denials COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/proxy/denials.sh
+    $<TARGET_FILE:cagerun>)
+  set_tests_properties(proxy/denials PROPERTIES TIMEOUT 180)
+endif()

@@ -144,7 +144,7 @@ status 0 "$CAGEC" fmt --help
 grep -q -- "--check" "$T/out" || fail "--help does not mention --check"
 
 # The documentation shows the canonical form and names every option.
-awk '/^## Formatting/ { f = 1 } f && /^```$/ { n++; next } f && n == 1 { print }' \
+awk '/^## Formatting/ { f = 1 } f && /^```/ { n++; next } f && n == 1 { print }' \
 	"$SRC/docs/language.md" >"$T/doc.cage"
 [ -s "$T/doc.cage" ] || fail "no example found in docs/language.md, Formatting"
 status 0 "$CAGEC" fmt --check "$T/doc.cage"

@@ -173,6 +173,7 @@ int main(int argc, char **argv)
 	prx_limits_default(&cfg.limits);
 	cfg.policy = (struct prx_policy){ &rules, cb_host, cb_addr };
 	cfg.log_fd = -1;
+	cfg.notice_fd = -1;
 	const char *listen = NULL, *sock = NULL, *secret = "test-secret";
 	struct prx_resolver *res = prx_resolver_new();
 	char err[512];

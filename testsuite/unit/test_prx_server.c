@@ -231,6 +231,7 @@ struct px {
 	int stop[2]; /* the test writes 'c' (go on) or 'q' (quit) */
 	int ack[2];  /* the hook answers every call with one byte */
 	int log_fd;
+	int notice_fd; /* the denial lines meant for the user */
 	bool use_hook;
 	pthread_t th;
 	bool ok;
@@ -255,6 +256,8 @@ static void px_new(struct px *p, bool use_hook)
 	cr_assert_eq(pipe2(p->ack, O_CLOEXEC), 0);
 	p->log_fd = memfd_create("prx-log", MFD_CLOEXEC);
 	cr_assert(p->log_fd >= 0);
+	p->notice_fd = memfd_create("prx-notice", MFD_CLOEXEC);
+	cr_assert(p->notice_fd >= 0);
 	p->res = prx_resolver_new();
 	char err[256];
 	cr_assert(prx_resolver_add(p->res, "internal.test:80:10.1.2.3", err, sizeof err), "%s", err);
@@ -265,6 +268,7 @@ static void px_new(struct px *p, bool use_hook)
 	cfg.policy = (struct prx_policy){ NULL, pol_host, pol_addr };
 	cfg.overrides = p->res;
 	cfg.log_fd = p->log_fd;
+	cfg.notice_fd = p->notice_fd;
 	cfg.secret = "s3cret";
 	p->use_hook = use_hook;
 	if (use_hook) {
@@ -345,6 +349,7 @@ static void px_free(struct px *p)
 	close(p->ack[0]);
 	close(p->ack[1]);
 	close(p->log_fd);
+	close(p->notice_fd);
 }
 
 /* Stops and frees the proxy; its access log must hold both strings. */
@@ -681,7 +686,7 @@ struct seen {
 	char host[300][64];
 	unsigned port[300];
 	unsigned long count[300];
-	char rule[300][32];
+	char rule[300][64];
 };
 
 static void collect(void *ctx, const char *host, unsigned port, unsigned long count,
@@ -743,5 +748,39 @@ Test(prx_server, denial_summary_counts_and_stays_bounded, .timeout = 120)
 		total += s.count[i];
 	cr_expect_eq(total, 308, "every denial counted once, got %lu", total);
 	cr_expect_eq(s.count[256], 49);
+	px_free(&p);
+}
+
+/* Each denial is told to the user as it happens (notice_fd), with the
+ * host, the port and the deciding rule, no rule, or for a name that
+ * resolves to an internal address the rule that would allow it; allowed
+ * and malformed requests say nothing there. */
+Test(prx_server, denial_notices_say_host_port_and_rule, .timeout = 60)
+{
+	struct px p;
+	px_new(&p, false);
+	unsigned port = px_adopt(&p, false);
+	px_run(&p);
+	cr_expect_eq(do_connect(port, "localhost:1", NULL), 502);
+	cr_expect_eq(do_connect(port, "bad_name:443", NULL), 400);
+	off_t quiet = lseek(p.notice_fd, 0, SEEK_END);
+	cr_expect_eq(quiet, 0, "an allowed or malformed request wrote a denial line");
+	cr_expect_eq(do_connect(port, "a.deny:443", NULL), 403);
+	cr_expect_eq(do_connect(port, "nope.test:443", NULL), 403);
+	cr_expect_eq(do_connect(port, "internal.test:80", NULL), 403);
+	cr_expect_eq(do_connect(port, "a.deny:443", NULL), 403);
+	px_stop(&p);
+	char buf[2048] = "";
+	ssize_t n = pread(p.notice_fd, buf, sizeof buf - 1, 0);
+	cr_assert(n > 0);
+	buf[n] = '\0';
+	cr_expect_str_eq(buf,
+			 "cage proxy: connection to a.deny:443 denied by the rule at t:3:1\n"
+			 "cage proxy: connection to nope.test:443 denied: no rule allows it "
+			 "(default deny)\n"
+			 "cage proxy: connection to internal.test:80 denied: internal.test resolves "
+			 "to 10.1.2.3 (private), an internal address no rule allows; to allow it, "
+			 "add the rule: allow connect \"10.1.2.3:80\"\n"
+			 "cage proxy: connection to a.deny:443 denied by the rule at t:3:1\n");
 	px_free(&p);
 }
