@@ -849,13 +849,14 @@ Test(sbpl_diff, protect_wins_in_any_order)
  * must say the same to Seatbelt's byte matcher. */
 Test(sbpl_diff, wildcards_match_utf8_characters)
 {
-	check_fixed("cage 1\nprofile p {\n"
-		    "    allow read write \"/work/U?ers/**\"\n"
-		    "    protect create \"/work/U?ers\"\n"
-		    "    allow read \"/work/d/?\"\n"
-		    "    deny read \"/work/d/??\"\n"
-		    "    allow exec \"/work/b/*\xc3\xa9\"\n"
-		    "}\n",
+	static const char policy[] = "cage 1\nprofile p {\n"
+				     "    allow read write \"/work/U?ers/**\"\n"
+				     "    protect create \"/work/U?ers\"\n"
+				     "    allow read \"/work/d/?\"\n"
+				     "    deny read \"/work/d/??\"\n"
+				     "    allow exec \"/work/b/*\xc3\xa9\"\n"
+				     "}\n";
+	check_fixed(policy,
 		    QUERIES("read", "/work/U\xc3\xbc" "ers/a", "create", "/work/U\xc3\xbc" "ers",
 			    "create", "/work/Users", "read", "/work/U\xc3\xbc\xc3\xbc" "ers/a",
 			    "read", "/work/d/\xe2\x82\xac", "read", "/work/d/\xf0\x9f\x98\x80",
@@ -863,6 +864,28 @@ Test(sbpl_diff, wildcards_match_utf8_characters)
 			    "exec", "/work/b/caf\xc3\xa9", "exec", "/work/b/\xc3\xa9",
 			    "exec", "/work/b/e"),
 		    "enforce", NULL, 0);
+	/* and both sides agree on the right answer, not only with each other */
+	static const struct {
+		const char *access, *path;
+		bool allowed;
+	} want[] = {
+		{ "create", "/work/U\xc3\xbc" "ers", false }, /* the protect covers it */
+		{ "read", "/work/U\xc3\xbc" "ers/a", true },
+		{ "read", "/work/U\xc3\xbc\xc3\xbc" "ers/a", false },
+		{ "read", "/work/d/\xf0\x9f\x98\x80", true }, /* one character of four bytes */
+		{ "read", "/work/d/a\xc3\xa9", false },       /* two characters: the deny */
+		{ "exec", "/work/b/\xc3\xa9", true },
+	};
+	struct pair pr;
+	compile(&pr, policy, NULL, 0);
+	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+		struct cage_verdict v;
+		const char *err = NULL;
+		cr_assert(cage_query_path(pr.pol, want[i].access, want[i].path, &v, &err), "%s",
+			  err ? err : "?");
+		cr_expect_eq(v.allowed, want[i].allowed, "%s %s", want[i].access, want[i].path);
+	}
+	release(&pr);
 }
 
 Test(sbpl_diff, tmp_var_etc_are_private)
