@@ -89,12 +89,13 @@ void parse_syntax_error(struct parse_ctx *ctx, const struct token *t, uint64_t e
 	 * the misspelt access, not on the word after it. */
 	if (p0->kind == TK_IDENT && (effect_before || (parse_is_access(p1->kind) && word_after))) {
 		const char *near = parse_suggest(p0, parse_access_names);
+		char hint[96];
 		if (effect_before ? t->kind != TK_NL && t->kind != TK_COMMA : near != NULL) {
 			diag_add(ctx->diags, DIAG_ERROR, p0->loc, "syntax",
 				 "'%.*s' is not an access (read, read-metadata, write, create, delete, "
-				 "exec, connect, unix, mach)%s%s%s",
+				 "exec, connect, unix, mach)%s",
 				 (int)(p0->len > 40 ? 40 : p0->len), p0->text,
-				 near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
+				 suggest_say(near, hint, sizeof hint));
 			return;
 		}
 	}

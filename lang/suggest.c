@@ -4,6 +4,7 @@
 #include "suggest.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -92,6 +93,17 @@ void suggest_offer_all(struct suggest *s, const char *const *candidates)
 const char *suggest_best(const struct suggest *s)
 {
 	return s->best;
+}
+
+const char *suggest_say(const char *best, char *buf, size_t size)
+{
+	if (size == 0)
+		return "";
+	if (best)
+		snprintf(buf, size, "; did you mean '%s'?", best);
+	else
+		buf[0] = '\0';
+	return buf;
 }
 
 const char *suggest_hint(const struct suggest *s, struct arena *a)

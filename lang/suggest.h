@@ -30,6 +30,9 @@ const char *suggest_best(const struct suggest *s);
 /* "; did you mean 'NAME'?" for the best candidate, "" when there is none:
  * the tail of a message. */
 const char *suggest_hint(const struct suggest *s, struct arena *a);
+/* "; did you mean 'BEST'?" in buf, or "" when best is NULL; returns buf.
+ * For callers without an arena (command-line errors). */
+const char *suggest_say(const char *best, char *buf, size_t size);
 /* suggest_hint for `word` among a NULL-terminated list, in one call. */
 const char *suggest_hint_among(struct arena *a, const char *word, const char *const *names);
 

@@ -18,6 +18,7 @@
 #include "fmt.h"
 #include "load.h"
 #include "outfile.h"
+#include "suggest.h"
 
 enum { FMT_EXIT_CHANGED = 1, FMT_EXIT_USAGE = 2 };
 
@@ -492,7 +493,13 @@ int fmt_command(int argc, char **argv, FILE *out, FILE *err)
 			fputs(fmt_usage_text, out);
 			return 0;
 		} else {
-			fprintf(err, "cagec fmt: unknown option '%s' (see cagec fmt --help)\n", a);
+			struct suggest sg;
+			suggest_init(&sg, a, strlen(a));
+			suggest_offer_all(&sg, (const char *const[]){ "--check", "--write", "--help",
+								      "--color=auto", NULL });
+			char hint[96];
+			fprintf(err, "cagec fmt: unknown option '%s'%s (see cagec fmt --help)\n", a,
+				suggest_say(suggest_best(&sg), hint, sizeof hint));
 			return FMT_EXIT_USAGE;
 		}
 	}

@@ -101,8 +101,9 @@ bool lint_parse_w(const char *arg, struct lint_override *out, bool *werror, char
 	const struct lint_check *ck = lint_check_find(name);
 	if (!ck) {
 		const char *near = lint_check_near(name, strlen(name));
-		snprintf(err, errsz, "unknown check id '%s'%s%s%s (cagec lint --list-checks shows them)",
-			 name, near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
+		char hint[96];
+		snprintf(err, errsz, "unknown check id '%s'%s (cagec lint --list-checks shows them)",
+			 name, suggest_say(near, hint, sizeof hint));
 		return false;
 	}
 	if (strcmp(ck->id, "unknown-param") == 0) {

@@ -15,6 +15,7 @@
  */
 #include "cli.h"
 #include "lint_int.h"
+#include "suggest.h"
 
 #include <getopt.h>
 #include <stdlib.h>
@@ -170,7 +171,12 @@ int lint_main(int argc, char **argv)
 		}
 		case O_FORMAT:
 			if (strcmp(optarg, "text") && strcmp(optarg, "json") && strcmp(optarg, "sarif")) {
-				fputs("cagec: --format wants text, json or sarif\n", stderr);
+				struct suggest sg;
+				suggest_init(&sg, optarg, strlen(optarg));
+				suggest_offer_all(&sg, (const char *const[]){ "text", "json", "sarif", NULL });
+				char hint[96];
+				fprintf(stderr, "cagec: --format wants text, json or sarif, not '%s'%s\n",
+					optarg, suggest_say(suggest_best(&sg), hint, sizeof hint));
 				goto out;
 			}
 			format = optarg;

@@ -15,6 +15,7 @@
  * drops them, and the checker must not depend on that.
  */
 #include "lint_int.h"
+#include "suggest.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -132,9 +133,10 @@ static bool parse_supp(struct lint_ctx *c, const struct src_file *f, const char 
 		const struct lint_check *ck = lint_check_find(id);
 		if (!ck) {
 			const char *near = lint_check_near(id, strlen(id));
-			lint_report_loc(c, "bad-suppression", at, "no check is called '%s'%s%s%s", id,
-					near ? "; did you mean '" : "", near ? near : "",
-					near ? "'?" : " (cagec lint --list-checks shows them)");
+			char hint[96];
+			lint_report_loc(c, "bad-suppression", at, "no check is called '%s'%s", id,
+					near ? suggest_say(near, hint, sizeof hint)
+					     : " (cagec lint --list-checks shows them)");
 			return false;
 		}
 		if (out->nids < 8)

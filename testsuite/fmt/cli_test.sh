@@ -93,6 +93,10 @@ grep -q '^\.\.\. 10 more hunks not shown' "$T/out" || fail "capped diff does not
 apply_check many
 grep -c '^    allow read' "$T/many.patched" | grep -qx 20 || fail "capped diff did not fix the first 20 rules"
 
+# A misspelt option gets the closest one.
+status 2 "$CAGEC" fmt --chek "$T/clean.cage"
+grep -q "unknown option '--chek'; did you mean '--check'?" "$T/err" || fail "fmt: no did you mean for --chek"
+
 # Syntax errors: diagnostic, status 1, file untouched even with -w.
 cp "$T/bad.cage" "$T/bad.orig"
 status 1 "$CAGEC" fmt -w "$T/bad.cage"

@@ -323,6 +323,8 @@ grep -q "Uüüers" plan && fail "Linux plan: ? expanded to two characters"
 # -W and suppressions: a misspelt check id gets the closest one
 run 2 lint -W no-unsafe_order clean.cage
 grep -q "unknown check id 'unsafe_order'; did you mean 'unsafe-order'?" err || fail "-W did you mean"
+run 2 lint --format sarf clean.cage
+grep -q "not 'sarf'; did you mean 'sarif'?" err || fail "--format did you mean"
 
 [ "$fails" -eq 0 ] || { echo "$fails failure(s)" >&2; exit 1; }
 echo "lint cli: all checks passed"
