@@ -36,34 +36,37 @@ static const char usage_text[] =
 	"Compiles the .cage policy FILE and writes the selected profile with a backend.\n"
 	"\n"
 	"  -o, --output OUT     write to OUT (atomically) instead of standard output\n"
-	"  -D, --define N=V     give param N the value V\n"
-	"  -I, --include DIR    search DIR for imports before the standard library\n"
-	"      --profile NAME   the profile to emit (default: the last one in FILE)\n"
-	"      --target T       the platform to compile for, linux or macos: it picks the\n"
-	"                       standard library's platform modules (default: this\n"
-	"                       host, %s; sbpl output implies macos)\n"
-	"      --emit BACKEND   what to write (default: sbpl, or ir with --target linux);\n"
+	"%s      --emit BACKEND   what to write (default: sbpl, or ir with --target linux);\n"
 	"                       backends in this build:%s\n"
-	"      --home DIR       what '~' means (default: $HOME)\n"
-	"      --stdlib DIR     where 'import \"std/...\"' is found (default: %s,\n"
-	"                       %s)\n"
 	"      --color=WHEN     colour diagnostics: auto (default), always, never\n"
 	"      --dump-table T   check the proxy table T and print it as text\n"
 	"  -V, --version        print the version and exit\n"
 	"  -h, --help           print this help and exit\n"
 	"\n"
+	"This host is %s; an sbpl output implies --target macos.\n"
+	"--stdlib (default: %s, %s)\n"
 	"Exit status: 0 success, 1 the policy has errors, 2 usage or I/O error.\n";
 
 static void print_usage(FILE *out)
 {
+	/* The options cagec shares with cagerun come from their one table. */
+	char *shared = NULL;
+	size_t slen = 0;
+	FILE *mem = open_memstream(&shared, &slen);
+	if (mem) {
+		const struct cli_opt *const tabs[] = { cli_policy_opts };
+		cli_print_options(mem, tabs, 1, CLI_CAGEC);
+		fclose(mem);
+	}
 	char names[256] = "";
 	size_t n = 0;
 	for (size_t i = 0; cage_backend_name(i) && n < sizeof(names) - 32; i++)
 		n += (size_t)snprintf(names + n, sizeof(names) - n, " %s", cage_backend_name(i));
 	char std[PATH_MAX];
 	enum stdlib_origin origin = stdlib_dir_default(std, sizeof std);
-	fprintf(out, usage_text, ir_target_name(IR_TARGET_HOST), names, std,
+	fprintf(out, usage_text, shared ? shared : "", names, ir_target_name(IR_TARGET_HOST), std,
 		stdlib_origin_name(origin));
+	free(shared);
 }
 
 /* --dump-table: a table that does not load is an error in the input (1), one

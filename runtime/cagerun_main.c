@@ -7,44 +7,110 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/resource.h>
-#include <sys/signalfd.h>
 #include <unistd.h>
 
 #include "cage.h"
 #include "cli.h"
 #include "cpt.h"
+#include "ir.h"
 #include "prx.h"
+#include "prx_ev.h"
+#include "layers.h"
 #include "run.h"
+#include "yolo.h"
 
 #define EXIT_START 125
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: cagerun -p POLICY [-D NAME=VALUE]... [-I DIR]... [--profile NAME]\n"
-		"               [--mode off|enforce-fs|enforce] [--log FILE] [--resolve HOST:PORT:ADDR]...\n"
-		"               [--quiet] [--verbose] -- COMMAND [ARG]...\n"
-		"       cagerun --proxy-only -p POLICY [-D NAME=VALUE]... [-I DIR]... [--profile NAME]\n"
-		"               [--listen 127.0.0.1:PORT] [--socket PATH] [--resolve HOST:PORT:ADDR]...\n"
-		"               [--log FILE] [--max-conns N] [--header-timeout MS]\n"
-		"               [--connect-timeout MS] [--idle-timeout MS] [--quiet]\n"
-		"       cagerun --version | --help\n"
-		"Runs COMMAND inside the policy (Linux: Landlock, seccomp, namespaces; in enforce\n"
-		"mode the filtering proxy is its only way to the network). Exit status: the\n"
-		"command's, 128+N when a signal N ended it, 125 when the sandbox could not be\n"
-		"set up (the command did not run), 126/127 when COMMAND cannot be executed.\n"
-		"--proxy-only runs the policy's filtering HTTP proxy on its own; TCP clients\n"
-		"must send the per-run secret printed on standard output as the Basic password.\n"
-		"Each request the proxy denies is reported on standard error (host, port, deciding\n"
-		"rule); --quiet turns that off.\n");
-}
+/* cagerun's own options; the ones that shape loading a policy come from
+ * the table it shares with cagec (cli_policy_opts). New options go here:
+ * one row gives parsing, --help and the docs' table (checked by a test). */
+enum {
+	O_POLICY = 256, O_TASK, O_MODE, O_LOG, O_RESOLVE, O_QUIET, O_VERBOSE, O_SHOW, O_PIN,
+	O_SHELL, O_ALLOW_YOLO, O_PROXY_ONLY, O_LISTEN, O_SOCKET, O_MAX_CONNS, O_HEADER_TIMEOUT,
+	O_CONNECT_TIMEOUT, O_IDLE_TIMEOUT, O_HELP, O_VERSION, O_BACKEND,
+};
 
+static const struct cli_opt run_opts_table[] = {
+	{ "policy", 'p', "POLICY", O_POLICY, CLI_CAGERUN,
+	  "run under this .cage file exactly as written: no layers are added" },
+	{ "task", 0, "FILE", O_TASK, CLI_CAGERUN,
+	  "add FILE as the task layer, last, on top of the layers found automatically" },
+	{ "mode", 0, "MODE", O_MODE, CLI_CAGERUN,
+	  "override the policy's mode: off, enforce-fs or enforce" },
+	{ "log", 0, "FILE", O_LOG, CLI_CAGERUN,
+	  "append the proxy's JSON-lines access log to FILE (created 0600)" },
+	{ "resolve", 0, "HOST:PORT:ADDR", O_RESOLVE, CLI_CAGERUN,
+	  "the proxy uses ADDR[,ADDR...] for HOST:PORT instead of DNS (repeatable)" },
+	{ "quiet", 'q', NULL, O_QUIET, CLI_CAGERUN,
+	  "print no fingerprint at start, no denials as they happen, no denied hosts or "
+	  "changed layers at exit" },
+	{ "verbose", 'v', NULL, O_VERBOSE, CLI_CAGERUN,
+	  "also print the Linux plan's notes (rules enforced more narrowly than written)" },
+	{ "backend", 0, "NAME", O_BACKEND, CLI_CAGERUN,
+	  "the launcher, linux or seatbelt (default: this host's); seatbelt on Linux does "
+	  "every step up to the exec, then fails closed (125): how the macOS path is tested" },
+	{ "show", 0, NULL, O_SHOW, CLI_CAGERUN,
+	  "print the layers, mode, grants and lint's findings for -- COMMAND; run nothing" },
+	{ "pin", 0, "FINGERPRINT", O_PIN, CLI_CAGERUN,
+	  "refuse to start (125) unless the composed policy's fingerprint is this one" },
+	{ "shell", 0, NULL, O_SHELL, CLI_CAGERUN,
+	  "open $SHELL (else /bin/sh) inside the policy, with the prompt marked [cage]" },
+	{ "allow-yolo", 0, NULL, O_ALLOW_YOLO, CLI_CAGERUN,
+	  "let an agent's skip-permission flag run under a mode other than enforce" },
+	{ "proxy-only", 0, NULL, O_PROXY_ONLY, CLI_CAGERUN,
+	  "serve the policy's filtering proxy on its own, run no command" },
+	{ "listen", 0, "ADDR:PORT", O_LISTEN, CLI_CAGERUN,
+	  "--proxy-only: listen on this loopback TCP address (default 127.0.0.1:0)" },
+	{ "socket", 0, "PATH", O_SOCKET, CLI_CAGERUN,
+	  "--proxy-only: listen on a unix socket (mode 0600, in a 0700 directory of yours)" },
+	{ "max-conns", 0, "N", O_MAX_CONNS, CLI_CAGERUN,
+	  "--proxy-only: concurrent client connections (default 1024)" },
+	{ "header-timeout", 0, "MS", O_HEADER_TIMEOUT, CLI_CAGERUN,
+	  "--proxy-only: time for a request head to arrive (default 10000)" },
+	{ "connect-timeout", 0, "MS", O_CONNECT_TIMEOUT, CLI_CAGERUN,
+	  "--proxy-only: per upstream address (default 10000)" },
+	{ "idle-timeout", 0, "MS", O_IDLE_TIMEOUT, CLI_CAGERUN,
+	  "--proxy-only: close a tunnel idle this long (default 300000)" },
+	{ "help", 'h', NULL, O_HELP, CLI_CAGERUN, "print this help and exit" },
+	{ "version", 'V', NULL, O_VERSION, CLI_CAGERUN, "print the version and exit" },
+	{ 0 },
+};
+
+static const struct cli_opt *const run_tabs[] = { run_opts_table, cli_policy_opts };
+
+static void usage(FILE *f, bool full)
+{
+	fputs("usage: cagerun [OPTIONS] -- COMMAND [ARG]...     run COMMAND in the composed policy\n"
+	      "       cagerun -p POLICY [OPTIONS] -- COMMAND...  run it in POLICY alone\n"
+	      "       cagerun --show [OPTIONS] [-- COMMAND...]   print what a run would enforce\n"
+	      "       cagerun --shell [OPTIONS]                  a shell inside the policy\n"
+	      "       cagerun trust [FILE]                       approve a project layer\n"
+	      "       cagerun --proxy-only -p POLICY [OPTIONS]   serve the filtering proxy alone\n"
+	      "       cagerun --version | --help\n",
+	      f);
+	if (!full) {
+		fputs("See cagerun --help for the options.\n", f);
+		return;
+	}
+	fputs("\nWithout -p, the policy is composed from layers found automatically: std/base,\n"
+	      "std/secrets (and std/guard), the workspace (the project's root), the agent's\n"
+	      "module and your own (named after COMMAND), the project's .cage/policy.cage\n"
+	      "(only its denies until 'cagerun trust' approves it), then --task FILE.\n\n"
+	      "Options:\n", f);
+	cli_print_options(f, run_tabs, 2, CLI_CAGERUN);
+	fputs("\nExit status: the command's own; 128+N when signal N ended it; 125 when\n"
+	      "nothing was run (the sandbox could not be set up, a bad option, policy errors,\n"
+	      "a --pin mismatch, a refused skip-permission flag); 126 when COMMAND cannot be\n"
+	      "executed; 127 when it is not found. --show, trust, --help, --version: 0, or\n"
+	      "125 on error. --proxy-only: 0 when stopped by SIGINT, SIGTERM or SIGHUP.\n",
+	      f);
+}
 
 static bool parse_ms(const char *s, unsigned *out)
 {
@@ -117,108 +183,107 @@ static void run_free(struct run *r)
 	cage_options_free(r->opts);
 }
 
-/* Parses the command line into cfg and r; returns -1 to go on, or an exit
- * status. */
+/* What the command line asked for, beyond what lands in r and cfg. */
+struct args {
+	const char *policy, *task, *listen, *sock, *logpath, *mode, *pin, *backend;
+	bool proxy_only, show, shell, allow_yolo, quiet, verbose;
+	char **argv; /* the command, or NULL */
+};
+
+/* Parses the command line into a, cfg and r; returns -1 to go on, or an
+ * exit status. */
 static int parse_args(int argc, char **argv, struct prx_config *cfg, struct run *r,
-		      const char **policy, const char **listen, const char **sock,
-		      const char **logpath, struct run_opts *ro)
+		      struct args *a)
 {
-	bool proxy_only = false;
 	char err[512];
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			usage(stdout);
-			return 0;
-		}
-		if (!strcmp(a, "--version") || !strcmp(a, "-V")) {
-			printf("cagerun %s\n", cage_version());
-			return 0;
-		}
-		if (!strcmp(a, "--proxy-only")) {
-			proxy_only = true;
-			continue;
-		}
-		if (!strcmp(a, "--")) {
-			if (i + 1 >= argc)
-				return fail("-- must be followed by the command to run");
-			ro->argv = argv + i + 1;
+	struct cli_parser p = { .argc = argc, .argv = argv, .i = 1, .tabs = run_tabs,
+				.ntabs = 2, .prog = CLI_CAGERUN, .name = "cagerun" };
+	if (argc <= 1) {
+		usage(stderr, false);
+		return EXIT_START;
+	}
+	int c;
+	const char *v;
+	for (;;) {
+		const char *opt = p.i < argc ? argv[p.i] : "";
+		if ((c = cli_next(&p, &v)) <= 0)
 			break;
-		}
-		if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
-			ro->quiet = true;
-			continue;
-		}
-		if (!strcmp(a, "--verbose") || !strcmp(a, "-v")) {
-			ro->verbose = true;
-			continue;
-		}
-		if (i + 1 >= argc) {
-			fprintf(stderr, "cagerun: %s needs a value\n", a);
-			usage(stderr);
-			return EXIT_START;
-		}
-		const char *v = argv[++i];
 		bool ok = true;
-		if (!strcmp(a, "-p") || !strcmp(a, "--policy"))
-			*policy = v;
-		else if (!strcmp(a, "-D") || !strcmp(a, "--define"))
-			ok = cage_options_define(r->opts, v);
-		else if (!strcmp(a, "-I") || !strcmp(a, "--include"))
-			cage_options_include(r->opts, v);
-		else if (!strcmp(a, "--profile"))
-			cage_options_profile(r->opts, v);
-		else if (!strcmp(a, "--mode"))
-			ro->mode = v;
-		else if (!strcmp(a, "--listen"))
-			*listen = v;
-		else if (!strcmp(a, "--socket"))
-			*sock = v;
-		else if (!strcmp(a, "--log"))
-			*logpath = v;
-		else if (!strcmp(a, "--resolve")) {
+		switch (c) {
+		case O_HELP: usage(stdout, true); return 0;
+		case O_VERSION: printf("cagerun %s\n", cage_version()); return 0;
+		case O_POLICY: a->policy = v; break;
+		case O_TASK: a->task = v; break;
+		case O_MODE: a->mode = v; break;
+		case O_BACKEND: a->backend = v; break;
+		case O_LOG: a->logpath = v; break;
+		case O_RESOLVE:
 			if (!prx_resolver_add(r->res, v, err, sizeof err))
 				return fail(err);
-		} else if (!strcmp(a, "--max-conns"))
-			ok = parse_ms(v, &cfg->limits.max_conns);
-		else if (!strcmp(a, "--header-timeout"))
-			ok = parse_ms(v, &cfg->limits.header_timeout_ms);
-		else if (!strcmp(a, "--connect-timeout"))
-			ok = parse_ms(v, &cfg->limits.connect_timeout_ms);
-		else if (!strcmp(a, "--idle-timeout"))
-			ok = parse_ms(v, &cfg->limits.idle_timeout_ms);
-		else {
-			fprintf(stderr, "cagerun: unknown option %s\n", a);
-			usage(stderr);
-			return EXIT_START;
+			break;
+		case O_QUIET: a->quiet = true; break;
+		case O_VERBOSE: a->verbose = true; break;
+		case O_SHOW: a->show = true; break;
+		case O_PIN: a->pin = v; break;
+		case O_SHELL: a->shell = true; break;
+		case O_ALLOW_YOLO: a->allow_yolo = true; break;
+		case O_PROXY_ONLY: a->proxy_only = true; break;
+		case O_LISTEN: a->listen = v; break;
+		case O_SOCKET: a->sock = v; break;
+		case O_MAX_CONNS: ok = parse_ms(v, &cfg->limits.max_conns); break;
+		case O_HEADER_TIMEOUT: ok = parse_ms(v, &cfg->limits.header_timeout_ms); break;
+		case O_CONNECT_TIMEOUT: ok = parse_ms(v, &cfg->limits.connect_timeout_ms); break;
+		case O_IDLE_TIMEOUT: ok = parse_ms(v, &cfg->limits.idle_timeout_ms); break;
+		default:
+			if (cli_policy_opt(c, v, r->opts) < 0)
+				return EXIT_START;
 		}
 		if (!ok) {
-			fprintf(stderr, "cagerun: bad value for %s: %s\n", a, v);
+			fprintf(stderr, "cagerun: bad value for %.*s: %s\n", (int)strcspn(opt, "="), opt,
+				v);
 			return EXIT_START;
 		}
 	}
+	if (c < 0)
+		return EXIT_START;
 	/* Each denial as it happens, unless --quiet. */
-	cfg->notice_fd = ro->quiet ? -1 : STDERR_FILENO;
-	if (proxy_only && ro->argv)
-		return fail("--proxy-only runs no command; drop it, or the -- COMMAND part");
-	if (!proxy_only && !ro->argv) {
-		usage(stderr);
-		return fail("nothing to run: give -- COMMAND [ARG]..., or --proxy-only");
+	cfg->notice_fd = a->quiet ? -1 : STDERR_FILENO;
+	if (p.i < argc && !p.dashdash) {
+		const char *op = argv[p.i];
+		size_t n = strlen(op);
+		if (n > 5 && !strcmp(op + n - 5, ".cage"))
+			fprintf(stderr, "cagerun: unexpected argument '%s': a policy is given with -p %s "
+					"(or --task %s), and the command after --\n", op, op, op);
+		else
+			fprintf(stderr, "cagerun: unexpected argument '%s': the command to run goes "
+					"after --, as in: cagerun -- %s\n", op, op);
+		return EXIT_START;
 	}
-	if (!proxy_only) {
-		if (!*policy)
-			return fail("-p POLICY is needed; nothing was run");
-		ro->policy = *policy;
-		ro->copts = r->opts;
-		ro->log_path = *logpath;
-		ro->resolve = r->res;
-		return -2;
+	if (p.dashdash) {
+		if (p.i >= argc)
+			return fail("-- must be followed by the command to run");
+		a->argv = argv + p.i;
 	}
-	if (!*policy) {
-		usage(stderr);
-		return fail("--proxy-only needs -p POLICY");
+	if (a->policy && a->task)
+		return fail("-p runs one policy as written, --task adds a layer to the ones found "
+			    "automatically: give one of them");
+	if (a->proxy_only) {
+		if (a->argv)
+			return fail("--proxy-only runs no command; drop it, or the -- COMMAND part");
+		if (!a->policy) {
+			usage(stderr, false);
+			return fail("--proxy-only needs -p POLICY");
+		}
+		return -1;
 	}
-	return -1;
+	if (a->shell && a->argv)
+		return fail("--shell runs your shell; drop the -- COMMAND part, or --shell");
+	if (!a->argv && !a->shell && !a->show) {
+		usage(stderr, false);
+		return fail("nothing to run: give -- COMMAND [ARG]..., or --shell, --show, "
+			    "--proxy-only");
+	}
+	return -2;
 }
 
 static int serve(struct run *r, struct prx_config *cfg, const char *policy, const char *listen,
@@ -240,8 +305,8 @@ static int serve(struct run *r, struct prx_config *cfg, const char *policy, cons
 	/* A per-run secret: 128 random bits, hex. */
 	unsigned char rnd[16];
 	char secret[33];
-	if (getrandom(rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd)
-		return fail("getrandom failed");
+	if (!prx_random(rnd, sizeof rnd))
+		return fail("no random bytes from the kernel");
 	for (int i = 0; i < 16; i++)
 		snprintf(secret + 2 * i, 3, "%02x", rnd[i]);
 	cfg->secret = secret;
@@ -263,16 +328,10 @@ static int serve(struct run *r, struct prx_config *cfg, const char *policy, cons
 	}
 	if (signal(SIGPIPE, SIG_IGN) == SIG_ERR)
 		return fail("cannot ignore SIGPIPE");
-	sigset_t ss;
-	sigemptyset(&ss);
-	sigaddset(&ss, SIGINT);
-	sigaddset(&ss, SIGTERM);
-	sigaddset(&ss, SIGHUP);
-	if (sigprocmask(SIG_BLOCK, &ss, NULL) != 0)
-		return fail("sigprocmask failed");
-	r->sig_fd = signalfd(-1, &ss, SFD_CLOEXEC | SFD_NONBLOCK);
+	static const int stop_sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	r->sig_fd = prx_sigfd_open(stop_sigs, 3, err, sizeof err);
 	if (r->sig_fd < 0)
-		return fail("signalfd failed");
+		return fail(err);
 
 	r->srv = prx_server_new(cfg, err, sizeof err);
 	if (!r->srv)
@@ -298,8 +357,97 @@ static int serve(struct run *r, struct prx_config *cfg, const char *policy, cons
 	return 0;
 }
 
+/* The command (or shell) to run under the loaded layers; the checks that
+ * come before it (pin, skip-permission flags) refuse with 125. */
+static int run_layers(struct run *r, struct args *a)
+{
+	struct layers L;
+	memset(&L, 0, sizeof L);
+	char *shell_argv[5] = { 0 };
+	if (a->shell) {
+		const char *sh = getenv("SHELL");
+		if (!sh || sh[0] != '/')
+			sh = "/bin/sh";
+		const char *b = strrchr(sh, '/') + 1;
+		size_t k = 0;
+		shell_argv[k++] = (char *)sh;
+		/* The user's startup files would set their own prompt (and may
+		 * read what the cage denies): start the shell without them. */
+		if (!strcmp(b, "bash")) {
+			shell_argv[k++] = "--norc";
+			shell_argv[k++] = "--noprofile";
+		} else if (!strcmp(b, "zsh")) {
+			shell_argv[k++] = "-f";
+		}
+		shell_argv[k++] = "-i";
+		a->argv = shell_argv;
+	}
+	struct layers_req rq = { .policy = a->policy, .task = a->task, .argv = a->argv,
+				 .mode = a->mode, .copts = r->opts, .lint = a->show,
+				 .quiet = a->quiet };
+	int status = layers_load(&L, &rq);
+	if (status == 0 && a->show) {
+		layers_show(&L, stdout);
+		status = fflush(stdout) == 0 ? 0 : EXIT_START;
+	} else if (status == 0) {
+		char fp[32];
+		snprintf(fp, sizeof fp, "xxh3:%016" PRIx64, L.fingerprint);
+		if (!a->quiet)
+			fprintf(stderr, "cagerun: policy %s (%zu layer%s; cagerun --show lists them)\n", fp,
+				L.n, L.n == 1 ? "" : "s");
+		const struct yolo_flag *y = yolo_find(a->argv);
+		char yname[128] = "";
+		if (y)
+			snprintf(yname, sizeof yname, "%s%s%s", y->flag, y->value ? "=" : "",
+				 y->value ? y->value : "");
+		if (a->pin && strcmp(a->pin, fp) && strcmp(a->pin, fp + 5)) {
+			status = EXIT_START;
+			fprintf(stderr, "cagerun: --pin %s: the policy is %s; a layer changed since it "
+					"was pinned (cagerun --show); nothing was run\n", a->pin, fp);
+		} else if (y && L.mode != IR_MODE_ENFORCE && !a->allow_yolo) {
+			status = EXIT_START;
+			fprintf(stderr, "cagerun: %s %s turns off the agent's own permission prompts, and "
+					"mode %s is not a full cage; refused, nothing was run (use mode "
+					"enforce, or add --allow-yolo to run it anyway)\n", y->agent, yname,
+				ir_mode_name((enum ir_mode)L.mode));
+		} else {
+			if (y && L.mode == IR_MODE_ENFORCE) {
+				fprintf(stderr, "cagerun: note: %s %s: the agent asks no more; the cage (mode "
+						"enforce) is the boundary\n", y->agent, yname);
+			} else if (y) {
+				fprintf(stderr,
+					"cagerun: ************************************************************\n"
+					"cagerun: WARNING: %s %s under mode %s\n"
+					"cagerun: the agent asks before nothing and %s; --allow-yolo was given\n"
+					"cagerun: ************************************************************\n",
+					y->agent, yname, ir_mode_name((enum ir_mode)L.mode),
+					L.mode == IR_MODE_ENFORCE_FS ? "its network is open"
+								     : "nothing confines it");
+			}
+			struct run_opts ro = { .policy = a->policy ? a->policy : "the composed policy",
+					       .copts = r->opts, .mode = a->mode, .argv = a->argv,
+					       .log_path = a->logpath, .resolve = r->res,
+					       .quiet = a->quiet, .verbose = a->verbose, .pol = L.pol,
+					       .prompt = a->shell ? "[cage] $ " : NULL,
+					       .backend = a->backend, .policy_file = a->policy };
+			fflush(stderr);
+			status = run_backend(&ro);
+			if (!a->quiet)
+				layers_report_changes(&L, stderr);
+		}
+	}
+	layers_free(&L);
+	return status;
+}
+
 int main(int argc, char **argv)
 {
+	/* `cagerun trust [FILE]`: a word, not an option, as direnv's allow. */
+	if (argc >= 2 && !strcmp(argv[1], "trust")) {
+		if (argc > 3)
+			return fail("usage: cagerun trust [FILE]");
+		return layers_trust(argc == 3 ? argv[2] : NULL);
+	}
 	struct run r;
 	memset(&r, 0, sizeof r);
 	r.log_fd = r.sig_fd = -1;
@@ -309,17 +457,15 @@ int main(int argc, char **argv)
 	cfg.log_fd = cfg.notice_fd = -1;
 	r.opts = cage_options_new();
 	r.res = prx_resolver_new();
+	struct args a;
+	memset(&a, 0, sizeof a);
 	int status;
-	const char *policy = NULL, *listen = NULL, *sock = NULL, *logpath = NULL;
-	struct run_opts ro;
-	memset(&ro, 0, sizeof ro);
 	if (!r.opts || !r.res)
 		status = fail("out of memory");
-	else if ((status = parse_args(argc, argv, &cfg, &r, &policy, &listen, &sock, &logpath,
-				      &ro)) == -2)
-		status = run_command(&ro);
-	else if (status < 0)
-		status = serve(&r, &cfg, policy, listen, sock, logpath);
+	else if ((status = parse_args(argc, argv, &cfg, &r, &a)) == -2)
+		status = run_layers(&r, &a);
+	else if (status == -1)
+		status = serve(&r, &cfg, a.policy, a.listen, a.sock, a.logpath);
 	run_free(&r);
 	return status;
 }

@@ -16,14 +16,23 @@
 struct prx_resolver;
 
 struct run_opts {
-	const char *policy;          /* the .cage file */
+	const char *policy;          /* the .cage file, or a name for the composed policy */
+	const char *policy_file;     /* -p: the one file run as written, else NULL */
 	cage_options *copts;         /* -D, -I, --profile */
 	const char *mode;            /* --mode, or NULL for the policy's */
 	char *const *argv;           /* the command, verbatim */
 	const char *log_path;        /* --log: the proxy's JSON-lines log */
 	const struct prx_resolver *resolve; /* --resolve overrides, may be NULL */
 	bool quiet, verbose;
+	const char *backend;         /* --backend: "linux", "seatbelt", or NULL for the host's */
+	/* The policy, already compiled (cagerun's layers): used instead of
+	 * loading `policy`, and not freed by run_command. */
+	cage_policy *pol;
+	const char *prompt; /* PS1 for --shell, or NULL */
 };
+
+/* "cagerun: MESSAGE" on stderr; returns RUN_SETUP_FAILED. */
+int run_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Runs the command; returns its exit status (128+N for a signal), or 125
  * when the sandbox could not be set up, 126/127 when the command could not
@@ -34,5 +43,8 @@ int run_command(const struct run_opts *o);
  * enforce (enforce-fs, off, monitor), saying what that mode means for the
  * network and that the proxy alone still enforces the connect rules. */
 void run_proxy_only_note(const cage_policy *p, FILE *out);
+
+/* run_command, or the launcher o->backend names (runcommon.c). */
+int run_backend(const struct run_opts *o);
 
 #endif

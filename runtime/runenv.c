@@ -86,6 +86,8 @@ char **runenv_build(const struct ir_profile *p, char *const *parent,
 		}
 	}
 	env_put(&e, "TMPDIR", x->tmp);
+	if (x->prompt)
+		env_put(&e, "PS1", x->prompt);
 	if (x->home)
 		env_put(&e, "HOME", x->home);
 	if (x->proxy) {

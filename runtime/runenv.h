@@ -16,6 +16,7 @@ struct runenv_extra {
 	const char *tmp;   /* TMPDIR */
 	const char *home;  /* HOME, or NULL to leave it to the policy */
 	const char *proxy; /* "http://127.0.0.1:PORT", or NULL */
+	const char *prompt; /* PS1 (cagerun --shell), or NULL */
 };
 
 /* A NULL-terminated array, malloc'd (runenv_free frees it); NULL on OOM. */

@@ -20,6 +20,11 @@
 #include "outfile.h"
 #include "suggest.h"
 
+/* Darwin spells the nanosecond modification time st_mtimespec. */
+#ifdef __APPLE__
+#define st_mtim st_mtimespec
+#endif
+
 enum { FMT_EXIT_CHANGED = 1, FMT_EXIT_USAGE = 2 };
 
 /* How many changed lines of one file --check shows before it stops. */

@@ -39,6 +39,16 @@
 bool sbpl_emit(const struct ir_policy *pol, const struct ir_profile *prof, FILE *out,
 	       struct arena *a, const char **err);
 
+/* As sbpl_emit, for one cagerun run: every deny rule (and the default
+ * deny) carries `(with message "TAG")`, so the unified log's lines for this
+ * run end with TAG and can be told from every other sandbox's
+ * (runtime/seatbelt/sbx_log.h). Monitor profiles are written as without a
+ * tag: their rules allow and report. tag NULL: no message. */
+bool sbpl_emit_tagged(const struct ir_policy *pol, const struct ir_profile *prof,
+		      const char *tag, FILE *out, struct arena *a, const char **err);
+/* Whether tag is usable: 1 to 64 of a-z, 0-9 and '-' (nothing to escape). */
+bool sbpl_tag_ok(const char *tag);
+
 /* The concrete Seatbelt operations one IR access bit (a single IR_A_* bit
  * of IR_A_FILE) is written as. No operation belongs to two bits, so the
  * IR's "last matching rule per access" is Seatbelt's "last matching rule

@@ -71,6 +71,7 @@ struct em {
 	const char **err;
 	bool ok;
 	bool monitor;
+	const char *tag; /* cagerun's run tag for deny rules, or NULL */
 	/* The rule group being written: consecutive rules with the same head
 	 * share one form, their filters OR-ed. */
 	struct sbpl_buf head;
@@ -122,6 +123,8 @@ static void put_report(struct em *e, struct sbpl_buf *h, bool deny)
 {
 	if (deny && e->monitor)
 		sbpl_buf_puts(h, " (with report)");
+	else if (deny && e->tag)
+		sbpl_buf_printf(h, " (with message \"%s\")", e->tag);
 }
 
 /* A buffer's text; "" when it never got memory (oom is reported at the end). */
@@ -446,9 +449,13 @@ static void emit_move_blocks(struct em *e)
 	if (nv == 0)
 		return;
 	qsort(v, nv, sizeof(*v), cmp_str);
-	sbpl_buf_printf(&e->b, ";; ---- directories above protected paths: no renaming them away ----\n"
-			       "(%s file-write-unlink%s\n",
-			e->monitor ? "allow" : "deny", e->monitor ? " (with report)" : "");
+	sbpl_buf_puts(&e->b, ";; ---- directories above protected paths: no renaming them away ----\n");
+	struct sbpl_buf h = { 0 };
+	put_action(e, &h, true);
+	sbpl_buf_puts(&h, " file-write-unlink");
+	put_report(e, &h, true);
+	sbpl_buf_printf(&e->b, "%s\n", cstr(&h));
+	sbpl_buf_free(&h);
 	for (size_t i = 0; i < nv && e->ok; i++) {
 		if (i > 0 && strcmp(v[i], v[i - 1]) == 0)
 			continue;
@@ -557,6 +564,26 @@ static void emit_tail_dirs(struct em *e)
 bool sbpl_emit(const struct ir_policy *pol, const struct ir_profile *prof, FILE *out,
 	       struct arena *a, const char **err)
 {
+	return sbpl_emit_tagged(pol, prof, NULL, out, a, err);
+}
+
+bool sbpl_tag_ok(const char *tag)
+{
+	size_t n = 0;
+	for (; tag[n]; n++)
+		if (!((tag[n] >= 'a' && tag[n] <= 'z') || (tag[n] >= '0' && tag[n] <= '9') ||
+		      tag[n] == '-'))
+			return false;
+	return n > 0 && n <= 64;
+}
+
+bool sbpl_emit_tagged(const struct ir_policy *pol, const struct ir_profile *prof,
+		      const char *tag, FILE *out, struct arena *a, const char **err)
+{
+	if (tag && !sbpl_tag_ok(tag)) {
+		*err = "a run tag is 1 to 64 of a-z, 0-9 and -";
+		return false;
+	}
 	if (!prof)
 		prof = pol->selected;
 	if (!prof) {
@@ -578,7 +605,7 @@ bool sbpl_emit(const struct ir_policy *pol, const struct ir_profile *prof, FILE 
 		return false;
 	}
 	struct em e = { .pol = pol, .prof = prof, .a = a, .err = err, .ok = true,
-			.monitor = prof->mode == IR_MODE_MONITOR };
+			.monitor = prof->mode == IR_MODE_MONITOR, .tag = tag };
 	bool proxy = needs_proxy(prof);
 
 	emit_header(&e, proxy);
@@ -586,6 +613,8 @@ bool sbpl_emit(const struct ir_policy *pol, const struct ir_profile *prof, FILE 
 	if (e.monitor)
 		sbpl_buf_puts(&e.b, "; monitor: nothing is blocked; what enforce would block is reported\n"
 				    "(allow default (with report))\n\n");
+	else if (tag)
+		sbpl_buf_printf(&e.b, "(deny default (with message \"%s\"))\n\n", tag);
 	else
 		sbpl_buf_puts(&e.b, "(deny default)\n\n");
 	sbpl_put_base(&e.b, prof->mode);

@@ -29,6 +29,7 @@
 
 #include "lnx_landlock.h"
 #include "lnx_seccomp.h"
+#include "runcommon.h"
 
 #ifndef CLOSE_RANGE_CLOEXEC
 #define CLOSE_RANGE_CLOEXEC (1U << 2)
@@ -44,18 +45,6 @@ static void reset_signals(void)
 	sigset_t none;
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
-}
-
-static void take_terminal(void)
-{
-	sigset_t ss, old;
-	sigemptyset(&ss);
-	sigaddset(&ss, SIGTTOU);
-	sigprocmask(SIG_BLOCK, &ss, &old);
-	if (tcsetpgrp(STDIN_FILENO, getpgrp()) != 0) {
-		/* Not our terminal after all: signals still arrive through cagerun. */
-	}
-	sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
 static bool drop_privileges(char *err, size_t errlen)
@@ -121,7 +110,7 @@ _Noreturn void lnx_exec_main(struct lnx_child *c)
 	if (setpgid(0, 0) != 0)
 		lnx_child_fail(c, 125, "cannot give the command its own process group");
 	if (s->take_terminal)
-		take_terminal();
+		run_take_terminal();
 	if (chdir(s->cwd) != 0) {
 		snprintf(err, sizeof err, "cannot change to %s: %s", s->cwd, strerror(errno));
 		lnx_child_fail(c, 125, err);

@@ -20,7 +20,6 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
-#include <stdarg.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,7 +30,6 @@
 #include <termios.h>
 #include <unistd.h>
 
-#include "cli.h"
 #include "cpt.h"
 #include "lease.h"
 #include "lnx_landlock.h"
@@ -39,9 +37,9 @@
 #include "lnx_seccomp.h"
 #include <seccomp.h>
 #include "lplan.h"
-#include "path.h"
 #include "policy.h"
 #include "prx.h"
+#include "runcommon.h"
 #include "runenv.h"
 
 extern char **environ;
@@ -79,57 +77,11 @@ struct lrun {
 	bool had_terminal;
 };
 
-static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int fail(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	fputs("cagerun: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-	return RUN_SETUP_FAILED;
-}
+#define fail run_fail
 
 static int load_policy(struct lrun *r)
 {
-	const struct run_opts *o = r->o;
-	r->pol = cage_load_file(o->policy, o->copts);
-	if (!r->pol)
-		return fail("out of memory");
-	cage_print_diagnostics(r->pol, stderr, cli_want_color("auto", STDERR_FILENO));
-	if (cage_error_count(r->pol) > 0 || !r->pol->ir || !r->pol->ir->selected)
-		return fail("%s: the policy has errors; nothing was run", o->policy);
-	r->prof = r->pol->ir->selected;
-	r->mode = r->prof->mode;
-	if (o->mode) {
-		bool found = false;
-		for (int m = IR_MODE_OFF; m <= IR_MODE_ENFORCE; m++)
-			if (!strcmp(o->mode, ir_mode_name((enum ir_mode)m))) {
-				r->mode = (enum ir_mode)m;
-				found = true;
-			}
-		if (!found)
-			return fail("--mode %s: expected off, monitor, enforce-fs or enforce", o->mode);
-	}
-	/* Every path param must name something that exists: a typo in -D
-	 * must not quietly grant (or protect) nothing. */
-	const struct ir_policy *ir = r->pol->ir;
-	for (size_t i = 0; i < ir->nparams; i++) {
-		const struct ir_param *p = &ir->params[i];
-		if (p->type != IR_P_PATH || !p->used || !p->value)
-			continue;
-		/* As the rules see it: a default may start with `~`. */
-		char *path;
-		const char *perr = NULL;
-		if (!path_query(&r->pol->arena, ir->home, p->value, &path, &perr))
-			return fail("param %s: %s: %s; nothing was run", p->name, p->value, perr);
-		struct stat st;
-		if (stat(path, &st) != 0)
-			return fail("param %s: %s: %s; nothing was run", p->name, path,
-				    strerror(errno));
-	}
-	return 0;
+	return run_load_policy(r->o, &r->pol, &r->prof, &r->mode);
 }
 
 /* Whether lnx_mount_apply will need the lease's empty file: a hidden
@@ -300,17 +252,6 @@ static int block_signals(struct lrun *r)
 	return 0;
 }
 
-/* `mode off`, said explicitly: no sandbox at all, and the user is told. */
-static int run_unconfined(struct lrun *r)
-{
-	fprintf(stderr, "cagerun: mode off: running %s WITHOUT any sandbox\n", r->o->argv[0]);
-	fflush(stderr);
-	execvp(r->o->argv[0], r->o->argv);
-	int e = errno;
-	fprintf(stderr, "cagerun: %s: %s\n", r->o->argv[0], strerror(e));
-	return e == ENOENT ? 127 : 126;
-}
-
 static int launch(struct lrun *r)
 {
 	int rc, abi;
@@ -318,7 +259,7 @@ static int launch(struct lrun *r)
 	if ((rc = load_policy(r)))
 		return rc;
 	if (r->mode == IR_MODE_OFF)
-		return run_unconfined(r);
+		return run_unconfined(r->o->argv);
 	if (r->mode == IR_MODE_MONITOR)
 		return fail("monitor mode is not available on Linux yet; nothing was run (use "
 			    "--mode enforce-fs or enforce)");
@@ -355,7 +296,8 @@ static int launch(struct lrun *r)
 	uint16_t pport = pick_proxy_port(&r->plan);
 	char proxy_url[64];
 	snprintf(proxy_url, sizeof proxy_url, "http://127.0.0.1:%u", (unsigned)pport);
-	struct runenv_extra x = { r->lease.tmp, r->lease.home, isolate ? proxy_url : NULL };
+	struct runenv_extra x = { r->lease.tmp, r->lease.home, isolate ? proxy_url : NULL,
+				  r->o->prompt };
 	r->envp = runenv_build(r->prof, environ, &x);
 	if (!r->envp)
 		return fail("out of memory");
@@ -415,14 +357,8 @@ static int launch(struct lrun *r)
 
 static void restore_terminal(const struct lrun *r)
 {
-	if (!r->had_terminal || tcgetpgrp(STDIN_FILENO) == getpgrp())
-		return;
-	sigset_t ss, old;
-	sigemptyset(&ss);
-	sigaddset(&ss, SIGTTOU);
-	sigprocmask(SIG_BLOCK, &ss, &old);
-	(void)tcsetpgrp(STDIN_FILENO, getpgrp());
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (r->had_terminal && tcgetpgrp(STDIN_FILENO) != getpgrp())
+		run_take_terminal();
 }
 
 int run_command(const struct run_opts *o)
@@ -455,6 +391,7 @@ int run_command(const struct run_opts *o)
 			fprintf(stderr, "cagerun: could not remove all of %s\n", dir ? dir : "the lease");
 		free(dir);
 	}
-	cage_policy_free(r.pol);
+	if (r.pol != o->pol)
+		cage_policy_free(r.pol);
 	return status;
 }

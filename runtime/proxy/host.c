@@ -36,7 +36,7 @@ static bool is_digit(unsigned char c)
 	return c >= '0' && c <= '9';
 }
 
-static int hex_val(unsigned char c)
+int host_hex_val(unsigned char c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';
@@ -83,7 +83,7 @@ static bool parse_v4_part(const char *s, size_t n, uint64_t *val)
 		base = 8;
 	}
 	for (; i < n; i++) {
-		int d = base == 16 ? hex_val((unsigned char)s[i])
+		int d = base == 16 ? host_hex_val((unsigned char)s[i])
 				   : (is_digit((unsigned char)s[i]) ? s[i] - '0' : -1);
 		if (d < 0 || (unsigned)d >= base)
 			return false;
@@ -140,7 +140,7 @@ static bool ends_in_number(const char *s, size_t len)
 		return false;
 	if (n >= 2 && l[0] == '0' && (l[1] == 'x' || l[1] == 'X')) {
 		for (size_t k = 2; k < n; k++)
-			if (hex_val((unsigned char)l[k]) < 0)
+			if (host_hex_val((unsigned char)l[k]) < 0)
 				return false;
 		return true;
 	}
@@ -170,7 +170,7 @@ static enum host_err parse_v6(const char *s, size_t n, struct host_norm *out)
 	if (n == 0 || n >= sizeof(buf))
 		return HOST_E_IPV6;
 	for (size_t i = 0; i < n; i++)
-		if (hex_val((unsigned char)s[i]) < 0 && s[i] != ':' && s[i] != '.')
+		if (host_hex_val((unsigned char)s[i]) < 0 && s[i] != ':' && s[i] != '.')
 			return HOST_E_IPV6;
 	memcpy(buf, s, n);
 	buf[n] = '\0';

@@ -60,6 +60,9 @@ struct host_norm {
  * inside is an error). Accepts a name, a dotted/numeric IPv4 literal, or an
  * IPv6 literal with or without brackets (no zone id). On error `out` is
  * unspecified. Never allocates. */
+/* The value of a hex digit, -1 for anything else. */
+int host_hex_val(unsigned char c);
+
 enum host_err host_normalize(const char *s, size_t len, struct host_norm *out);
 const char *host_err_str(enum host_err e);
 

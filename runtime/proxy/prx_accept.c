@@ -14,7 +14,7 @@
 #include <netinet/tcp.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/epoll.h>
+#include "prx_ev.h"
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -56,7 +56,7 @@ void prx_accept_event(struct prx_server *s, struct listener *l)
 	for (int i = 0; i < ACCEPT_BATCH; i++) {
 		struct sockaddr_storage ss;
 		socklen_t sl = sizeof ss;
-		int fd = accept4(l->fd, (struct sockaddr *)&ss, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		int fd = prx_accept_nb(l->fd, (struct sockaddr *)&ss, &sl);
 		if (fd < 0) {
 			if (errno == EINTR || errno == ECONNABORTED)
 				continue;
@@ -65,9 +65,8 @@ void prx_accept_event(struct prx_server *s, struct listener *l)
 				/* Out of descriptors: stop accepting for a tick
 				 * instead of spinning on a readable listener. */
 				for (int k = 0; k < s->nl; k++) {
-					struct epoll_event e = { .events = 0,
-								 .data.u64 = TAG_LISTEN + (uint64_t)k };
-					(void)epoll_ctl(s->ep, EPOLL_CTL_MOD, s->l[k].fd, &e);
+					(void)prx_ev_mod(s->ev, s->l[k].fd, 0,
+							 TAG_LISTEN + (uint64_t)k);
 				}
 				s->accept_paused = true;
 				s->accept_resume = s->now + s->tick;
@@ -100,7 +99,7 @@ void prx_accept_event(struct prx_server *s, struct listener *l)
 		} else {
 			snprintf(c->client, sizeof c->client, "unix");
 		}
-		if (!prx_ep_add(s, c, SIDE_CLIENT, EPOLLIN)) {
+		if (!prx_ep_add(s, c, SIDE_CLIENT, PRX_EV_IN)) {
 			prx_conn_close(s, c);
 			continue;
 		}

@@ -1,5 +1,5 @@
 /*
- * prx_conn.c - what every connection state needs: its epoll interest, its
+ * prx_conn.c - what every connection state needs: its event interest, its
  * relay pipes (pooled), answering the client, and closing with one access
  * log record.
  *
@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
+#include "prx_ev.h"
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -24,7 +24,7 @@ uint64_t prx_tag_of(const struct prx_server *s, const struct conn *c, unsigned s
 	return ((uint64_t)c->gen << 32) | ((uint64_t)(c - s->c) << 1) | side;
 }
 
-/* ---- epoll interest ---- */
+/* ---- event interest ---- */
 
 bool prx_ep_set(struct prx_server *s, struct conn *c, unsigned side, uint32_t mask)
 {
@@ -32,10 +32,9 @@ bool prx_ep_set(struct prx_server *s, struct conn *c, unsigned side, uint32_t ma
 	uint32_t *cur = side == SIDE_CLIENT ? &c->cmask : &c->umask;
 	if (fd < 0 || *cur == mask)
 		return true;
-	struct epoll_event ev = { .events = mask, .data.u64 = prx_tag_of(s, c, side) };
 	/* Interest 0 still reports HUP/ERR; a registration with no interest is
 	 * kept as such rather than deleted so that the fd stays known. */
-	if (epoll_ctl(s->ep, EPOLL_CTL_MOD, fd, &ev) != 0)
+	if (prx_ev_mod(s->ev, fd, mask, prx_tag_of(s, c, side)) != 0)
 		return false;
 	*cur = mask;
 	return true;
@@ -44,8 +43,7 @@ bool prx_ep_set(struct prx_server *s, struct conn *c, unsigned side, uint32_t ma
 bool prx_ep_add(struct prx_server *s, struct conn *c, unsigned side, uint32_t mask)
 {
 	int fd = side == SIDE_CLIENT ? c->cfd : c->ufd;
-	struct epoll_event ev = { .events = mask, .data.u64 = prx_tag_of(s, c, side) };
-	if (epoll_ctl(s->ep, EPOLL_CTL_ADD, fd, &ev) != 0)
+	if (prx_ev_add(s->ev, fd, mask, prx_tag_of(s, c, side)) != 0)
 		return false;
 	*(side == SIDE_CLIENT ? &c->cmask : &c->umask) = mask;
 	return true;
@@ -119,9 +117,9 @@ void prx_conn_close(struct prx_server *s, struct conn *c)
 		return;
 	log_conn(s, c);
 	if (c->cfd >= 0)
-		close(c->cfd);
+		prx_ev_close(s->ev, c->cfd);
 	if (c->ufd >= 0)
-		close(c->ufd);
+		prx_ev_close(s->ev, c->ufd);
 	prx_pipe_release(s, &c->up);
 	prx_pipe_release(s, &c->down);
 	free(c->head);
@@ -156,7 +154,7 @@ void prx_respond(struct prx_server *s, struct conn *c, int status, const char *d
 	c->decision = decision;
 	c->reason = reason;
 	if (c->ufd >= 0) {
-		close(c->ufd);
+		prx_ev_close(s->ev, c->ufd);
 		c->ufd = -1;
 		c->umask = 0;
 	}
@@ -178,7 +176,7 @@ void prx_respond(struct prx_server *s, struct conn *c, int status, const char *d
 	}
 	if (r == PRX_PUMP_DONE)
 		(void)shutdown(c->cfd, SHUT_WR);
-	if (!prx_ep_set(s, c, SIDE_CLIENT, r == PRX_PUMP_DONE ? EPOLLIN : EPOLLOUT))
+	if (!prx_ep_set(s, c, SIDE_CLIENT, r == PRX_PUMP_DONE ? PRX_EV_IN : PRX_EV_OUT))
 		prx_conn_close(s, c);
 }
 
@@ -214,7 +212,7 @@ void prx_linger_event(struct prx_server *s, struct conn *c)
 		if (r == PRX_PUMP_BLOCKED)
 			return;
 		(void)shutdown(c->cfd, SHUT_WR);
-		if (!prx_ep_set(s, c, SIDE_CLIENT, EPOLLIN))
+		if (!prx_ep_set(s, c, SIDE_CLIENT, PRX_EV_IN))
 			prx_conn_close(s, c);
 		return;
 	}

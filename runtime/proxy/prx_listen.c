@@ -21,7 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
+#include "prx_ev.h"
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -53,9 +53,8 @@ static struct listener *add_listener(struct prx_server *s, int fd, char *err, si
 		close(fd);
 		return NULL;
 	}
-	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = TAG_LISTEN + (uint64_t)s->nl };
-	if (epoll_ctl(s->ep, EPOLL_CTL_ADD, fd, &ev) != 0) {
-		snprintf(err, errlen, "epoll_ctl(listener): %s", strerror(errno));
+	if (prx_ev_add(s->ev, fd, PRX_EV_IN, TAG_LISTEN + (uint64_t)s->nl) != 0) {
+		snprintf(err, errlen, "%s(listener): %s", prx_ev_backend(), strerror(errno));
 		close(fd);
 		return NULL;
 	}
@@ -128,7 +127,7 @@ bool prx_server_listen_tcp(struct prx_server *s, const char *hostport, char *bou
 		snprintf(err, errlen, "--listen %s: only loopback addresses are allowed", hostport);
 		return false;
 	}
-	int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	int fd = prx_socket_nb(ss.ss_family, SOCK_STREAM, 0);
 	if (fd < 0) {
 		snprintf(err, errlen, "socket: %s", strerror(errno));
 		return false;
@@ -194,7 +193,7 @@ bool prx_server_listen_unix(struct prx_server *s, const char *path, char *err, s
 		}
 	}
 	memcpy(sun.sun_path, path, strlen(path) + 1);
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	int fd = prx_socket_nb(AF_UNIX, SOCK_STREAM, 0);
 	if (fd < 0) {
 		snprintf(err, errlen, "socket: %s", strerror(errno));
 		return false;

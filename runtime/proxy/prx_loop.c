@@ -1,8 +1,9 @@
 /*
- * prx_loop.c - the proxy's event loop: one thread, level-triggered epoll,
+ * prx_loop.c - the proxy's event loop: one thread, level-triggered events
+ * (epoll, or poll in portable builds: event/prx_ev.h),
  * and time-outs.
  *
- * Every epoll registration carries the slot, a side and the slot's
+ * Every registration carries the slot, a side and the slot's
  * generation: an event for a connection closed earlier in the same batch
  * (and possibly reused) is recognised and dropped. Time-outs are deadlines
  * on the slots, checked by a scan every tick (a quarter of the shortest
@@ -14,7 +15,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/epoll.h>
+#include "prx_ev.h"
 #include <time.h>
 
 uint64_t prx_mono_ms(void)
@@ -62,9 +63,7 @@ static void scan_deadlines(struct prx_server *s)
 	}
 	if (s->accept_paused && s->now >= s->accept_resume) {
 		for (int k = 0; k < s->nl; k++) {
-			struct epoll_event e = { .events = EPOLLIN,
-						 .data.u64 = TAG_LISTEN + (uint64_t)k };
-			(void)epoll_ctl(s->ep, EPOLL_CTL_MOD, s->l[k].fd, &e);
+			(void)prx_ev_mod(s->ev, s->l[k].fd, PRX_EV_IN, TAG_LISTEN + (uint64_t)k);
 		}
 		s->accept_paused = false;
 	}
@@ -80,7 +79,7 @@ static void dispatch(struct prx_server *s, uint64_t tag, uint32_t ev)
 		return; /* closed earlier in this batch */
 	switch (c->st) {
 	case ST_HEAD:
-		if (ev & (EPOLLERR | EPOLLHUP) && !(ev & EPOLLIN)) {
+		if (ev & (PRX_EV_ERR | PRX_EV_HUP) && !(ev & PRX_EV_IN)) {
 			c->reason = "client closed before a complete request";
 			prx_conn_close(s, c);
 		} else {
@@ -88,7 +87,7 @@ static void dispatch(struct prx_server *s, uint64_t tag, uint32_t ev)
 		}
 		break;
 	case ST_RESOLVING:
-		if (ev & (EPOLLERR | EPOLLHUP)) {
+		if (ev & (PRX_EV_ERR | PRX_EV_HUP)) {
 			c->reason = "client closed";
 			prx_conn_close(s, c);
 		}
@@ -119,27 +118,26 @@ bool prx_server_run(struct prx_server *s, int stop_fd, char *err, size_t errlen)
 		snprintf(err, errlen, "proxy: nothing to listen on");
 		return false;
 	}
-	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = TAG_STOP };
-	if (epoll_ctl(s->ep, EPOLL_CTL_ADD, stop_fd, &ev) != 0) {
-		snprintf(err, errlen, "epoll_ctl(stop): %s", strerror(errno));
+	if (prx_ev_add(s->ev, stop_fd, PRX_EV_IN, TAG_STOP) != 0) {
+		snprintf(err, errlen, "%s(stop): %s", prx_ev_backend(), strerror(errno));
 		return false;
 	}
-	struct epoll_event evs[128];
+	struct prx_ev_event evs[128];
 	s->now = prx_mono_ms();
 	s->next_scan = s->now + s->tick;
 	bool stop = false;
 	while (!stop) {
-		int n = epoll_wait(s->ep, evs, 128, (int)s->tick);
+		int n = prx_ev_wait(s->ev, evs, 128, (int)s->tick);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			snprintf(err, errlen, "epoll_wait: %s", strerror(errno));
-			(void)epoll_ctl(s->ep, EPOLL_CTL_DEL, stop_fd, NULL);
+			snprintf(err, errlen, "%s: %s", prx_ev_backend(), strerror(errno));
+			(void)prx_ev_del(s->ev, stop_fd);
 			return false;
 		}
 		s->now = prx_mono_ms();
 		for (int i = 0; i < n; i++) {
-			uint64_t tag = evs[i].data.u64;
+			uint64_t tag = evs[i].tag;
 			if (tag == TAG_STOP) {
 				/* The hook decides: a signal to forward is no
 				 * reason to stop. */
@@ -158,6 +156,6 @@ bool prx_server_run(struct prx_server *s, int stop_fd, char *err, size_t errlen)
 			s->next_scan = s->now + s->tick;
 		}
 	}
-	(void)epoll_ctl(s->ep, EPOLL_CTL_DEL, stop_fd, NULL);
+	(void)prx_ev_del(s->ev, stop_fd);
 	return true;
 }

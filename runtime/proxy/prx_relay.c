@@ -5,12 +5,14 @@
  * never enter user space: the proxy's cost per byte is a page reference, not
  * a copy, which is how a tunnel keeps up with a direct loopback connection.
  * A read/write loop through a 16 KiB buffer is the fallback when splicing is
- * turned off or no pipe could be created (descriptor limits).
+ * turned off or no pipe could be created (descriptor limits), and the only
+ * relay of portable builds (macOS; event/prx_ev.h).
  *
  * Half-close: when src says EOF and everything read has been delivered, dst
  * gets shutdown(SHUT_WR) and the other direction keeps running.
  */
 #include "prx_int.h"
+#include "prx_ev.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -21,6 +23,24 @@
 
 #define RW_BUF 16384
 
+#ifdef PRX_EV_EPOLL
+static ssize_t move_bytes(int from, int to, size_t n)
+{
+	return splice(from, NULL, to, NULL, n, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+}
+#else
+/* No splice(2): directions never get a pipe (prx_dir_use_pipe fails), so
+ * this is never reached; it keeps one relay for both builds. */
+static ssize_t move_bytes(int from, int to, size_t n)
+{
+	(void)from;
+	(void)to;
+	(void)n;
+	errno = ENOSYS;
+	return -1;
+}
+#endif
+
 void prx_dir_init(struct prx_dir *d)
 {
 	memset(d, 0, sizeof *d);
@@ -29,11 +49,12 @@ void prx_dir_init(struct prx_dir *d)
 
 bool prx_dir_use_pipe(struct prx_dir *d)
 {
-	if (pipe2(d->pipe, O_NONBLOCK | O_CLOEXEC) != 0) {
-		d->pipe[0] = d->pipe[1] = -1;
-		return false;
-	}
-	return true;
+#ifdef PRX_EV_EPOLL
+	if (pipe2(d->pipe, O_NONBLOCK | O_CLOEXEC) == 0)
+		return true;
+#endif
+	d->pipe[0] = d->pipe[1] = -1;
+	return false;
 }
 
 /* A larger pipe means fewer wake-ups per megabyte, but pipe pages count
@@ -46,7 +67,9 @@ static void maybe_grow(struct prx_dir *d, size_t n)
 	if (d->grown || !d->grow_to || n < 65536)
 		return;
 	d->grown = true;
+#ifdef F_SETPIPE_SZ
 	(void)fcntl(d->pipe[1], F_SETPIPE_SZ, (int)d->grow_to);
+#endif
 }
 
 static bool reserve(struct prx_dir *d, size_t want)
@@ -112,8 +135,7 @@ enum prx_pump prx_dir_pump(struct prx_dir *d, int src, int dst, size_t budget)
 			if (d->off == d->len)
 				d->off = d->len = 0;
 		} else if (d->inpipe) {
-			n = splice(d->pipe[0], NULL, dst, NULL, d->inpipe,
-				   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+			n = move_bytes(d->pipe[0], dst, d->inpipe);
 			if (n <= 0) {
 				if (n < 0 && errno == EINTR)
 					continue;
@@ -135,8 +157,7 @@ enum prx_pump prx_dir_pump(struct prx_dir *d, int src, int dst, size_t budget)
 			}
 			return PRX_PUMP_DONE;
 		} else if (d->pipe[0] >= 0) {
-			n = splice(src, NULL, d->pipe[1], NULL, 1u << 20,
-				   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+			n = move_bytes(src, d->pipe[1], 1u << 20);
 			if (n < 0) {
 				if (errno == EINTR)
 					continue;

@@ -12,6 +12,7 @@
  * (host.h) and drops internal ones that no rule names.
  */
 #include "prx_int.h"
+#include "prx_ev.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -21,7 +22,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <unistd.h>
 
 /* ---- overrides ---- */
@@ -187,7 +187,7 @@ struct prx_dns {
 	size_t dh, dn;
 	size_t busy;
 	bool stop;
-	int efd;
+	int efd[2]; /* prx_notify_open */
 	/* The loop and each worker hold a reference; the last one out frees.
 	 * Workers are detached so that stopping the proxy never waits for a
 	 * getaddrinfo() stuck on an unreachable DNS server. */
@@ -203,7 +203,7 @@ static void dns_unref_locked(struct prx_dns *d)
 	pthread_mutex_unlock(&d->mu);
 	pthread_cond_destroy(&d->cv);
 	pthread_mutex_destroy(&d->mu);
-	close(d->efd);
+	prx_notify_close(d->efd);
 	free(d);
 }
 
@@ -259,10 +259,7 @@ static void *worker(void *arg)
 		d->d[(d->dh + d->dn) % DNS_SLOTS] = j;
 		d->dn++;
 		d->busy--;
-		uint64_t one = 1;
-		/* An eventfd counter cannot be full at 1 per job. */
-		if (write(d->efd, &one, sizeof one) < 0)
-			(void)0;
+		prx_notify_post(d->efd);
 	}
 	dns_unref_locked(d);
 	return NULL;
@@ -275,9 +272,7 @@ struct prx_dns *prx_dns_new(char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
-	d->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (d->efd < 0) {
-		snprintf(err, errlen, "eventfd: %s", strerror(errno));
+	if (!prx_notify_open(d->efd, err, errlen)) {
 		free(d);
 		return NULL;
 	}
@@ -313,7 +308,7 @@ struct prx_dns *prx_dns_new(char *err, size_t errlen)
 
 int prx_dns_fd(const struct prx_dns *d)
 {
-	return d->efd;
+	return d->efd[0];
 }
 
 bool prx_dns_submit(struct prx_dns *d, uint64_t tag, const char *name, unsigned port)
@@ -337,7 +332,6 @@ bool prx_dns_submit(struct prx_dns *d, uint64_t tag, const char *name, unsigned 
 
 bool prx_dns_take(struct prx_dns *d, uint64_t *tag, struct prx_addrs *out, int *gai_err)
 {
-	uint64_t cnt;
 	pthread_mutex_lock(&d->mu);
 	bool ok = d->dn > 0;
 	if (ok) {
@@ -347,8 +341,8 @@ bool prx_dns_take(struct prx_dns *d, uint64_t *tag, struct prx_addrs *out, int *
 		*gai_err = j->err;
 		d->dh = (d->dh + 1) % DNS_SLOTS;
 		d->dn--;
-	} else if (read(d->efd, &cnt, sizeof cnt) < 0) {
-		(void)0; /* EAGAIN: counter already drained */
+	} else {
+		prx_notify_drain(d->efd);
 	}
 	pthread_mutex_unlock(&d->mu);
 	return ok;

@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
+#include "prx_ev.h"
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -69,7 +69,9 @@ struct prx_server *prx_server_new(const struct prx_config *cfg, char *err, size_
 		return NULL;
 	}
 	s->cfg = *cfg;
-	s->ep = -1;
+#ifndef PRX_EV_EPOLL
+	s->cfg.limits.no_splice = true; /* no splice(2) here: the read/write relay */
+#endif
 	if (cfg->secret)
 		snprintf(s->secret, sizeof s->secret, "%s", cfg->secret);
 	s->cfg.secret = NULL;
@@ -82,9 +84,8 @@ struct prx_server *prx_server_new(const struct prx_config *cfg, char *err, size_
 		prx_server_free(s);
 		return NULL;
 	}
-	s->ep = epoll_create1(EPOLL_CLOEXEC);
-	if (s->ep < 0) {
-		snprintf(err, errlen, "epoll_create1: %s", strerror(errno));
+	s->ev = prx_ev_new(err, errlen);
+	if (!s->ev) {
 		prx_server_free(s);
 		return NULL;
 	}
@@ -93,9 +94,8 @@ struct prx_server *prx_server_new(const struct prx_config *cfg, char *err, size_
 		prx_server_free(s);
 		return NULL;
 	}
-	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = TAG_DNS };
-	if (epoll_ctl(s->ep, EPOLL_CTL_ADD, prx_dns_fd(s->dns), &ev) != 0) {
-		snprintf(err, errlen, "epoll_ctl: %s", strerror(errno));
+	if (prx_ev_add(s->ev, prx_dns_fd(s->dns), PRX_EV_IN, TAG_DNS) != 0) {
+		snprintf(err, errlen, "%s: %s", prx_ev_backend(), strerror(errno));
 		prx_server_free(s);
 		return NULL;
 	}
@@ -124,8 +124,7 @@ void prx_server_free(struct prx_server *s)
 	if (s->unix_path[0])
 		(void)unlink(s->unix_path);
 	prx_dns_free(s->dns);
-	if (s->ep >= 0)
-		close(s->ep);
+	prx_ev_free(s->ev);
 	free(s->c);
 	free(s->freelist);
 	free(s->deny);

@@ -10,7 +10,7 @@
  *   prx_request.c   request head, decision, resolution, address filter
  *   prx_upstream.c  connecting upstream, address after address
  *   prx_tunnel.c    relaying both directions of a tunnel
- *   prx_conn.c      epoll interest, pipes, answers, closing and logging
+ *   prx_conn.c      event interest, pipes, answers, closing and logging
  *   prx_denials.c   the summary of denied destinations
  */
 #ifndef CAGE_PRX_SERVER_H
@@ -22,6 +22,7 @@
 
 #include "prx_http.h"
 #include "prx_int.h"
+#include "prx_ev.h"
 
 enum st { ST_FREE, ST_HEAD, ST_RESOLVING, ST_CONNECTING, ST_TUNNEL, ST_LINGER };
 
@@ -42,8 +43,8 @@ struct conn {
 	enum st st;
 	uint32_t gen;
 	int cfd, ufd;
-	uint32_t cmask, umask; /* registered epoll interest */
-	bool cdead, udead;     /* hung up and removed from epoll */
+	uint32_t cmask, umask; /* registered event interest */
+	bool cdead, udead;     /* hung up and removed from the event set */
 	bool need_auth;
 	bool forward;     /* a raw tunnel from a forward listener: no HTTP */
 	uint64_t t0;      /* monotonic ms at accept */
@@ -89,7 +90,7 @@ struct denial {
 struct prx_server {
 	struct prx_config cfg;
 	char secret[128];
-	int ep;
+	struct prx_ev *ev;
 	struct listener l[MAX_LISTEN];
 	int nl;
 	char unix_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
@@ -125,7 +126,7 @@ uint64_t prx_mono_ms(void);
 int64_t prx_real_ms(void);
 
 /* ---- prx_conn.c ---- */
-/* The epoll tag of one side of a slot: generation, slot, side. */
+/* The event tag of one side of a slot: generation, slot, side. */
 uint64_t prx_tag_of(const struct prx_server *s, const struct conn *c, unsigned side);
 bool prx_ep_set(struct prx_server *s, struct conn *c, unsigned side, uint32_t mask);
 bool prx_ep_add(struct prx_server *s, struct conn *c, unsigned side, uint32_t mask);

@@ -13,7 +13,7 @@
 #include <netinet/tcp.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
+#include "prx_ev.h"
 #include <sys/socket.h>
 
 static bool pump_up(struct conn *c)
@@ -28,7 +28,7 @@ static bool pump_down(struct conn *c)
 
 static void tunnel_update(struct prx_server *s, struct conn *c)
 {
-	/* A socket that hung up is out of epoll: no event will say it has
+	/* A socket that hung up is out of the event set: no event will say it has
 	 * more to read. What it sent before is all in our receive buffer
 	 * (bounded by the kernel), so a direction stopped only by the byte
 	 * budget goes on now; one waiting for bytes that cannot come is over. */
@@ -53,8 +53,8 @@ static void tunnel_update(struct prx_server *s, struct conn *c)
 		prx_conn_close(s, c);
 		return;
 	}
-	uint32_t cm = (c->up.rd_wait ? EPOLLIN : 0) | (c->down.wr_wait ? EPOLLOUT : 0);
-	uint32_t um = (c->down.rd_wait ? EPOLLIN : 0) | (c->up.wr_wait ? EPOLLOUT : 0);
+	uint32_t cm = (c->up.rd_wait ? PRX_EV_IN : 0) | (c->down.wr_wait ? PRX_EV_OUT : 0);
+	uint32_t um = (c->down.rd_wait ? PRX_EV_IN : 0) | (c->up.wr_wait ? PRX_EV_OUT : 0);
 	if ((!c->cdead && !prx_ep_set(s, c, SIDE_CLIENT, cm)) ||
 	    (!c->udead && !prx_ep_set(s, c, SIDE_UP, um)))
 		prx_conn_close(s, c);
@@ -63,37 +63,37 @@ static void tunnel_update(struct prx_server *s, struct conn *c)
 void prx_tunnel_event(struct prx_server *s, struct conn *c, unsigned side, uint32_t ev)
 {
 	c->deadline = s->now + s->cfg.limits.idle_timeout_ms;
-	if (ev & EPOLLERR) {
+	if (ev & PRX_EV_ERR) {
 		prx_conn_close(s, c);
 		return;
 	}
-	if (ev & EPOLLHUP) {
+	if (ev & PRX_EV_HUP) {
 		/* The peer is gone for good (reset, or a unix socket closed):
 		 * nothing more can be written to it, but what it sent before
 		 * still sits in our receive buffer and is relayed. Reads from a
-		 * dead socket never block, so it leaves epoll (HUP cannot be
+		 * dead socket never block, so it leaves the event set (HUP cannot be
 		 * masked and would spin the loop). */
 		struct prx_dir *into = side == SIDE_CLIENT ? &c->down : &c->up;
 		int fd = side == SIDE_CLIENT ? c->cfd : c->ufd;
-		(void)epoll_ctl(s->ep, EPOLL_CTL_DEL, fd, NULL);
+		(void)prx_ev_del(s->ev, fd);
 		*(side == SIDE_CLIENT ? &c->cdead : &c->udead) = true;
 		if (!into->eof || into->inpipe || into->off < into->len) {
 			into->eof = into->shut = true;
 			into->inpipe = 0;
 			into->off = into->len = 0;
 		}
-		ev |= EPOLLIN;
+		ev |= PRX_EV_IN;
 	}
 	bool ok = true;
 	if (side == SIDE_CLIENT) {
-		if (ev & (EPOLLIN | EPOLLHUP))
+		if (ev & (PRX_EV_IN | PRX_EV_HUP))
 			ok = pump_up(c);
-		if (ok && (ev & EPOLLOUT))
+		if (ok && (ev & PRX_EV_OUT))
 			ok = pump_down(c);
 	} else {
-		if (ev & (EPOLLIN | EPOLLHUP))
+		if (ev & (PRX_EV_IN | PRX_EV_HUP))
 			ok = pump_down(c);
-		if (ok && (ev & EPOLLOUT))
+		if (ok && (ev & PRX_EV_OUT))
 			ok = pump_up(c);
 	}
 	if (!ok) {
@@ -150,7 +150,7 @@ void prx_tunnel_start(struct prx_server *s, struct conn *c)
 	}
 	int one = 1;
 	(void)setsockopt(c->ufd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-	/* Write what is queued now; for reading, wait for epoll to say so.
+	/* Write what is queued now; for reading, wait for the event loop to say so.
 	 * It is level-triggered, so bytes already waiting are reported at
 	 * once, and the usual case (nothing yet) costs no syscall. */
 	enum prx_pump r1 = prx_dir_flush(&c->down, c->cfd);

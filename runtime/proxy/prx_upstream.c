@@ -7,7 +7,7 @@
 
 #include <errno.h>
 #include <poll.h>
-#include <sys/epoll.h>
+#include "prx_ev.h"
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -15,12 +15,12 @@ void prx_connect_next(struct prx_server *s, struct conn *c)
 {
 	for (; c->ai < c->addrs.n; c->ai++) {
 		if (c->ufd >= 0) {
-			close(c->ufd);
+			prx_ev_close(s->ev, c->ufd);
 			c->ufd = -1;
 			c->umask = 0;
 		}
 		const struct sockaddr *sa = (const struct sockaddr *)&c->addrs.a[c->ai];
-		c->ufd = socket(sa->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		c->ufd = prx_socket_nb(sa->sa_family, SOCK_STREAM, 0);
 		if (c->ufd < 0)
 			break;
 		int r = connect(c->ufd, sa, c->addrs.len[c->ai]);
@@ -43,12 +43,12 @@ void prx_connect_next(struct prx_server *s, struct conn *c)
 				continue;
 			}
 			/* Registered with the interest a fresh tunnel has. */
-			if (!prx_ep_add(s, c, SIDE_UP, EPOLLIN))
+			if (!prx_ep_add(s, c, SIDE_UP, PRX_EV_IN))
 				break;
 			prx_tunnel_start(s, c);
 			return;
 		}
-		if (!prx_ep_add(s, c, SIDE_UP, EPOLLOUT))
+		if (!prx_ep_add(s, c, SIDE_UP, PRX_EV_OUT))
 			break;
 		c->st = ST_CONNECTING;
 		c->deadline = s->now + s->cfg.limits.connect_timeout_ms;
@@ -69,7 +69,7 @@ void prx_connecting_event(struct prx_server *s, struct conn *c, unsigned side, u
 {
 	if (side == SIDE_CLIENT) {
 		/* Only HUP/ERR arrive here: the client left while we connect. */
-		if (ev & (EPOLLHUP | EPOLLERR)) {
+		if (ev & (PRX_EV_HUP | PRX_EV_ERR)) {
 			c->reason = "client closed";
 			prx_conn_close(s, c);
 		}
@@ -79,7 +79,7 @@ void prx_connecting_event(struct prx_server *s, struct conn *c, unsigned side, u
 	socklen_t el = sizeof err;
 	if (getsockopt(c->ufd, SOL_SOCKET, SO_ERROR, &err, &el) != 0)
 		err = errno;
-	if (err == 0 && !(ev & EPOLLERR)) {
+	if (err == 0 && !(ev & PRX_EV_ERR)) {
 		prx_tunnel_start(s, c);
 		return;
 	}

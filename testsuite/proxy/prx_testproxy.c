@@ -21,10 +21,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/signalfd.h>
 #include <unistd.h>
 
 #include "prx.h"
+#include "prx_ev.h"
 
 #define MAX_RULES 64
 
@@ -222,15 +222,11 @@ int main(int argc, char **argv)
 	}
 	cfg.secret = secret;
 	signal(SIGPIPE, SIG_IGN);
-	sigset_t ss;
-	sigemptyset(&ss);
-	sigaddset(&ss, SIGTERM);
-	sigaddset(&ss, SIGINT);
-	sigprocmask(SIG_BLOCK, &ss, NULL);
-	int sfd = signalfd(-1, &ss, SFD_CLOEXEC | SFD_NONBLOCK);
+	static const int stop_sigs[] = { SIGTERM, SIGINT };
+	int sfd = prx_sigfd_open(stop_sigs, 2, err, sizeof err);
 	struct prx_server *s = sfd >= 0 ? prx_server_new(&cfg, err, sizeof err) : NULL;
 	if (!s) {
-		fprintf(stderr, "prx_testproxy: %s\n", sfd < 0 ? strerror(errno) : err);
+		fprintf(stderr, "prx_testproxy: %s\n", err);
 		prx_resolver_free(res);
 		return 125;
 	}

@@ -1,0 +1,75 @@
+/*
+ * layers.h - the policy cagerun runs under when no -p names one: layers
+ * found automatically and composed in order under last-match-wins
+ * (docs/cagerun.md, "Layers"; why it is built this way:
+ * docs/design-notes.md):
+ *
+ *   defaults   std/base, std/secrets, std/guard (when the stdlib has it)
+ *   workspace  cagerun/workspace: the project's root, read, write, exec
+ *   agent      std/agents/NAME, then CONFIG/cage/agents/NAME.cage, NAME
+ *              being the command's base name
+ *   project    .cage/policy.cage, the nearest from the current directory
+ *              up to the repository's root; untrusted until approved
+ *   task       --task FILE
+ *
+ * With -p POLICY that one file is the whole policy, as written.
+ */
+#ifndef CAGE_LAYERS_H
+#define CAGE_LAYERS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cage.h"
+
+enum { LAYERS_MAX = 12 };
+
+struct layer_src {
+	const char *kind;   /* "defaults", "workspace", "agent", "project", "task", "policy" */
+	char *import;       /* as imported by the composition (or the -p path) */
+	char *path;         /* the real path of the file compiled; NULL before loading */
+	uint64_t fp;        /* XXH3 of the exact bytes compiled */
+	bool untrusted;     /* a project layer the user has not approved */
+	const void *src;    /* the compiler's source file (struct src_file) */
+};
+
+struct layers {
+	struct layer_src v[LAYERS_MAX];
+	size_t n;
+	char *root;        /* the project's root: workspace's value unless -D */
+	char cfgdir[4096]; /* CONFIG/cage, "" when there is none */
+	cage_policy *pol;  /* the composed policy, narrowed; owned */
+	cage_policy *lint; /* a second load with lint's findings, when linted */
+	int mode;          /* enum ir_mode in force (--mode applied) */
+	uint64_t fingerprint;
+	size_t ignored;    /* grants of an untrusted project layer left out */
+};
+
+struct layers_req {
+	const char *policy;  /* -p: exactly this file */
+	const char *task;    /* --task */
+	char *const *argv;   /* the command (argv[0] chooses the agent), or NULL */
+	const char *mode;    /* --mode, or NULL */
+	cage_options *copts; /* -D, -I, --profile, --stdlib, --home */
+	bool lint;           /* always lint (--show) */
+	bool quiet;
+};
+
+/* Finds, composes, compiles, checks trust and narrows. Returns 0, or 125
+ * after saying why on stderr. L must be zeroed; layers_free releases it. */
+int layers_load(struct layers *L, const struct layers_req *rq);
+
+/* --show: the layers, the mode, the effective grants and lint's findings. */
+void layers_show(const struct layers *L, FILE *out);
+
+/* At exit: says which layer files changed since they were compiled. */
+void layers_report_changes(const struct layers *L, FILE *err);
+
+void layers_free(struct layers *L);
+
+/* `cagerun trust [FILE]`: approves FILE, or the project layer found from
+ * the current directory. Returns an exit status. */
+int layers_trust(const char *file);
+
+#endif

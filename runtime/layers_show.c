@@ -1,0 +1,123 @@
+/*
+ * layers_show.c - `cagerun --show`: what a run would enforce, for a person
+ * to read in a minute: the layers (files, fingerprints, trust), the mode,
+ * the grants in rule order grouped by layer file, the environment, private
+ * directories, and lint's findings.
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include "layers.h"
+#include "policy.h"
+
+enum { SHOW_WIDTH = 100 };
+
+static const char *file_name(const struct loc *l)
+{
+	return l->file ? l->file->name : "(default)";
+}
+
+/* One line per run of rules with the same effect, accesses, kind and
+ * file; targets wrapped under the first. */
+static void show_rules(FILE *out, const struct ir_profile *p, bool hosts)
+{
+	bool any = false;
+	for (size_t i = 0; i < p->nrules;) {
+		const struct ir_rule *r = &p->rules[i];
+		bool is_host = r->tkind == IR_T_HOST;
+		if (is_host != hosts || r->tkind == IR_T_MACH) {
+			i++;
+			continue;
+		}
+		char acc[128], head[200];
+		ir_access_names(r->access, acc, sizeof acc);
+		int col = snprintf(head, sizeof head, "  %-7s %-22s ", ir_effect_name(r->effect), acc);
+		fputs(head, out);
+		size_t j = i;
+		for (; j < p->nrules; j++) {
+			const struct ir_rule *q = &p->rules[j];
+			if (q->effect != r->effect || q->access != r->access || q->tkind != r->tkind ||
+			    q->loc.file != r->loc.file)
+				break;
+			char tgt[1024];
+			ir_target_display(q, tgt, sizeof tgt);
+			int w = (int)strlen(tgt) + 2;
+			if (j > i && col + w > SHOW_WIDTH) {
+				fprintf(out, ",\n%33s", "");
+				col = 33;
+			} else if (j > i) {
+				fputs(", ", out);
+			}
+			fputs(tgt, out);
+			col += w;
+		}
+		fprintf(out, "   [%s]\n", file_name(&r->loc));
+		any = true;
+		i = j;
+	}
+	if (!any)
+		fputs("  none: denied\n", out);
+}
+
+static void show_env(FILE *out, const struct ir_profile *p)
+{
+	static const char *const kw[] = { "keep", "set", "unset" };
+	fputs("environment (scrubbed; in order):\n", out);
+	for (size_t i = 0; i < p->nenv;) {
+		enum ir_env_kind k = p->env[i].kind;
+		fprintf(out, "  %-5s", kw[k]);
+		size_t j = i;
+		for (; j < p->nenv && p->env[j].kind == k && p->env[j].loc.file == p->env[i].loc.file; j++) {
+			if (k == IR_ENV_SET)
+				fprintf(out, " %s=\"%s\"", p->env[j].name, p->env[j].value);
+			else
+				fprintf(out, " %s", p->env[j].name);
+		}
+		fprintf(out, "   [%s]\n", file_name(&p->env[i].loc));
+		i = j;
+	}
+	fputs("  then cagerun sets TMPDIR, the proxy variables (enforce) and git's safety "
+	      "settings\n", out);
+}
+
+void layers_show(const struct layers *L, FILE *out)
+{
+	const struct ir_profile *p = L->pol->ir->selected;
+	fputs("layers, first to last (a later rule wins; protect always wins):\n", out);
+	for (size_t i = 0; i < L->n; i++) {
+		const struct layer_src *ls = &L->v[i];
+		const struct src_file *s = ls->src;
+		fprintf(out, "  %zu. %-9s xxh3:%016" PRIx64 "  %s%s\n", i + 1, ls->kind, ls->fp,
+			s ? s->name : ls->import,
+			ls->untrusted ? "  NOT TRUSTED" : !strcmp(ls->kind, "project") ? "  trusted" : "");
+		if (ls->untrusted)
+			fprintf(out, "     only its deny and protect rules apply (%zu grant%s ignored); "
+				     "review it, then run 'cagerun trust'\n",
+				L->ignored, L->ignored == 1 ? "" : "s");
+	}
+	if (L->root)
+		fprintf(out, "workspace: %s\n", L->root);
+	fprintf(out, "profile: %s\nmode: %s\nprivate:%s%s%s\nfingerprint: xxh3:%016" PRIx64 "\n",
+		p->name, ir_mode_name((enum ir_mode)L->mode), p->private_tmp ? " tmp" : "",
+		p->private_home ? " home" : "", p->private_tmp || p->private_home ? "" : " none",
+		L->fingerprint);
+	fputs("\nfiles and sockets (in rule order):\n", out);
+	show_rules(out, p, false);
+	fputs("hosts (through the proxy, in rule order):\n", out);
+	show_rules(out, p, true);
+	show_env(out, p);
+	fputs("\nlint:\n", out);
+	size_t shown = 0;
+	if (L->lint)
+		for (size_t i = 0; i < L->lint->diags.n; i++) {
+			const struct diag *d = L->lint->diags.items[i];
+			if (d->sev == DIAG_NOTE)
+				continue;
+			fprintf(out, "  %s:%u:%u: %s: %s [%s]\n", file_name(&d->loc), d->loc.line,
+				d->loc.col, d->sev == DIAG_ERROR ? "error" : "warning", d->msg,
+				d->id ? d->id : "");
+			shown++;
+		}
+	if (!shown)
+		fputs("  no findings\n", out);
+}

@@ -1,0 +1,116 @@
+/*
+ * runcommon.c - the steps every launcher shares (see runcommon.h).
+ */
+#include "runcommon.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "path.h"
+#include "sbx_run.h"
+
+int run_fail(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fputs("cagerun: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	return RUN_SETUP_FAILED;
+}
+
+int run_load_policy(const struct run_opts *o, cage_policy **polp, const struct ir_profile **prof,
+		    enum ir_mode *mode)
+{
+	/* Already compiled (cagerun's layers, which printed its findings), or
+	 * compiled here; the caller frees it only in the second case. */
+	cage_policy *pol = *polp = o->pol ? o->pol : cage_load_file(o->policy, o->copts);
+	if (!pol)
+		return run_fail("out of memory");
+	if (!o->pol)
+		cage_print_diagnostics(pol, stderr, cli_want_color("auto", STDERR_FILENO));
+	if (cage_error_count(pol) > 0 || !pol->ir || !pol->ir->selected)
+		return run_fail("%s: the policy has errors; nothing was run", o->policy);
+	*prof = pol->ir->selected;
+	*mode = (*prof)->mode;
+	if (o->mode) {
+		bool found = false;
+		for (int m = IR_MODE_OFF; m <= IR_MODE_ENFORCE; m++)
+			if (!strcmp(o->mode, ir_mode_name((enum ir_mode)m))) {
+				*mode = (enum ir_mode)m;
+				found = true;
+			}
+		if (!found)
+			return run_fail("--mode %s: expected off, monitor, enforce-fs or enforce",
+					o->mode);
+	}
+	/* Every path param must name something that exists: a typo in -D
+	 * must not quietly grant (or protect) nothing. */
+	const struct ir_policy *ir = pol->ir;
+	for (size_t i = 0; i < ir->nparams; i++) {
+		const struct ir_param *p = &ir->params[i];
+		if (p->type != IR_P_PATH || !p->used || !p->value)
+			continue;
+		/* As the rules see it: a default may start with `~`. */
+		char *path;
+		const char *perr = NULL;
+		if (!path_query(&pol->arena, ir->home, p->value, &path, &perr))
+			return run_fail("param %s: %s: %s; nothing was run", p->name, p->value, perr);
+		struct stat st;
+		if (stat(path, &st) != 0)
+			return run_fail("param %s: %s: %s; nothing was run", p->name, path,
+					strerror(errno));
+	}
+	return 0;
+}
+
+void run_take_terminal(void)
+{
+	sigset_t ss, old;
+	sigemptyset(&ss);
+	sigaddset(&ss, SIGTTOU);
+	sigprocmask(SIG_BLOCK, &ss, &old);
+	if (tcsetpgrp(STDIN_FILENO, getpgrp()) != 0) {
+		/* Not our terminal after all: signals still arrive through cagerun. */
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
+int run_unconfined(char *const *argv)
+{
+	fprintf(stderr, "cagerun: mode off: running %s WITHOUT any sandbox\n", argv[0]);
+	fflush(stderr);
+	execvp(argv[0], argv);
+	int e = errno;
+	fprintf(stderr, "cagerun: %s: %s\n", argv[0], strerror(e));
+	return e == ENOENT ? 127 : 126;
+}
+
+int run_backend(const struct run_opts *o)
+{
+#ifdef __APPLE__
+	static const char host[] = "seatbelt";
+#else
+	static const char host[] = "linux";
+#endif
+	if (!o->backend || !strcmp(o->backend, host))
+		return run_command(o);
+	if (!strcmp(o->backend, "seatbelt")) {
+		/* The policy composed for this host is not the macOS one: the
+		 * Seatbelt launcher compiles the file itself, for macOS. */
+		if (!o->policy_file)
+			return run_fail("--backend seatbelt on this host needs -p POLICY; nothing was run");
+		struct run_opts so = *o;
+		so.pol = NULL;
+		so.policy = o->policy_file;
+		return sbx_run_command(&so);
+	}
+	return run_fail("--backend %s: expected %s or seatbelt; nothing was run", o->backend, host);
+}
