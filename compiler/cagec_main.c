@@ -13,7 +13,7 @@
 
 #include "cage.h"
 #include "cli.h"
-#include "suggest.h"
+#include "sg.h"
 #include "cpt.h"
 #include "emit.h"
 #include "lint.h"

@@ -26,6 +26,9 @@ struct src_file {
 	const char *text;     /* NUL-terminated copy of the contents */
 	size_t len;
 	int id;
+	/* The standard library directory this file's name is relative to
+	 * ("std/secrets.cage"), NULL for the user's own files. */
+	const char *stdlib_root;
 	/* Where this file was first imported from (NULL for the main file). */
 	const struct src_file *importer;
 	uint32_t import_line, import_col;

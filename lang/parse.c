@@ -10,8 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ir.h"
 #include "grammar.h"
+#include "ir.h"
+#include "suggest.h"
 
 /* Beyond this many syntax errors a file is not worth reading further. */
 enum { PARSE_MAX_ERRORS = 50 };
@@ -23,6 +24,36 @@ static struct loc span(struct loc a, struct loc b)
 	if (b.off + b.len > a.off)
 		a.len = b.off + b.len - a.off;
 	return a;
+}
+
+static const char *const parse_access_names[] = {
+	"read", "read-metadata", "write", "create", "delete", "exec", "connect", "unix", "mach", NULL,
+};
+
+/* Every keyword, accesses included: a misspelt one lexes as a name. */
+static const char *const parse_keywords[] = {
+	"cage", "import", "param", "list", "profile", "extends", "allow", "deny", "protect",
+	"mode", "env", "keep", "set", "unset", "private", "read", "read-metadata", "write",
+	"create", "delete", "exec", "connect", "unix", "mach", NULL,
+};
+
+static bool parse_is_access(int kind)
+{
+	switch (kind) {
+	case TK_READ: case TK_READ_METADATA: case TK_WRITE: case TK_CREATE: case TK_DELETE:
+	case TK_EXEC: case TK_CONNECT: case TK_UNIX: case TK_MACH:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static const char *parse_suggest(const struct token *t, const char *const *names)
+{
+	struct suggest sg;
+	suggest_init(&sg, t->text, t->len);
+	suggest_offer_all(&sg, names);
+	return suggest_best(&sg);
 }
 
 void parse_syntax_error(struct parse_ctx *ctx, const struct token *t, uint64_t expected)
@@ -51,11 +82,22 @@ void parse_syntax_error(struct parse_ctx *ctx, const struct token *t, uint64_t e
 	struct loc l = tok_loc(t);
 	const struct token *p0 = &ctx->prev[0], *p1 = &ctx->prev[1];
 	bool effect_before = p1->kind == TK_ALLOW || p1->kind == TK_DENY || p1->kind == TK_PROTECT;
-	if (p0->kind == TK_IDENT && effect_before && t->kind != TK_NL && t->kind != TK_COMMA) {
-		diag_add(ctx->diags, DIAG_ERROR, p0->loc, "syntax",
-			 "'%.*s' is not an access (read, read-metadata, write, create, delete, exec, "
-			 "connect, unix, mach)", (int)(p0->len > 40 ? 40 : p0->len), p0->text);
-		return;
+	bool word_after = t->kind == TK_IDENT || t->kind == TK_STRING;
+	/* A name where an access belongs, followed by the rule's targets:
+	 * "allow rread x" and "allow read wirte x" (where 'wirte' first reads
+	 * as the target and the parser only stumbles on 'x'). The caret goes on
+	 * the misspelt access, not on the word after it. */
+	if (p0->kind == TK_IDENT && (effect_before || (parse_is_access(p1->kind) && word_after))) {
+		const char *near = parse_suggest(p0, parse_access_names);
+		char hint[96];
+		if (effect_before ? t->kind != TK_NL && t->kind != TK_COMMA : near != NULL) {
+			diag_add(ctx->diags, DIAG_ERROR, p0->loc, "syntax",
+				 "'%.*s' is not an access (read, read-metadata, write, create, delete, "
+				 "exec, connect, unix, mach)%s",
+				 (int)(p0->len > 40 ? 40 : p0->len), p0->text,
+				 suggest_say(near, hint, sizeof hint));
+			return;
+		}
 	}
 	if (t->kind == 0 || (t->kind == TK_NL && t->len == 0 && l.off >= ctx->file->len)) {
 		/* Point at the end of the last line with text, not past it. */
@@ -78,6 +120,9 @@ void parse_syntax_error(struct parse_ctx *ctx, const struct token *t, uint64_t e
 			diag_note(ctx->diags, d, ctx->open_brace, "this '{' is never closed");
 	} else if (t->kind == TK_NL) {
 		diag_add(ctx->diags, DIAG_ERROR, l, "syntax", "unexpected end of line%s", want);
+	} else if (t->kind == TK_IDENT && parse_suggest(t, parse_keywords)) {
+		diag_add(ctx->diags, DIAG_ERROR, l, "syntax", "unexpected name '%.*s'; did you mean '%s'?",
+			 (int)(t->len > 40 ? 40 : t->len), t->text, parse_suggest(t, parse_keywords));
 	} else if (t->kind == TK_IDENT || t->kind == TK_STRING || t->kind == TK_INT) {
 		diag_add(ctx->diags, DIAG_ERROR, l, "syntax", "unexpected %s '%.*s'%s",
 			 lex_token_name(t->kind), (int)(t->len > 40 ? 40 : t->len), t->text, want);

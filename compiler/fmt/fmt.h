@@ -30,9 +30,10 @@ enum { FMT_WIDTH = 100, FMT_INDENT = 4 };
 bool fmt_source(const struct src_file *f, struct arena *a, struct diag_list *diags,
 		char **out, size_t *outlen);
 
-/* A unified diff of a -> b in one hunk (first to last changed line, with
- * context), headed "--- name" / "+++ name (label)"; at most max_lines
- * changed lines are shown (0: all). */
+/* A minimal unified diff of a -> b (shortest edit script, hunks with
+ * context, as diff -u), headed "--- name" / "+++ name (label)"; past
+ * max_lines changed lines it stops on a hunk boundary and says how many
+ * hunks it left out (0: no cap). What it prints always applies. */
 void fmt_print_diff(FILE *out, const char *name, const char *label, const char *a, size_t alen,
 		    const char *b, size_t blen, size_t max_lines);
 

@@ -18,6 +18,7 @@
 #include "fmt.h"
 #include "load.h"
 #include "outfile.h"
+#include "suggest.h"
 
 /* Darwin spells the nanosecond modification time st_mtimespec. */
 #ifdef __APPLE__
@@ -100,55 +101,209 @@ static void fmt_diff_line(FILE *out, char mark, const char *s, size_t n)
 		fputs("\n\\ No newline at end of file\n", out);
 }
 
-/* A unified diff with one hunk: from the first to the last changed line,
- * with context. Not minimal, but exact and applicable, and it shows the
- * reader where the file departs from the canonical form. */
+/* One step of the edit script: a line kept, removed from the old text or
+ * added from the new one. */
+enum fmt_op { FMT_KEEP, FMT_DEL, FMT_ADD };
+
+/* Past this many differing lines the shortest edit script is not searched
+ * for (its trace grows with the square of the distance); the middle part
+ * is then shown as removed and added whole, which is still a correct diff. */
+enum { FMT_DIFF_MAX_D = 2000 };
+
+/* The shortest edit script turning x[xs..xe) into y[ys..ye) (Myers' greedy
+ * algorithm, keeping each round's furthest-reaching paths to trace back).
+ * Appends to ops (which has room for (xe-xs)+(ye-ys) more); returns false
+ * when the distance is over FMT_DIFF_MAX_D or memory runs out. */
+static bool fmt_myers(const struct fmt_lines *x, size_t xs, size_t xe, const struct fmt_lines *y,
+		      size_t ys, size_t ye, unsigned char *ops, size_t *nops)
+{
+	long n = (long)(xe - xs), m = (long)(ye - ys);
+	long max = n + m < FMT_DIFF_MAX_D ? n + m : FMT_DIFF_MAX_D;
+	long off = max + 1;
+	long *v = calloc((size_t)(2 * max + 3), sizeof(*v));
+	long **trace = calloc((size_t)max + 1, sizeof(*trace));
+	if (!v || !trace) {
+		free(v);
+		free(trace);
+		return false;
+	}
+	long dfound = -1;
+	for (long d = 0; d <= max && dfound < 0; d++) {
+		for (long k = -d; k <= d; k += 2) {
+			long i;
+			if (k == -d || (k != d && v[off + k - 1] < v[off + k + 1]))
+				i = v[off + k + 1];
+			else
+				i = v[off + k - 1] + 1;
+			long j = i - k;
+			while (i < n && j < m && fmt_line_eq(x, xs + (size_t)i, y, ys + (size_t)j))
+				i++, j++;
+			v[off + k] = i;
+			if (i >= n && j >= m) {
+				dfound = d;
+				break;
+			}
+		}
+		trace[d] = malloc((size_t)(2 * max + 3) * sizeof(long));
+		if (!trace[d])
+			break;
+		memcpy(trace[d], v, (size_t)(2 * max + 3) * sizeof(long));
+	}
+	bool ok = dfound >= 0 && trace[dfound];
+	if (ok) {
+		/* Walk back from (n, m), writing the script from its end. */
+		size_t len = 0;
+		long i = n, j = m;
+		unsigned char *rev = ops + *nops;
+		for (long d = dfound; d > 0; d--) {
+			const long *pv = trace[d - 1];
+			long k = i - j, pk;
+			if (k == -d || (k != d && pv[off + k - 1] < pv[off + k + 1]))
+				pk = k + 1;
+			else
+				pk = k - 1;
+			long pi = pv[off + pk], pj = pi - pk;
+			while (i > pi && j > pj) {
+				rev[len++] = FMT_KEEP;
+				i--, j--;
+			}
+			if (pk == k + 1) {
+				rev[len++] = FMT_ADD;
+				j--;
+			} else {
+				rev[len++] = FMT_DEL;
+				i--;
+			}
+		}
+		while (i > 0 && j > 0) {
+			rev[len++] = FMT_KEEP;
+			i--, j--;
+		}
+		for (size_t a = 0, b = len; a + 1 < b; a++, b--) {
+			unsigned char t = rev[a];
+			rev[a] = rev[b - 1];
+			rev[b - 1] = t;
+		}
+		*nops += len;
+	}
+	for (long d = 0; d <= max; d++)
+		free(trace[d]);
+	free(trace);
+	free(v);
+	return ok;
+}
+
+/* Prints the hunk covering ops[from..to) whose first op is at old line
+ * xi and new line yi (0-based). */
+static void fmt_hunk(FILE *out, const unsigned char *ops, size_t from, size_t to,
+		     const struct fmt_lines *x, size_t xi, const struct fmt_lines *y, size_t yi)
+{
+	size_t xn = 0, yn = 0;
+	for (size_t o = from; o < to; o++) {
+		xn += ops[o] != FMT_ADD;
+		yn += ops[o] != FMT_DEL;
+	}
+	fprintf(out, "@@ -%zu,%zu +%zu,%zu @@\n", xn ? xi + 1 : xi, xn, yn ? yi + 1 : yi, yn);
+	for (size_t o = from; o < to; o++) {
+		if (ops[o] == FMT_KEEP) {
+			fmt_diff_line(out, ' ', x->p[xi], x->len[xi]);
+			xi++, yi++;
+		} else if (ops[o] == FMT_DEL) {
+			fmt_diff_line(out, '-', x->p[xi], x->len[xi]);
+			xi++;
+		} else {
+			fmt_diff_line(out, '+', y->p[yi], y->len[yi]);
+			yi++;
+		}
+	}
+}
+
+/* A unified diff of the old text against the formatted one: the shortest
+ * edit script, cut into hunks with FMT_DIFF_CONTEXT lines of context (hunks
+ * whose contexts would touch are merged, as diff -u does). It stops before
+ * the hunk that would take it past FMT_DIFF_MAX_LINES changed lines (the
+ * first hunk is always shown whole) and says how many hunks it left out, so
+ * what it prints is always a patch that applies. */
 void fmt_print_diff(FILE *out, const char *name, const char *label, const char *a, size_t alen,
 		    const char *b, size_t blen, size_t max_lines)
 {
 	struct fmt_lines x, y;
+	unsigned char *ops = NULL;
 	if (!fmt_split(a, alen, &x))
 		return;
-	if (!fmt_split(b, blen, &y)) {
-		free(x.p);
-		free(x.len);
-		return;
-	}
-	size_t pre = 0, suf = 0;
+	if (!fmt_split(b, blen, &y))
+		goto free_x;
+	ops = malloc(x.n + y.n + 1);
+	if (!ops)
+		goto free_y;
+	size_t nops = 0, pre = 0, suf = 0;
 	while (pre < x.n && pre < y.n && fmt_line_eq(&x, pre, &y, pre))
 		pre++;
 	while (suf < x.n - pre && suf < y.n - pre &&
 	       fmt_line_eq(&x, x.n - 1 - suf, &y, y.n - 1 - suf))
 		suf++;
-	size_t c0 = pre < FMT_DIFF_CONTEXT ? pre : FMT_DIFF_CONTEXT;
-	size_t c1 = suf < FMT_DIFF_CONTEXT ? suf : FMT_DIFF_CONTEXT;
-	size_t xs = pre - c0, xn = x.n - pre - suf + c0 + c1;
-	size_t ys = pre - c0, yn = y.n - pre - suf + c0 + c1;
+	memset(ops, FMT_KEEP, pre);
+	nops = pre;
+	if (!fmt_myers(&x, pre, x.n - suf, &y, pre, y.n - suf, ops, &nops)) {
+		memset(ops + nops, FMT_DEL, x.n - suf - pre);
+		nops += x.n - suf - pre;
+		memset(ops + nops, FMT_ADD, y.n - suf - pre);
+		nops += y.n - suf - pre;
+	}
+	memset(ops + nops, FMT_KEEP, suf);
+	nops += suf;
+
 	fprintf(out, "--- %s\n+++ %s (%s)\n", name, name, label);
-	fprintf(out, "@@ -%zu,%zu +%zu,%zu @@\n", xn ? xs + 1 : xs, xn, yn ? ys + 1 : ys, yn);
-	for (size_t i = xs; i < pre; i++)
-		fmt_diff_line(out, ' ', x.p[i], x.len[i]);
-	size_t shown = 0, hidden = 0;
-	for (size_t i = pre; i < x.n - suf; i++) {
-		if (!max_lines || shown++ < max_lines)
-			fmt_diff_line(out, '-', x.p[i], x.len[i]);
-		else
-			hidden++;
+	size_t o = 0, xi = 0, yi = 0, shown = 0, hunks = 0, left_out = 0;
+	while (o < nops) {
+		if (ops[o] == FMT_KEEP) {
+			o++, xi++, yi++;
+			continue;
+		}
+		/* A hunk: from FMT_DIFF_CONTEXT lines before this change to
+		 * FMT_DIFF_CONTEXT after the last change that is no more than
+		 * 2 * FMT_DIFF_CONTEXT kept lines from the one before it. */
+		size_t back = 0;
+		while (back < FMT_DIFF_CONTEXT && back < o && ops[o - back - 1] == FMT_KEEP)
+			back++;
+		size_t from = o - back, end = o, changed = 0;
+		for (;;) {
+			while (end < nops && ops[end] != FMT_KEEP) {
+				changed++;
+				end++;
+			}
+			size_t run = 0;
+			while (end + run < nops && ops[end + run] == FMT_KEEP)
+				run++;
+			if (end + run < nops && run <= 2 * FMT_DIFF_CONTEXT) {
+				end += run;
+				continue;
+			}
+			end += run < FMT_DIFF_CONTEXT ? run : FMT_DIFF_CONTEXT;
+			break;
+		}
+		if (hunks > 0 && max_lines && shown + changed > max_lines) {
+			left_out++;
+		} else {
+			fmt_hunk(out, ops, from, end, &x, xi - back, &y, yi - back);
+			shown += changed;
+			hunks++;
+		}
+		for (; o < end; o++) {
+			xi += ops[o] != FMT_ADD;
+			yi += ops[o] != FMT_DEL;
+		}
 	}
-	for (size_t i = pre; i < y.n - suf; i++) {
-		if (!max_lines || shown++ < max_lines)
-			fmt_diff_line(out, '+', y.p[i], y.len[i]);
-		else
-			hidden++;
-	}
-	if (hidden)
-		fprintf(out, "... %zu more changed lines not shown\n", hidden);
-	for (size_t i = x.n - suf; i < x.n - suf + c1; i++)
-		fmt_diff_line(out, ' ', x.p[i], x.len[i]);
-	free(x.p);
-	free(x.len);
+	if (left_out)
+		fprintf(out, "... %zu more hunk%s not shown (run cagec fmt -w %s)\n", left_out,
+			left_out == 1 ? "" : "s", name);
+	free(ops);
+free_y:
 	free(y.p);
 	free(y.len);
+free_x:
+	free(x.p);
+	free(x.len);
 }
 
 static bool fmt_read_stdin(struct arena *a, char **text, size_t *len, const char **err)
@@ -343,7 +498,13 @@ int fmt_command(int argc, char **argv, FILE *out, FILE *err)
 			fputs(fmt_usage_text, out);
 			return 0;
 		} else {
-			fprintf(err, "cagec fmt: unknown option '%s' (see cagec fmt --help)\n", a);
+			struct suggest sg;
+			suggest_init(&sg, a, strlen(a));
+			suggest_offer_all(&sg, (const char *const[]){ "--check", "--write", "--help",
+								      "--color=auto", NULL });
+			char hint[96];
+			fprintf(err, "cagec fmt: unknown option '%s'%s (see cagec fmt --help)\n", a,
+				suggest_say(suggest_best(&sg), hint, sizeof hint));
 			return FMT_EXIT_USAGE;
 		}
 	}

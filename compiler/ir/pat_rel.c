@@ -9,6 +9,11 @@
  * Every NFA state has at most one character successor, which keeps the
  * products small.
  *
+ * A character is a UTF-8 sequence (path_char_len: a lead byte and its
+ * continuation bytes; any other byte alone), as for the evaluator, so `?`
+ * matches 'ü' (two bytes) as one character. Characters are coded as their
+ * bytes packed into a uint32_t, which is unique per sequence.
+ *
  * Characters that appear literally in neither pattern behave alike, so the
  * searches run over an alphabet of those literals plus '/', '.' and one
  * "other" representative. A third automaton, a 7-state DFA, accepts only
@@ -24,7 +29,9 @@
  *
  * The common literal prefix of both patterns is skipped up front (minus one
  * character, so that a slash-doublestar right after it keeps its epsilon edge), which
- * makes typical comparisons between `~/...` patterns tiny.
+ * makes typical comparisons between `~/...` patterns tiny. The skip is
+ * counted twice: in bytes (kb, for the texts) and in characters (kt, for
+ * the automata's states, one per character token).
  */
 #include "pat_rel.h"
 
@@ -32,6 +39,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "path.h"
 
 /* Product states for overlap, subset states for containment. Realistic
  * patterns need a few hundred; these bounds only stop adversarial ones. */
@@ -42,8 +51,29 @@ enum { OVERLAP_BUDGET = 1u << 22, CONTAIN_BUDGET = 1u << 16 };
 enum { T_LIT, T_ANY1, T_STAR, T_DSTAR };
 
 struct tok {
-	uint8_t kind, c;
+	uint8_t kind;
+	uint32_t c; /* T_LIT: the character's code (ch_code) */
 };
+
+/* The character at s[0..n) as a code, and its length in *adv. */
+static uint32_t ch_code(const char *s, size_t n, size_t *adv)
+{
+	size_t k = path_char_len(s, n);
+	uint32_t c = 0;
+	for (size_t i = 0; i < k; i++)
+		c = c << 8 | (uint8_t)s[i];
+	*adv = k;
+	return c;
+}
+
+/* Writes the bytes of code c; returns how many (at most 4). */
+static size_t ch_bytes(uint32_t c, char *out)
+{
+	size_t n = c > 0xFFFFFF ? 4 : c > 0xFFFF ? 3 : c > 0xFF ? 2 : 1;
+	for (size_t i = 0; i < n; i++)
+		out[i] = (char)(c >> (8 * (n - 1 - i)));
+	return n;
+}
 
 struct glob {
 	struct tok *t;
@@ -79,8 +109,10 @@ static bool glob_compile(struct glob *g, const char *s, size_t len)
 			g->t[n++] = (struct tok){ T_ANY1, 0 };
 			i++;
 		} else {
-			g->t[n++] = (struct tok){ T_LIT, (uint8_t)s[i] };
-			i++;
+			size_t adv;
+			uint32_t c = ch_code(s + i, len - i, &adv);
+			g->t[n++] = (struct tok){ T_LIT, c };
+			i += adv;
 		}
 	}
 	g->n = n;
@@ -92,7 +124,7 @@ static bool glob_compile(struct glob *g, const char *s, size_t len)
 }
 
 /* The one character successor of state i on c, or -1. */
-static int64_t glob_succ(const struct glob *g, uint32_t i, uint8_t c)
+static int64_t glob_succ(const struct glob *g, uint32_t i, uint32_t c)
 {
 	if (i >= g->n)
 		return -1;
@@ -138,7 +170,7 @@ static void glob_close(const struct glob *g, uint32_t k, uint64_t *b)
 }
 
 static void glob_step(const struct glob *g, uint32_t k, const uint64_t *from,
-		      uint64_t *to, size_t words, uint8_t c)
+		      uint64_t *to, size_t words, uint32_t c)
 {
 	memset(to, 0, words * sizeof *to);
 	for (uint32_t i = k; i < g->n; i++) {
@@ -161,33 +193,48 @@ static size_t lit_len(const char *s, size_t len)
 	return i;
 }
 
+/* Where to start the automata in a literal prefix s[0..m): at its last
+ * character (kb bytes, kt characters in), so an edge out of that character
+ * into what follows stays in the search. */
+static void skip_point(const char *s, size_t m, size_t *kb, size_t *kt)
+{
+	size_t last = 0, n = 0;
+	for (size_t i = 0; i < m; i += path_char_len(s + i, m - i)) {
+		last = i;
+		n++;
+	}
+	*kb = last;
+	*kt = n ? n - 1 : 0;
+}
+
 bool pat_glob_match(const char *pat, size_t plen, const char *path, size_t len)
 {
 	if (len == 1 && path[0] == '/')
 		return root_match(pat, plen);
 	size_t l = lit_len(pat, plen);
-	size_t k = l ? l - 1 : 0;
-	if (len < k || memcmp(pat, path, k) != 0)
-		return false;
 	if (l == plen)
 		return len == plen && memcmp(pat, path, len) == 0;
+	size_t kb, kt;
+	skip_point(pat, l, &kb, &kt);
+	if (len < kb || memcmp(pat, path, kb) != 0)
+		return false;
 	struct glob g;
 	if (!glob_compile(&g, pat, plen))
 		return false; /* out of memory: matching nothing is the safe answer for a grant */
-	size_t words = (g.n - k + 1 + 63) / 64;
+	size_t words = (g.n - kt + 1 + 63) / 64;
 	uint64_t *base = calloc(words * 2, sizeof *base);
 	bool ok = false;
 	if (base) {
 		uint64_t *cur = base, *nxt = base + words;
 		bs_set(cur, 0);
-		glob_close(&g, (uint32_t)k, cur);
-		for (size_t i = k; i < len; i++) {
-			glob_step(&g, (uint32_t)k, cur, nxt, words, (uint8_t)path[i]);
+		glob_close(&g, (uint32_t)kt, cur);
+		for (size_t i = kb, adv; i < len; i += adv) {
+			glob_step(&g, (uint32_t)kt, cur, nxt, words, ch_code(path + i, len - i, &adv));
 			uint64_t *t = cur;
 			cur = nxt;
 			nxt = t;
 		}
-		ok = bs_get(cur, g.n - (uint32_t)k);
+		ok = bs_get(cur, g.n - (uint32_t)kt);
 		free(base);
 	}
 	glob_free(&g);
@@ -198,7 +245,7 @@ bool pat_glob_match(const char *pat, size_t plen, const char *path, size_t len)
 
 enum { N_START, N_ROOT, N_SLASH, N_DOT1, N_DOT2, N_COMP, N_DEAD, N_STATES };
 
-static uint8_t norm_step(uint8_t q, uint8_t c)
+static uint8_t norm_step(uint8_t q, uint32_t c)
 {
 	switch (q) {
 	case N_START:
@@ -253,49 +300,82 @@ static bool root_match(const char *p, size_t n)
 /* ---- alphabet ---- */
 
 struct alpha {
-	uint8_t c[257];
+	uint32_t *c;
 	int n;
 };
 
-static void alpha_build(struct alpha *al, const char *a, size_t alen, const char *b,
+static int cmp_u32(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+	return a < b ? -1 : a > b;
+}
+
+static void alpha_add_text(uint32_t *c, int *n, const char *s, size_t len)
+{
+	for (size_t i = 0, adv; i < len; i += adv) {
+		uint32_t x = ch_code(s + i, len - i, &adv);
+		if (x != '*' && x != '?') /* glob syntax, not literals */
+			c[(*n)++] = x;
+	}
+}
+
+/* The literal characters of both texts, '/', '.', and one character that
+ * is none of them. False when out of memory. */
+static bool alpha_build(struct alpha *al, const char *a, size_t alen, const char *b,
 			size_t blen)
 {
-	bool seen[256] = { false };
-	seen['/'] = seen['.'] = true;
-	for (size_t i = 0; i < alen; i++)
-		seen[(uint8_t)a[i]] = true;
-	for (size_t i = 0; i < blen; i++)
-		seen[(uint8_t)b[i]] = true;
-	seen['*'] = seen['?'] = false; /* glob syntax, not literals */
+	al->c = malloc((alen + blen + 3) * sizeof *al->c);
 	al->n = 0;
-	for (int c = 1; c < 256; c++)
-		if (seen[c] && c != '*' && c != '?')
-			al->c[al->n++] = (uint8_t)c;
+	if (!al->c)
+		return false;
+	al->c[al->n++] = '/';
+	al->c[al->n++] = '.';
+	alpha_add_text(al->c, &al->n, a, alen);
+	alpha_add_text(al->c, &al->n, b, blen);
+	qsort(al->c, (size_t)al->n, sizeof *al->c, cmp_u32);
+	int k = 0;
+	for (int i = 0; i < al->n; i++)
+		if (k == 0 || al->c[k - 1] != al->c[i])
+			al->c[k++] = al->c[i];
+	al->n = k;
 	/* One representative for every other character; prefer a readable one
 	 * since it ends up in messages. */
 	static const char nice[] = "xyzqjkwvabcdefghilmnoprstu0123456789_-";
-	for (const char *p = nice; *p; p++)
-		if (!seen[(uint8_t)*p]) {
-			al->c[al->n++] = (uint8_t)*p;
-			return;
+	for (size_t i = 0; i + 1 < sizeof nice; i++) {
+		uint32_t x = (uint8_t)nice[i];
+		if (!bsearch(&x, al->c, (size_t)k, sizeof *al->c, cmp_u32)) {
+			al->c[al->n++] = x;
+			return true;
 		}
-	for (int c = 1; c < 256; c++)
-		if (!seen[c] && c != '/') {
-			al->c[al->n++] = (uint8_t)c;
-			return;
+	}
+	for (uint32_t x = 1; x < 128; x++)
+		if (x != '/' && x != '*' && x != '?' &&
+		    !bsearch(&x, al->c, (size_t)k, sizeof *al->c, cmp_u32)) {
+			al->c[al->n++] = x;
+			return true;
 		}
+	/* every ASCII character is literal: the other class is a byte no
+	 * UTF-8 text has, still a character the evaluator would accept */
+	al->c[al->n++] = 0xFF;
+	return true;
 }
 
 static void put_witness(char *out, size_t size, const char *prefix, size_t k,
-			const uint8_t *rev, size_t depth)
+			const uint32_t *rev, size_t depth)
 {
 	if (!out || size == 0)
 		return;
 	size_t o = 0;
 	for (size_t i = 0; i < k && o + 1 < size; i++)
 		out[o++] = prefix[i];
-	for (size_t i = depth; i > 0 && o + 1 < size; i--)
-		out[o++] = (char)rev[i - 1];
+	for (size_t i = depth; i > 0; i--) {
+		char b[4];
+		size_t n = ch_bytes(rev[i - 1], b);
+		if (o + n >= size)
+			break; /* never a character cut in half */
+		memcpy(out + o, b, n);
+		o += n;
+	}
 	out[o] = '\0';
 }
 
@@ -303,16 +383,16 @@ static void put_witness(char *out, size_t size, const char *prefix, size_t k,
  * the normalisation DFA over the skipped part. Returns false when the
  * prefixes already disagree (no common path). */
 static bool common_start(const char *a, size_t alen, const char *b, size_t blen,
-			 size_t *k, uint8_t *q)
+			 size_t *kb, size_t *kt, uint8_t *q)
 {
 	size_t la = lit_len(a, alen), lb = lit_len(b, blen);
 	size_t m = la < lb ? la : lb;
 	if (memcmp(a, b, m) != 0)
 		return false;
-	*k = m ? m - 1 : 0;
+	skip_point(a, m, kb, kt);
 	uint8_t s = N_START;
-	for (size_t i = 0; i < *k; i++)
-		s = norm_step(s, (uint8_t)a[i]);
+	for (size_t i = 0, adv; i < *kb; i += adv)
+		s = norm_step(s, ch_code(a + i, *kb - i, &adv));
 	*q = s;
 	return true;
 }
@@ -323,9 +403,9 @@ static bool common_start(const char *a, size_t alen, const char *b, size_t blen,
 static enum pat_ans overlap_below_root(const char *a, size_t alen, const char *b, size_t blen,
 				       char *wit, size_t size)
 {
-	size_t k;
+	size_t kb, k;
 	uint8_t q0;
-	if (!common_start(a, alen, b, blen, &k, &q0) || q0 == N_DEAD)
+	if (!common_start(a, alen, b, blen, &kb, &k, &q0) || q0 == N_DEAD)
 		return PAT_NO;
 	struct glob ga, gb;
 	if (!glob_compile(&ga, a, alen))
@@ -337,18 +417,16 @@ static enum pat_ans overlap_below_root(const char *a, size_t alen, const char *b
 	enum pat_ans ans = PAT_UNKNOWN;
 	uint64_t na = ga.n - k + 1, nb = gb.n - k + 1;
 	uint64_t total = na * nb * N_STATES;
-	uint32_t *par = NULL, *queue = NULL;
-	uint8_t *pch = NULL, *rev = NULL;
+	uint32_t *par = NULL, *queue = NULL, *pch = NULL, *rev = NULL;
+	struct alpha al = { 0 };
 	if (total > OVERLAP_BUDGET)
 		goto out;
 	par = malloc(total * sizeof *par);
-	pch = malloc(total);
+	pch = malloc(total * sizeof *pch);
 	queue = malloc(total * sizeof *queue);
-	if (!par || !pch || !queue)
+	if (!par || !pch || !queue || !alpha_build(&al, a + kb, alen - kb, b + kb, blen - kb))
 		goto out;
 	memset(par, 0xff, total * sizeof *par);
-	struct alpha al;
-	alpha_build(&al, a + k, alen - k, b + k, blen - k);
 
 #define ENC(i, j, q) ((uint32_t)((((uint64_t)((i) - k) * nb) + ((j) - k)) * N_STATES + (q)))
 	size_t head = 0, tail = 0;
@@ -383,7 +461,7 @@ static enum pat_ans overlap_below_root(const char *a, size_t alen, const char *b
 				queue[tail++] = nx[e];
 			}
 		for (int x = 0; x < al.n; x++) {
-			uint8_t c = al.c[x];
+			uint32_t c = al.c[x];
 			int64_t i2 = glob_succ(&ga, i, c), j2 = glob_succ(&gb, j, c);
 			uint8_t q2 = norm_step(q, c);
 			if (i2 < 0 || j2 < 0 || q2 == N_DEAD)
@@ -407,7 +485,7 @@ static enum pat_ans overlap_below_root(const char *a, size_t alen, const char *b
 		for (uint32_t s = (uint32_t)found; par[s] != s; s = par[s])
 			if (pch[s])
 				depth++;
-		rev = malloc(depth + 1);
+		rev = malloc((depth + 1) * sizeof *rev);
 		if (!rev) {
 			wit[0] = '\0';
 			goto out;
@@ -416,9 +494,10 @@ static enum pat_ans overlap_below_root(const char *a, size_t alen, const char *b
 		for (uint32_t s = (uint32_t)found; par[s] != s; s = par[s])
 			if (pch[s])
 				rev[d++] = pch[s];
-		put_witness(wit, size, a, k, rev, depth);
+		put_witness(wit, size, a, kb, rev, depth);
 	}
 out:
+	free(al.c);
 	free(par);
 	free(pch);
 	free(queue);
@@ -444,8 +523,8 @@ enum pat_ans pat_glob_overlap(const char *a, size_t alen, const char *b, size_t 
 struct cstates {
 	size_t words;          /* per subset */
 	size_t n, cap;
-	uint32_t *j, *par;
-	uint8_t *q, *ch;
+	uint32_t *j, *par, *ch;
+	uint8_t *q;
 	uint64_t *bits;
 	uint32_t *hash; /* open addressing, index+1; 0 = empty */
 	size_t hcap;
@@ -477,7 +556,7 @@ static bool cs_grow(struct cstates *cs)
 	if (!q)
 		return false;
 	cs->q = q;
-	uint8_t *ch = realloc(cs->ch, cap);
+	uint32_t *ch = realloc(cs->ch, cap * sizeof *ch);
 	if (!ch)
 		return false;
 	cs->ch = ch;
@@ -507,7 +586,7 @@ static bool cs_grow(struct cstates *cs)
 /* Adds the state unless known. Returns 1 added, 0 known, -1 out of memory
  * or budget. */
 static int cs_add(struct cstates *cs, uint32_t j, uint8_t q, const uint64_t *b,
-		  uint32_t par, uint8_t ch)
+		  uint32_t par, uint32_t ch)
 {
 	if (cs->n == cs->cap) {
 		if (cs->n >= CONTAIN_BUDGET || !cs_grow(cs))
@@ -550,9 +629,9 @@ enum pat_ans pat_glob_contains(const char *a, size_t alen, const char *b, size_t
 			snprintf(cex, size, "/");
 		return PAT_NO;
 	}
-	size_t k;
+	size_t kb, k;
 	uint8_t q0;
-	if (!common_start(a, alen, b, blen, &k, &q0) || q0 == N_DEAD) {
+	if (!common_start(a, alen, b, blen, &kb, &k, &q0) || q0 == N_DEAD) {
 		/* Nothing in common below the root (which is settled above): a
 		 * contains b only when b matches nothing there. */
 		enum pat_ans e = overlap_below_root(b, blen, b, blen, cex, size);
@@ -570,10 +649,9 @@ enum pat_ans pat_glob_contains(const char *a, size_t alen, const char *b, size_t
 	cs.words = (ga.n - k + 1 + 63) / 64;
 	uint64_t *tmp = calloc(cs.words * 2, sizeof *tmp);
 	uint64_t *from = tmp ? tmp + cs.words : NULL; /* cs.bits moves in cs_add */
-	uint8_t *rev = NULL;
-	struct alpha al;
-	alpha_build(&al, a + k, alen - k, b + k, blen - k);
-	if (!tmp)
+	uint32_t *rev = NULL;
+	struct alpha al = { 0 };
+	if (!tmp || !alpha_build(&al, a + kb, alen - kb, b + kb, blen - kb))
 		goto out;
 	bs_set(tmp, 0);
 	glob_close(&ga, (uint32_t)k, tmp);
@@ -601,7 +679,7 @@ enum pat_ans pat_glob_contains(const char *a, size_t alen, const char *b, size_t
 				goto out;
 		}
 		for (int x = 0; x < al.n; x++) {
-			uint8_t c = al.c[x];
+			uint32_t c = al.c[x];
 			int64_t j2 = glob_succ(&gb, j, c);
 			uint8_t q2 = norm_step(q, c);
 			if (j2 < 0 || q2 == N_DEAD)
@@ -622,7 +700,7 @@ enum pat_ans pat_glob_contains(const char *a, size_t alen, const char *b, size_t
 		for (size_t s = (size_t)found; s != 0; s = cs.par[s])
 			if (cs.ch[s])
 				depth++;
-		rev = malloc(depth + 1);
+		rev = malloc((depth + 1) * sizeof *rev);
 		if (!rev) {
 			cex[0] = '\0';
 			goto out;
@@ -631,9 +709,10 @@ enum pat_ans pat_glob_contains(const char *a, size_t alen, const char *b, size_t
 		for (size_t s = (size_t)found; s != 0; s = cs.par[s])
 			if (cs.ch[s])
 				rev[d++] = cs.ch[s];
-		put_witness(cex, size, b, k, rev, depth);
+		put_witness(cex, size, b, kb, rev, depth);
 	}
 out:
+	free(al.c);
 	free(tmp);
 	free(rev);
 	cs_free(&cs);

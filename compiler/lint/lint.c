@@ -8,6 +8,7 @@
  * findings are keyed by id and the locations of the rules involved.
  */
 #include "lint_int.h"
+#include "suggest.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,7 +55,17 @@ const struct lint_check *lint_check_find(const char *id)
 	return NULL;
 }
 
-bool lint_parse_w(const char *arg, struct lint_override *out, bool *werror, const char **err)
+const char *lint_check_near(const char *id, size_t len)
+{
+	struct suggest sg;
+	suggest_init(&sg, id, len);
+	for (size_t i = 0; i < sizeof checks / sizeof checks[0]; i++)
+		suggest_offer(&sg, checks[i].id);
+	return suggest_best(&sg);
+}
+
+bool lint_parse_w(const char *arg, struct lint_override *out, bool *werror, char *err,
+		  size_t errsz)
 {
 	memset(out, 0, sizeof *out);
 	if (strcmp(arg, "error") == 0) {
@@ -70,7 +81,7 @@ bool lint_parse_w(const char *arg, struct lint_override *out, bool *werror, cons
 	} else {
 		const char *eq = strchr(arg, '=');
 		if (!eq) {
-			*err = "-W wants no-ID, ID=error|warning|note|off, or error";
+			snprintf(err, errsz, "-W wants no-ID, ID=error|warning|note|off, or error");
 			return false;
 		}
 		snprintf(name, sizeof name, "%.*s", (int)(eq - arg), arg);
@@ -84,17 +95,20 @@ bool lint_parse_w(const char *arg, struct lint_override *out, bool *werror, cons
 		else if (strcmp(v, "off") == 0)
 			out->off = true;
 		else {
-			*err = "-W ID= wants error, warning, note or off";
+			snprintf(err, errsz, "-W ID= wants error, warning, note or off");
 			return false;
 		}
 	}
 	const struct lint_check *ck = lint_check_find(name);
 	if (!ck) {
-		*err = "unknown check id (cagec lint --list-checks shows them)";
+		const char *near = lint_check_near(name, strlen(name));
+		char hint[96];
+		snprintf(err, errsz, "unknown check id '%s'%s (cagec lint --list-checks shows them)",
+			 name, suggest_say(near, hint, sizeof hint));
 		return false;
 	}
 	if (strcmp(ck->id, "unknown-param") == 0) {
-		*err = "unknown-param is a compile error and cannot be changed";
+		snprintf(err, errsz, "unknown-param is a compile error and cannot be changed");
 		return false;
 	}
 	out->id = ck->id;
@@ -428,6 +442,7 @@ void lint_policy(struct cage_policy *pol, const struct lint_opts *o)
 	}
 	c.prof = NULL;
 	lint_check_module(&c);
+	lint_group_findings(&c);
 	lint_apply_controls(&c);
 	diag_sort(c.dl);
 	free(c.cand);

@@ -45,10 +45,14 @@ struct lint_check {
 
 const struct lint_check *lint_checks(size_t *n);
 const struct lint_check *lint_check_find(const char *id);
+/* The check id closest to a misspelt `id` ("unsafe_order"), or NULL. */
+const char *lint_check_near(const char *id, size_t len);
 
 /* Parses "no-ID", "ID=error|warning|note|off" or "error" (= -Werror).
- * Returns false with *err set (static text) for unknown ids or forms. */
-bool lint_parse_w(const char *arg, struct lint_override *out, bool *werror, const char **err);
+ * Returns false with the reason in err (with a "did you mean" for a
+ * misspelt id) for unknown ids or forms. */
+bool lint_parse_w(const char *arg, struct lint_override *out, bool *werror, char *err,
+		  size_t errsz);
 
 /* Runs every check on a loaded policy (which must have no front-end
  * errors), then applies suppressions and overrides. Findings land in

@@ -6,14 +6,16 @@
  * .cage file at once). A param without a default would make a policy
  * impossible to check without -D, so lint gives each missing one a
  * placeholder ("/<name>" for paths): the rules that use it are still
- * checked against everything else. explain does the same, so a query about
- * other paths works without -D.
+ * checked against everything else. explain does not: a placeholder would
+ * give a verdict for a path that is not the user's, so a missing param is
+ * the same error as when compiling.
  *
  * Exit status: 0 no errors, 1 some file has an error finding (or does not
  * compile), 2 usage or I/O error.
  */
 #include "cli.h"
 #include "lint_int.h"
+#include "suggest.h"
 
 #include <getopt.h>
 #include <stdlib.h>
@@ -53,9 +55,12 @@ static const char explain_usage[] =
 	"Says whether the selected profile allows ACCESS (read, read-metadata, write,\n"
 	"create, delete, exec, unix, mach, connect) to TARGET (a path, ~/... allowed,\n"
 	"or host[:port], port 443 by default), which rule decides and which rules it\n"
-	"overrode. rename and link ask whether SRC may be moved or hard-linked to DST:\n"
-	"delete at SRC (link: SRC not pinned), create at DST, and DST may not grant\n"
-	"more than SRC. Exit status 0 allowed, 1 denied, 2 usage or policy error.\n"
+	"overrode. read and write mean what they mean in a rule (read + read-metadata;\n"
+	"write + create + delete): allowed only when every part is. rename and link ask\n"
+	"whether SRC may be moved or hard-linked to DST: delete at SRC (link: SRC not\n"
+	"pinned), create at DST, and DST may not grant more than SRC.\n"
+	"Exit status 0 allowed, 1 denied, 2 usage or policy error (a param without a\n"
+	"default must be given with -D, as when compiling).\n"
 	"\n"
 	"  -D, -I, --profile, --target, --home, --stdlib as for cagec\n";
 
@@ -153,11 +158,11 @@ int lint_main(int argc, char **argv)
 			goto out;
 		if (r > 0)
 			continue;
-		const char *err = NULL;
 		switch (c) {
 		case 'W': {
 			bool werror = false;
-			if (lint_parse_w(optarg, &ov[lo.nov], &werror, &err)) {
+			char err[256];
+			if (lint_parse_w(optarg, &ov[lo.nov], &werror, err, sizeof err)) {
 				lo.nov++;
 			} else if (werror) {
 				lo.werror = true;
@@ -169,7 +174,12 @@ int lint_main(int argc, char **argv)
 		}
 		case O_FORMAT:
 			if (strcmp(optarg, "text") && strcmp(optarg, "json") && strcmp(optarg, "sarif")) {
-				fputs("cagec: --format wants text, json or sarif\n", stderr);
+				struct suggest sg;
+				suggest_init(&sg, optarg, strlen(optarg));
+				suggest_offer_all(&sg, (const char *const[]){ "text", "json", "sarif", NULL });
+				char hint[96];
+				fprintf(stderr, "cagec: --format wants text, json or sarif, not '%s'%s\n",
+					optarg, suggest_say(suggest_best(&sg), hint, sizeof hint));
 				goto out;
 			}
 			format = optarg;
@@ -227,9 +237,14 @@ int lint_main(int argc, char **argv)
 			break;
 		}
 		if (pol->io_error) {
+			/* On standard error in every format; SARIF also records it
+			 * as a failed execution (lint_write_sarif). */
 			diag_render(stderr, &pol->diags, col);
 			status = EXIT_USAGE;
-			cage_policy_free(pol);
+			if (text)
+				cage_policy_free(pol);
+			else
+				pols[i] = pol;
 			continue;
 		}
 		lint_policy(pol, &lo);
@@ -302,11 +317,15 @@ int explain_main(int argc, char **argv)
 	bool move = argc - optind == 4 && (strcmp(argv[optind + 1], "rename") == 0 ||
 					   strcmp(argv[optind + 1], "link") == 0);
 	if (argc - optind != 3 && !move) {
-		fputs("cagec: explain wants FILE ACCESS TARGET, or FILE rename|link SRC DST "
-		      "(see cagec explain --help)\n", stderr);
+		fputs("cagec: explain wants FILE ACCESS TARGET, or FILE rename|link SRC DST; got",
+		      stderr);
+		for (int i = optind; i < argc; i++)
+			fprintf(stderr, " '%s'", argv[i]);
+		fputs(argc == optind ? " nothing (see cagec explain --help)\n"
+				     : " (see cagec explain --help)\n", stderr);
 		goto out;
 	}
-	struct cage_policy *pol = load(argv[optind], opts);
+	struct cage_policy *pol = cage_load_file(argv[optind], opts);
 	if (!pol) {
 		fputs("cagec: out of memory\n", stderr);
 		goto out;

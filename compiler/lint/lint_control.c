@@ -15,6 +15,7 @@
  * drops them, and the checker must not depend on that.
  */
 #include "lint_int.h"
+#include "suggest.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -60,6 +61,13 @@ static bool is_sep(const char *s, size_t *len)
 	return false;
 }
 
+/* Characters of a check id as a user might write one: '_' is never part
+ * of an id, but "unsafe_order" must be read whole to be reported. */
+static bool supp_id_char(char ch)
+{
+	return isalnum((unsigned char)ch) || ch == '-' || ch == '_';
+}
+
 /* Parses one comment body (text after '#'). Returns false when it is not
  * a cage directive at all. */
 static bool parse_supp(struct lint_ctx *c, const struct src_file *f, const char *s,
@@ -82,12 +90,15 @@ static bool parse_supp(struct lint_ctx *c, const struct src_file *f, const char 
 		w0++;
 	const char *w1 = w0;
 	bool dash = false;
-	while (w1 < end && (isalnum((unsigned char)*w1) || *w1 == '-'))
-		dash |= *w1++ == '-';
+	while (w1 < end && supp_id_char(*w1))
+		dash |= *w1 == '-' || *w1 == '_', w1++;
 	char first[64];
 	snprintf(first, sizeof first, "%.*s", (int)(w1 - w0), w0);
-	if (!lint_check_find(first) && !dash)
-		return false; /* "# cage: allow reading the docs" is prose, not an id */
+	/* "# cage: allow reading the docs" is prose, not an id; a word that
+	 * looks like an id or is close to one ("unsafe_order", "unsafe-ordr")
+	 * is a directive, so a misspelt id is reported, never ignored. */
+	if (!lint_check_find(first) && !dash && !lint_check_near(first, strlen(first)))
+		return false;
 	memset(out, 0, sizeof *out);
 	out->file = f;
 	out->loc = at;
@@ -109,7 +120,7 @@ static bool parse_supp(struct lint_ctx *c, const struct src_file *f, const char 
 			break;
 		}
 		char *w = p;
-		while (*p && (isalnum((unsigned char)*p) || *p == '-'))
+		while (*p && supp_id_char(*p))
 			p++;
 		if (p == w) {
 			lint_report_loc(c, "bad-suppression", at,
@@ -121,7 +132,11 @@ static bool parse_supp(struct lint_ctx *c, const struct src_file *f, const char 
 		snprintf(id, sizeof id, "%.*s", (int)(p - w), w);
 		const struct lint_check *ck = lint_check_find(id);
 		if (!ck) {
-			lint_report_loc(c, "bad-suppression", at, "no check is called '%s'", id);
+			const char *near = lint_check_near(id, strlen(id));
+			char hint[96];
+			lint_report_loc(c, "bad-suppression", at, "no check is called '%s'%s", id,
+					near ? suggest_say(near, hint, sizeof hint)
+					     : " (cagec lint --list-checks shows them)");
 			return false;
 		}
 		if (out->nids < 8)

@@ -17,6 +17,8 @@
 #include "lplan.h"
 #include "pat_rel.h"
 #include "path.h"
+#include "suggest.h"
+#include "target.h"
 
 static const struct {
 	const char *name;
@@ -240,6 +242,59 @@ bool lint_explain_move(FILE *out, struct cage_policy *pol, const char *op, const
 	return true;
 }
 
+/* One access's answer: the policy's (the evaluator's) and, for a path on
+ * this machine with a Linux target, the sandbox's from the plan. */
+struct explain_ans {
+	struct ir_verdict v;
+	struct lplan_answer la;
+	bool linux_differs, allowed;
+};
+
+static void explain_eval(struct cage_policy *pol, const struct ir_profile *prof, uint32_t bit,
+			 const char *what, unsigned port, struct lplan *plan, bool have_plan,
+			 struct explain_ans *a)
+{
+	memset(a, 0, sizeof *a);
+	if (bit == IR_A_CONNECT)
+		ir_eval_host(prof, what, port, &a->v);
+	else if (bit == IR_A_MACH)
+		ir_eval_mach(prof, what, &a->v);
+	else
+		ir_eval_path(prof, bit, what, &a->v);
+	a->allowed = a->v.allowed;
+	/* On Linux the answer is what the sandbox on this machine will do
+	 * (lplan_query), which can differ from the policy's for reasons the
+	 * plan names; say both rather than disagree in silence. */
+	if (have_plan && lplan_query(&pol->arena, plan, bit, what, &a->la) &&
+	    a->la.allowed != a->v.allowed) {
+		a->linux_differs = true;
+		a->allowed = a->la.allowed;
+	}
+}
+
+static const char *access_word(uint32_t bit)
+{
+	for (size_t i = 0; i < sizeof access_words / sizeof access_words[0]; i++)
+		if (access_words[i].bit == bit)
+			return access_words[i].name;
+	return "?";
+}
+
+/* The access named on the command line as a set of IR_A_* bits: `read`
+ * and `write` mean in a query what they mean in a rule (read also reads
+ * metadata; write also creates and deletes). */
+static uint32_t explain_access(const char *access)
+{
+	if (strcmp(access, "read") == 0)
+		return IR_A_KW_READ;
+	if (strcmp(access, "write") == 0)
+		return IR_A_KW_WRITE;
+	for (size_t i = 0; i < sizeof access_words / sizeof access_words[0]; i++)
+		if (strcmp(access, access_words[i].name) == 0)
+			return access_words[i].bit;
+	return 0;
+}
+
 bool lint_explain(FILE *out, struct cage_policy *pol, const char *access, const char *target,
 		  bool *allowed, const char **err)
 {
@@ -248,35 +303,38 @@ bool lint_explain(FILE *out, struct cage_policy *pol, const char *access, const 
 		*err = "the policy has errors; it cannot be explained";
 		return false;
 	}
-	uint32_t bit = 0;
-	for (size_t i = 0; i < sizeof access_words / sizeof access_words[0]; i++)
-		if (strcmp(access, access_words[i].name) == 0)
-			bit = access_words[i].bit;
-	if (!bit) {
-		*err = "unknown access (read, read-metadata, write, create, delete, exec, unix, "
-		       "mach, connect)";
+	uint32_t set = explain_access(access);
+	if (!set) {
+		struct suggest sg;
+		suggest_init(&sg, access, strlen(access));
+		for (size_t i = 0; i < sizeof access_words / sizeof access_words[0]; i++)
+			suggest_offer(&sg, access_words[i].name);
+		*err = arena_printf(&pol->arena, "'%s' is not an access (read, read-metadata, write, "
+				    "create, delete, exec, unix, mach, connect)%s", access,
+				    suggest_hint(&sg, &pol->arena));
 		return false;
 	}
-	struct ir_verdict v;
 	const char *what = target;
 	unsigned port = 0;
 	char shown[8192];
-	if (bit == IR_A_CONNECT) {
+	if (set == IR_A_CONNECT) {
 		char *host;
-		if (!parse_host(&pol->arena, target, &host, &port, err))
+		if (target_reject_url(&pol->arena, target, strlen(target), err) ||
+		    !parse_host(&pol->arena, target, &host, &port, err)) {
+			*err = arena_printf(&pol->arena, "'%s': %s", target, *err);
 			return false;
-		ir_eval_host(prof, host, port, &v);
+		}
 		what = host;
 		snprintf(shown, sizeof shown, "%s%s%s:%u", strchr(host, ':') ? "[" : "", host,
 			 strchr(host, ':') ? "]" : "", port);
-	} else if (bit == IR_A_MACH) {
-		ir_eval_mach(prof, target, &v);
+	} else if (set == IR_A_MACH) {
 		snprintf(shown, sizeof shown, "%s", target);
 	} else {
 		char *norm;
-		if (!path_query(&pol->arena, pol->ir->home, target, &norm, err))
+		if (!path_query(&pol->arena, pol->ir->home, target, &norm, err)) {
+			*err = arena_printf(&pol->arena, "'%s': %s", target, *err);
 			return false;
-		ir_eval_path(prof, bit, norm, &v);
+		}
 		what = norm;
 		size_t h = pol->ir->home ? strlen(pol->ir->home) : 0;
 		if (h && strncmp(norm, pol->ir->home, h) == 0 && (norm[h] == '/' || !norm[h]))
@@ -284,57 +342,92 @@ bool lint_explain(FILE *out, struct cage_policy *pol, const char *access, const 
 		else
 			snprintf(shown, sizeof shown, "%s", norm);
 	}
-	*allowed = v.allowed;
-	/* On Linux the answer is what the sandbox on this machine will do
-	 * (lplan_query), which can differ from the policy's for reasons the
-	 * plan names; say both rather than disagree in silence. */
 	struct lplan plan;
-	struct lplan_answer la = { 0 };
-	bool linux_differs = false, have_plan = false;
-	if (pol->ir->target == IR_TARGET_LINUX && (bit & IR_A_FILE) && on_this_machine(what) &&
-	    lplan_build(&pol->arena, prof, &plan, err)) {
-		have_plan = true;
-		if (lplan_query(&pol->arena, &plan, bit, what, &la) && la.allowed != v.allowed) {
-			linux_differs = true;
-			*allowed = la.allowed;
+	bool have_plan = pol->ir->target == IR_TARGET_LINUX && (set & IR_A_FILE) &&
+			 on_this_machine(what) && lplan_build(&pol->arena, prof, &plan, err);
+	/* Every access of the set; the story is told for the first one denied
+	 * (or the first one, when all are allowed), the others that answer
+	 * differently are named after it. */
+	struct explain_ans ans[16];
+	uint32_t bits[16];
+	size_t nb = 0, main_i = 0;
+	*allowed = true;
+	for (uint32_t b = 1; b && nb < 16; b <<= 1) {
+		if (!(set & b))
+			continue;
+		bits[nb] = b;
+		explain_eval(pol, prof, b, what, port, &plan, have_plan, &ans[nb]);
+		if (!ans[nb].allowed && *allowed) {
+			*allowed = false;
+			main_i = nb;
 		}
+		nb++;
 	}
-	if (linux_differs)
+	const struct explain_ans *m = &ans[main_i];
+	if (m->linux_differs)
 		fprintf(out, "%s: %s %s (profile %s, on Linux; the policy alone says %s)\n",
-			la.allowed ? "allowed" : "denied", access, shown, prof->name,
-			v.allowed ? "allowed" : "denied");
+			*allowed ? "allowed" : "denied", access, shown, prof->name,
+			m->v.allowed ? "allowed" : "denied");
 	else
-		fprintf(out, "%s: %s %s (profile %s)\n", v.allowed ? "allowed" : "denied", access,
+		fprintf(out, "%s: %s %s (profile %s)\n", *allowed ? "allowed" : "denied", access,
 			shown, prof->name);
-	if (linux_differs)
+	if (nb > 1) {
+		/* "read" is a set: say which parts answer how */
+		fprintf(out, "  %s means:", access);
+		for (size_t i = 0; i < nb; i++)
+			fprintf(out, "%s %s (%s)", i ? "," : "", access_word(bits[i]),
+				ans[i].allowed ? "allowed" : "denied");
+		fputc('\n', out);
+	}
+	if (m->linux_differs)
 		fprintf(out, "  on Linux:   %s%s%s\n",
-			la.why ? la.why : "nothing grants it on this machine (Landlock grants paths that exist)",
-			strcmp(la.resolved, what) ? "; the path resolves to " : "",
-			strcmp(la.resolved, what) ? la.resolved : "");
+			m->la.why ? m->la.why
+				  : "nothing grants it on this machine (Landlock grants paths that exist)",
+			strcmp(m->la.resolved, what) ? "; the path resolves to " : "",
+			strcmp(m->la.resolved, what) ? m->la.resolved : "");
 	if (have_plan && plan.nerrors)
 		fprintf(out, "  note:       cagerun refuses this policy on this machine: %zu rule%s "
 			     "cannot be enforced exactly (cagec --emit linux lists them)\n",
 			plan.nerrors, plan.nerrors == 1 ? "" : "s");
-	if (!v.rule) {
+	bool mixed = false;
+	for (size_t i = 0; i < nb; i++)
+		mixed |= ans[i].allowed != *allowed;
+	if (mixed)
+		fprintf(out, "  for %s:\n", access_word(bits[main_i]));
+	if (!m->v.rule) {
 		fputs("  decided by: no rule matches, so the default deny applies\n", out);
-		return true;
+	} else {
+		fputs("  decided by: ", out);
+		rule_line(out, m->v.rule);
+		if (!put_held(out, prof, &m->v, bits[main_i])) {
+			if (m->v.rule->effect == IR_PROTECT)
+				fputs("              (a protect decides wherever it matches, in any "
+				      "order)\n", out);
+			else
+				fputs("              (the last matching rule decides)\n", out);
+			bool any = false;
+			for (size_t i = 0; i < prof->nrules; i++) {
+				const struct ir_rule *r = &prof->rules[i];
+				if (r == m->v.rule || !rule_matches(r, bits[main_i], what, port))
+					continue;
+				fputs(any ? "              " : "  overrode:   ", out);
+				rule_line(out, r);
+				any = true;
+			}
+		}
 	}
-	fputs("  decided by: ", out);
-	rule_line(out, v.rule);
-	if (put_held(out, prof, &v, bit))
-		return true;
-	if (v.rule->effect == IR_PROTECT)
-		fputs("              (a protect decides wherever it matches, in any order)\n", out);
-	else
-		fputs("              (the last matching rule decides)\n", out);
-	bool any = false;
-	for (size_t i = 0; i < prof->nrules; i++) {
-		const struct ir_rule *r = &prof->rules[i];
-		if (r == v.rule || !rule_matches(r, bit, what, port))
+	/* the accesses of the set that answer otherwise, each with its rule */
+	for (size_t i = 0; i < nb; i++) {
+		if (i == main_i || ans[i].allowed == *allowed)
 			continue;
-		fputs(any ? "              " : "  overrode:   ", out);
-		rule_line(out, r);
-		any = true;
+		fprintf(out, "  but %s is %s: ", access_word(bits[i]),
+			ans[i].allowed ? "allowed" : "denied");
+		if (ans[i].linux_differs)
+			fprintf(out, "on Linux, %s\n", ans[i].la.why ? ans[i].la.why : "by the plan");
+		else if (ans[i].v.rule)
+			rule_line(out, ans[i].v.rule);
+		else
+			fputs("no rule matches (default deny)\n", out);
 	}
 	return true;
 }

@@ -130,6 +130,7 @@ void lint_check_target(struct lint_ctx *c);   /* unsupported-on-target */
 void lint_check_linux_plan(struct lint_ctx *c); /* linux-inexact */
 void lint_check_fs(struct lint_ctx *c);       /* symlink-escape, hardlink-alias */
 void lint_check_module(struct lint_ctx *c);   /* unused-param, unused-import (once per policy) */
+void lint_group_findings(struct lint_ctx *c); /* one finding per check and rule */
 void lint_apply_controls(struct lint_ctx *c); /* suppressions, -W, -Werror */
 
 #endif

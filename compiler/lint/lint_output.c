@@ -10,6 +10,7 @@
  */
 #include "lint_int.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static void json_str(FILE *out, const char *s)
@@ -55,6 +56,8 @@ void lint_write_json(FILE *out, struct cage_policy *const *pols, size_t n)
 	fputs("{\n  \"version\": 1,\n  \"diagnostics\": [", out);
 	bool first = true;
 	for (size_t i = 0; i < n; i++) {
+		if (pols[i]->io_error)
+			continue;
 		const struct diag_list *dl = &pols[i]->diags;
 		errors += dl->errors;
 		warnings += dl->warnings;
@@ -100,29 +103,117 @@ static void uri(FILE *out, const char *path)
 	fputc('"', out);
 }
 
+/* SARIF columns count Unicode code points (run.columnKind), so a tab is
+ * one column here, not the next multiple of 8 as in text output. */
+static unsigned sarif_col(const struct src_file *f, size_t off)
+{
+	size_t ls = off;
+	while (ls > 0 && f->text[ls - 1] != '\n')
+		ls--;
+	unsigned col = 1;
+	for (size_t i = ls; i < off; i++)
+		col += ((unsigned char)f->text[i] & 0xC0) != 0x80;
+	return col;
+}
+
+/* The base a file's relative URI is resolved against: the user's checkout,
+ * or the standard library for its modules (which are not in the checkout). */
+static const char *sarif_base(const struct src_file *f)
+{
+	return f && f->stdlib_root ? "CAGE_STDLIB" : "%SRCROOT%";
+}
+
 static void sarif_phys(FILE *out, const struct loc *l, const struct cage_policy *pol)
 {
 	const char *file = l->file ? l->file->name : pol->ir && pol->ir->nfiles
 						     ? pol->ir->files[0]->name : "policy.cage";
-	fputs("{\"physicalLocation\": {\"artifactLocation\": {\"uri\": ", out);
+	fputs("{\"artifactLocation\": {\"uri\": ", out);
 	uri(out, file);
 	if (file[0] != '/')
-		fputs(", \"uriBaseId\": \"%SRCROOT%\"", out);
+		fprintf(out, ", \"uriBaseId\": \"%s\"", sarif_base(l->file));
 	unsigned line = l->file && l->line ? l->line : 1;
 	fprintf(out, "}, \"region\": {\"startLine\": %u", line);
-	if (l->file && l->line && l->col) {
-		fprintf(out, ", \"startColumn\": %u", l->col);
+	if (l->file && l->line && l->col && l->off <= l->file->len) {
+		fprintf(out, ", \"startColumn\": %u", sarif_col(l->file, l->off));
 		/* the span is on one line when it fits the line */
 		if (l->len && l->off + l->len <= l->file->len &&
-		    !memchr(l->file->text + l->off, '\n', l->len)) {
-			size_t ls = l->off;
-			while (ls > 0 && l->file->text[ls - 1] != '\n')
-				ls--;
-			fprintf(out, ", \"endColumn\": %u",
-				diag_display_col(l->file->text, ls, l->off + l->len));
+		    !memchr(l->file->text + l->off, '\n', l->len))
+			fprintf(out, ", \"endColumn\": %u", sarif_col(l->file, l->off + l->len));
+	}
+	fputs("}}", out);
+}
+
+/* The standard library directory of any file a finding points into (the
+ * run's CAGE_STDLIB base), or NULL. */
+static const char *sarif_stdlib_root(struct cage_policy *const *pols, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct diag_list *dl = &pols[i]->diags;
+		for (size_t k = 0; k < dl->n; k++) {
+			const struct diag *d = dl->items[k];
+			if (d->loc.file && d->loc.file->stdlib_root)
+				return d->loc.file->stdlib_root;
+			for (const struct diag_note *nt = d->notes; nt; nt = nt->next)
+				if (nt->loc.file && nt->loc.file->stdlib_root)
+					return nt->loc.file->stdlib_root;
 		}
 	}
-	fputs("}}}", out);
+	return NULL;
+}
+
+/* run.originalUriBaseIds: where CAGE_STDLIB is on this machine, as an
+ * absolute directory URI (it ends in '/', as SARIF requires). */
+static void sarif_base_ids(FILE *out, const char *stdlib_root)
+{
+	char *real = stdlib_root ? realpath(stdlib_root, NULL) : NULL;
+	if (!real)
+		return;
+	fputs("    \"originalUriBaseIds\": {\"CAGE_STDLIB\": {\"uri\": ", out);
+	size_t len = strlen(real);
+	char *dir = malloc(len + 2);
+	if (dir) {
+		memcpy(dir, real, len);
+		strcpy(dir + len, len && real[len - 1] == '/' ? "" : "/");
+		uri(out, dir);
+		free(dir);
+	}
+	fputs(", \"description\": {\"text\": \"the cage standard library\"}}},\n", out);
+	free(real);
+}
+
+/* run.invocations: whether every input was read. A file that could not be
+ * read (missing, a directory, too large) is a notification and makes the
+ * execution unsuccessful, so a viewer does not show a clean run. */
+static void sarif_invocation(FILE *out, struct cage_policy *const *pols, size_t n)
+{
+	bool ok = true;
+	for (size_t i = 0; i < n; i++)
+		ok = ok && !pols[i]->io_error;
+	fprintf(out, "    \"invocations\": [{\"executionSuccessful\": %s", ok ? "true" : "false");
+	if (!ok) {
+		fputs(", \"toolExecutionNotifications\": [", out);
+		bool first = true;
+		for (size_t i = 0; i < n; i++) {
+			if (!pols[i]->io_error)
+				continue;
+			for (size_t k = 0; k < pols[i]->diags.n; k++) {
+				const struct diag *d = pols[i]->diags.items[k];
+				fprintf(out, "%s\n      {\"level\": \"error\", \"message\": {\"text\": ",
+					first ? "" : ",");
+				first = false;
+				json_str(out, d->msg);
+				fputs("}", out);
+				if (d->loc.file) {
+					fputs(", \"locations\": [{\"physicalLocation\": ", out);
+					sarif_phys(out, &d->loc, pols[i]);
+					fputs("}]", out);
+				}
+				fputs("}", out);
+			}
+		}
+		fputs("]", out);
+	}
+	fputs("}],\n", out);
 }
 
 struct idset {
@@ -149,7 +240,7 @@ void lint_write_sarif(FILE *out, struct cage_policy *const *pols, size_t n)
 	for (size_t i = 0; i < nck; i++)
 		idset_index(&ids, ck[i].id);
 	for (size_t i = 0; i < n; i++)
-		for (size_t k = 0; k < pols[i]->diags.n; k++)
+		for (size_t k = 0; !pols[i]->io_error && k < pols[i]->diags.n; k++)
 			idset_index(&ids, pols[i]->diags.items[k]->id ? pols[i]->diags.items[k]->id
 								      : "cagec");
 	fputs("{\n  \"$schema\": \"https://json.schemastore.org/sarif-2.1.0.json\",\n"
@@ -166,9 +257,14 @@ void lint_write_sarif(FILE *out, struct cage_policy *const *pols, size_t n)
 		fprintf(out, "}, \"defaultConfiguration\": {\"level\": \"%s\"}}",
 			sev_text(c ? c->sev : DIAG_ERROR));
 	}
-	fputs("]}},\n    \"columnKind\": \"unicodeCodePoints\",\n    \"results\": [", out);
+	fputs("]}},\n", out);
+	sarif_invocation(out, pols, n);
+	sarif_base_ids(out, sarif_stdlib_root(pols, n));
+	fputs("    \"columnKind\": \"unicodeCodePoints\",\n    \"results\": [", out);
 	bool first = true;
 	for (size_t i = 0; i < n; i++) {
+		if (pols[i]->io_error)
+			continue;
 		const struct diag_list *dl = &pols[i]->diags;
 		for (size_t k = 0; k < dl->n; k++) {
 			const struct diag *d = dl->items[k];
@@ -179,9 +275,9 @@ void lint_write_sarif(FILE *out, struct cage_policy *const *pols, size_t n)
 			fprintf(out, ", \"ruleIndex\": %zu, \"level\": \"%s\", \"message\": {\"text\": ",
 				idset_index(&ids, id), sev_text(d->sev));
 			json_str(out, d->msg);
-			fputs("},\n       \"locations\": [", out);
+			fputs("},\n       \"locations\": [{\"physicalLocation\": ", out);
 			sarif_phys(out, &d->loc, pols[i]);
-			fputs("]", out);
+			fputs("}]", out);
 			if (d->notes) {
 				fputs(",\n       \"relatedLocations\": [", out);
 				unsigned rid = 1;
@@ -189,21 +285,9 @@ void lint_write_sarif(FILE *out, struct cage_policy *const *pols, size_t n)
 					const char *sep = nt == d->notes ? "" : ", ";
 					fprintf(out, "%s{\"id\": %u, \"message\": {\"text\": ", sep, rid);
 					json_str(out, nt->msg);
-					fputs("}, ", out);
-					/* splice the physicalLocation member into this object */
-					fputs("\"physicalLocation\": ", out);
-					const char *file = nt->loc.file ? nt->loc.file->name
-							 : pols[i]->ir && pols[i]->ir->nfiles
-							 ? pols[i]->ir->files[0]->name : "policy.cage";
-					fputs("{\"artifactLocation\": {\"uri\": ", out);
-					uri(out, file);
-					if (file[0] != '/')
-						fputs(", \"uriBaseId\": \"%SRCROOT%\"", out);
-					fprintf(out, "}, \"region\": {\"startLine\": %u",
-						nt->loc.file && nt->loc.line ? nt->loc.line : 1);
-					if (nt->loc.file && nt->loc.col)
-						fprintf(out, ", \"startColumn\": %u", nt->loc.col);
-					fputs("}}}", out);
+					fputs("}, \"physicalLocation\": ", out);
+					sarif_phys(out, &nt->loc, pols[i]);
+					fputs("}", out);
 				}
 				fputs("]", out);
 			}

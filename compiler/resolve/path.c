@@ -124,12 +124,31 @@ void path_classify(struct ir_path *p)
 		p->kind = IR_PAT_GLOB;
 }
 
-/* One component: `*` any run (no '/'), `?` one character. */
+size_t path_char_len(const char *s, size_t n)
+{
+	if (n == 0)
+		return 0;
+	unsigned char c = (unsigned char)s[0];
+	/* a lead byte takes the continuation bytes after it (at most 3); any
+	 * other byte (ASCII, a stray continuation byte) stands alone */
+	size_t want = c >= 0xF0 && c < 0xF8 ? 4 : c >= 0xE0 && c < 0xF0 ? 3 : c >= 0xC0 && c < 0xE0 ? 2 : 1;
+	size_t k = 1;
+	while (k < want && k < n && ((unsigned char)s[k] & 0xC0) == 0x80)
+		k++;
+	return k;
+}
+
+/* One component: `*` any run (no '/'), `?` one character. Characters are
+ * UTF-8 sequences, so `?` matches the two bytes of 'ü' as one, and the
+ * backtracking point after `*` moves a character at a time. */
 bool path_component_match(const char *p, size_t pn, const char *s, size_t sn)
 {
 	size_t pi = 0, si = 0, star = (size_t)-1, mark = 0;
 	while (si < sn) {
-		if (pi < pn && (p[pi] == '?' || p[pi] == s[si])) {
+		if (pi < pn && p[pi] == '?') {
+			pi++;
+			si += path_char_len(s + si, sn - si);
+		} else if (pi < pn && p[pi] == s[si]) {
 			pi++;
 			si++;
 		} else if (pi < pn && p[pi] == '*') {
@@ -137,7 +156,8 @@ bool path_component_match(const char *p, size_t pn, const char *s, size_t sn)
 			mark = si;
 		} else if (star != (size_t)-1) {
 			pi = star + 1;
-			si = ++mark;
+			mark += path_char_len(s + mark, sn - mark);
+			si = mark;
 		} else {
 			return false;
 		}

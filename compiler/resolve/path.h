@@ -36,7 +36,11 @@ struct path_comp {
  * (size_t)-1 when there are more than max. The root "/" has zero. */
 size_t path_split(const char *t, struct path_comp *out, size_t max);
 
-/* One path component against one pattern component (`*`, `?`). */
+/* Bytes in the character at s[0..n): a whole UTF-8 sequence, or 1. */
+size_t path_char_len(const char *s, size_t n);
+
+/* One path component against one pattern component (`*`, `?` one
+ * character: a UTF-8 sequence, not a byte). */
 bool path_component_match(const char *pat, size_t plen, const char *name, size_t nlen);
 
 /* True if the text has any glob character. */

@@ -99,7 +99,8 @@ static void resolve_profile(struct rsv *r, struct pdef *pd, const struct layer *
 	if (parent) {
 		struct pdef *pp = rsv_find_profile(r, parent->text);
 		if (!pp) {
-			rsv_diag(r, DIAG_ERROR, parent->loc, "extends", "no profile named '%s'", parent->text);
+			rsv_diag(r, DIAG_ERROR, parent->loc, "extends", "no profile named '%s'%s",
+				 parent->text, rsv_near_profile(r, parent->text));
 		} else if (pp->state == 1) {
 			rsv_diag(r, DIAG_ERROR, parent->loc, "extends",
 			      "profile '%s' extends itself through '%s'", pd->name, parent->text);
@@ -255,9 +256,9 @@ void resolve_policy(struct cage_policy *pol, const char *path, const char *text,
 			for (size_t i = 0; i < r.profiles.n && n < sizeof(names) - 64; i++)
 				n += (size_t)snprintf(names + n, sizeof(names) - n, "%s%s",
 						      i ? ", " : "", r.profiles.v[i]->name);
-			diag_add(r.d, DIAG_ERROR, none, "profile", "no profile named '%s'%s%s",
-				 o->profile, n ? "; this policy has: " : " (this policy defines none)",
-				 names);
+			diag_add(r.d, DIAG_ERROR, none, "profile", "no profile named '%s'%s%s%s",
+				 o->profile, rsv_near_profile(&r, o->profile),
+				 n ? "; this policy has: " : " (this policy defines none)", names);
 		}
 	} else {
 		for (size_t i = 0; i < r.profiles.n; i++)

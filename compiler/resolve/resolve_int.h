@@ -137,6 +137,10 @@ void rsv_load(struct rsv *r, struct rfile *rf, size_t depth);
 struct ir_param *rsv_find_param(struct rsv *r, const char *name, size_t len);
 struct ldef *rsv_find_list(struct rsv *r, const char *name);
 struct pdef *rsv_find_profile(struct rsv *r, const char *name);
+/* "; did you mean '...'?" naming the closest param (lists too when
+ * `lists`), or profile, or "" (suggest.h). */
+const char *rsv_near_name(struct rsv *r, const char *name, size_t len, bool lists);
+const char *rsv_near_profile(struct rsv *r, const char *name);
 void rsv_collect(struct rsv *r, struct rfile *rf);
 void rsv_names_free(struct rsv *r);
 void rsv_assign_params(struct rsv *r);

@@ -7,6 +7,7 @@
  */
 #include "resolve_int.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <unistd.h>
@@ -14,6 +15,7 @@
 #include "parse_ctx.h"
 #include "load.h"
 #include "stdlib_dir.h"
+#include "suggest.h"
 
 static struct rfile *find_loaded(struct rsv *r, const char *real)
 {
@@ -81,12 +83,14 @@ static bool names_platform_dir(const char *name)
 }
 
 static bool import_locate(struct rsv *r, const struct rfile *from, const char *name,
-			  char **fs_path, char **display)
+			  char **fs_path, char **display, const char **std_base)
 {
+	*std_base = NULL;
 	const char *file = has_suffix(name, ".cage") ? name : arena_printf(r->a, "%s.cage", name);
 	if (strncmp(name, "./", 2) == 0 || strncmp(name, "../", 3) == 0) {
 		*fs_path = load_join(r->a, from->fs_dir, file);
 		*display = load_join(r->a, from->display_dir, file);
+		*std_base = from->src->stdlib_root;
 		return true;
 	}
 	if (name[0] == '/') {
@@ -111,9 +115,42 @@ static bool import_locate(struct rsv *r, const struct rfile *from, const char *n
 			*display = load_join(r->a, ir_target_name(r->pol->ir->target), file);
 		else
 			*display = arena_strdup(r->a, file);
+		if (i >= r->o->nincludes)
+			*std_base = stdlib_root(r);
 		return true;
 	}
 	return false;
+}
+
+/* Offers the modules beside where `name` was looked for in `dir`
+ * ("std/secret" -> every std/NAME.cage there) to a "did you mean". */
+static void import_offer_dir(struct rsv *r, struct suggest *sg, const char *dir, const char *name)
+{
+	const char *slash = strrchr(name, '/');
+	size_t plen = slash ? (size_t)(slash + 1 - name) : 0;
+	char *sub = plen ? load_join(r->a, dir, arena_strndup(r->a, name, plen)) : (char *)dir;
+	DIR *d = opendir(sub);
+	if (!d)
+		return;
+	struct dirent *e;
+	/* bounded: a library directory holds tens of modules */
+	for (size_t k = 0; k < 4096 && (e = readdir(d)) != NULL; k++) {
+		size_t el = strlen(e->d_name);
+		if (el > 5 && e->d_name[0] != '.' && strcmp(e->d_name + el - 5, ".cage") == 0)
+			suggest_offer(sg, arena_printf(r->a, "%.*s%.*s", (int)plen, name, (int)(el - 5),
+						       e->d_name));
+	}
+	closedir(d);
+}
+
+/* "; did you mean ..." for an import `name` looked for in `dir`. */
+static const char *import_near(struct rsv *r, const char *dir, const char *name)
+{
+	struct suggest sg;
+	size_t nlen = has_suffix(name, ".cage") ? strlen(name) - 5 : strlen(name);
+	suggest_init(&sg, name, nlen);
+	import_offer_dir(r, &sg, dir, arena_strndup(r->a, name, nlen));
+	return suggest_hint(&sg, r->a);
 }
 
 /* "cannot find import" with every directory searched, in order. */
@@ -132,18 +169,24 @@ static void import_missing(struct rsv *r, struct loc at, const char *name)
 			strcat(list, ", ");
 		strcat(list, dirs[i]);
 	}
+	struct suggest sg;
+	size_t nlen = has_suffix(name, ".cage") ? strlen(name) - 5 : strlen(name);
+	suggest_init(&sg, name, nlen);
+	for (size_t i = 0; i < n; i++)
+		import_offer_dir(r, &sg, dirs[i], arena_strndup(r->a, name, nlen));
 	/* A standard library that is not there at all is a broken or
 	 * partial installation, not a misspelt import: say so. */
 	const char *std = stdlib_root(r);
 	bool no_std = access(std, F_OK) != 0;
-	rsv_diag(r, DIAG_ERROR, at, "import", "cannot find import '%s' (searched %s)%s%s%s%s", name,
-		 list,
+	rsv_diag(r, DIAG_ERROR, at, "import", "cannot find import '%s' (searched %s)%s%s%s%s%s",
+		 name, list,
 		 names_platform_dir(name) ? "; a platform module is imported by its name under std/ "
 					    "and chosen by --target" : "",
 		 no_std ? "; the standard library directory " : "", no_std ? std : "",
 		 no_std ? (r->o->stdlib ? " given by --stdlib does not exist"
 					: " does not exist: is cage installed completely? "
-					  "(--stdlib DIR names another)") : "");
+					  "(--stdlib DIR names another)") : "",
+		 suggest_hint(&sg, r->a));
 }
 
 static void do_imports(struct rsv *r, struct rfile *rf, size_t depth)
@@ -154,20 +197,22 @@ static void do_imports(struct rsv *r, struct rfile *rf, size_t depth)
 		struct ast_str *s = n->u.import.path;
 		struct policy_import rec = { .from = rf->src, .loc = s->loc };
 		char *fs_path = NULL, *display = NULL;
+		const char *std_base = NULL;
 		if (s->len == 0 || memchr(s->text, '\0', s->len) || s->len != strlen(s->text)) {
 			rsv_diag(r, DIAG_ERROR, s->loc, "import", "empty import name");
 			VEC_PUSH(r->imports, rec);
 			continue;
 		}
-		if (!import_locate(r, rf, s->text, &fs_path, &display)) {
+		if (!import_locate(r, rf, s->text, &fs_path, &display, &std_base)) {
 			import_missing(r, s->loc, s->text);
 			VEC_PUSH(r->imports, rec);
 			continue;
 		}
 		char real[PATH_MAX];
 		if (access(fs_path, F_OK) != 0) {
-			rsv_diag(r, DIAG_ERROR, s->loc, "import", "cannot find import '%s' (no file %s)",
-			      s->text, fs_path);
+			rsv_diag(r, DIAG_ERROR, s->loc, "import", "cannot find import '%s' (no file %s)%s",
+				 s->text, fs_path,
+				 s->text[0] == '/' ? "" : import_near(r, rf->fs_dir, s->text));
 			VEC_PUSH(r->imports, rec);
 			continue;
 		}
@@ -208,6 +253,7 @@ static void do_imports(struct rsv *r, struct rfile *rf, size_t depth)
 		struct src_file *src = arena_alloc(r->a, sizeof(*src));
 		src->name = display;
 		src->realpath = arena_strdup(r->a, real);
+		src->stdlib_root = std_base;
 		src->text = text;
 		src->len = len;
 		src->importer = rf->src;

@@ -4,6 +4,7 @@
  * ({param} interpolation, bare params, nested lists, `~`).
  */
 #include "resolve_int.h"
+#include "suggest.h"
 
 #include <xxhash.h>
 
@@ -156,8 +157,16 @@ static bool check_param_value(struct rsv *r, struct ir_param *p, const char *v, 
 		if (!e)
 			return false;
 		char *norm;
-		if (!path_normalize(r->a, e, strlen(e), &norm, &err))
+		if (!path_normalize(r->a, e, strlen(e), &norm, &err)) {
+			/* -D project=. : the shell knows the absolute path */
+			if (p->from_define && v[0] != '/' && v[0] != '~')
+				err = arena_printf(r->a, "%s; give an absolute path, e.g. -D %s=\"$PWD%s%s\"",
+						   err, p->name,
+						   strcmp(v, ".") == 0 || strcmp(v, "./") == 0 ? "" : "/",
+						   strcmp(v, ".") == 0 || strcmp(v, "./") == 0 ? ""
+						   : strncmp(v, "./", 2) == 0 ? v + 2 : v);
 			break;
+		}
 		/* Keep the value as written relative to ~ so that display stays
 		 * home-relative; normalisation happens again after interpolation. */
 		p->value = v[0] == '~' ? v : norm;
@@ -205,7 +214,10 @@ void rsv_collect(struct rsv *r, struct rfile *rf)
 					break;
 			if (t == 4) {
 				rsv_diag(r, DIAG_ERROR, type->loc, "param",
-				      "unknown param type '%s' (path, host, string or port)", type->text);
+				      "unknown param type '%s' (path, host, string or port)%s", type->text,
+				      suggest_hint_among(r->a, type->text,
+							 (const char *const[]){ "path", "host", "string",
+										"port", NULL }));
 				p->type = IR_P_STRING;
 			} else {
 				p->type = (enum ir_param_type)t;
@@ -237,6 +249,26 @@ void rsv_collect(struct rsv *r, struct rfile *rf)
 	}
 }
 
+const char *rsv_near_name(struct rsv *r, const char *name, size_t len, bool lists)
+{
+	struct suggest sg;
+	suggest_init(&sg, name, len);
+	for (size_t i = 0; i < r->params.n; i++)
+		suggest_offer(&sg, r->params.v[i].param->name);
+	for (size_t i = 0; lists && i < r->lists.n; i++)
+		suggest_offer(&sg, r->lists.v[i].name);
+	return suggest_hint(&sg, r->a);
+}
+
+const char *rsv_near_profile(struct rsv *r, const char *name)
+{
+	struct suggest sg;
+	suggest_init(&sg, name, strlen(name));
+	for (size_t i = 0; i < r->profiles.n; i++)
+		suggest_offer(&sg, r->profiles.v[i]->name);
+	return suggest_hint(&sg, r->a);
+}
+
 void rsv_assign_params(struct rsv *r)
 {
 	/* -D first: each must name a declared param. */
@@ -247,7 +279,8 @@ void rsv_assign_params(struct rsv *r)
 		struct ir_param *p = rsv_find_param(r, def, (size_t)(eq - def));
 		if (!p) {
 			rsv_diag(r, DIAG_ERROR, none, "unknown-param",
-			      "-D %.*s: the policy declares no param of that name", (int)(eq - def), def);
+			      "-D %.*s: the policy declares no param of that name%s", (int)(eq - def), def,
+			      rsv_near_name(r, def, (size_t)(eq - def), false));
 			continue;
 		}
 		if (p->from_define) {
@@ -318,8 +351,8 @@ char *rsv_interpolate(struct rsv *r, const struct ast_str *s, bool *ok)
 			struct ir_param *p = rsv_find_param(r, s->text + i + 1, nl);
 			if (!p) {
 				struct loc l = sub_loc(s->loc, s->text + i, nl + 2);
-				rsv_diag(r, DIAG_ERROR, l, "unknown-param", "no param named '%.*s'",
-				      (int)nl, s->text + i + 1);
+				rsv_diag(r, DIAG_ERROR, l, "unknown-param", "no param named '%.*s'%s",
+				      (int)nl, s->text + i + 1, rsv_near_name(r, s->text + i + 1, nl, false));
 				*ok = false;
 			} else {
 				p->used = true;
@@ -413,6 +446,7 @@ void rsv_expand_word(struct rsv *r, struct ast_str *w, rword_vec *out, size_t de
 		expand_list(r, l, w, out, depth);
 		return;
 	}
-	rsv_diag(r, DIAG_ERROR, w->loc, "unknown-name",
-	      "'%s' is neither a param nor a list (write paths and hosts in quotes)", w->text);
+	const char *near = rsv_near_name(r, w->text, w->len, true);
+	rsv_diag(r, DIAG_ERROR, w->loc, "unknown-name", "'%s' is neither a param nor a list%s",
+		 w->text, *near ? near : " (write paths and hosts in quotes)");
 }

@@ -4,6 +4,7 @@
  * accesses), mode, env and private.
  */
 #include "resolve_int.h"
+#include "suggest.h"
 
 #include "path.h"
 #include "target.h"
@@ -131,7 +132,7 @@ void rsv_add_item(struct rsv *r, struct layer *L, struct ast_node *n, const char
 		add_rule(r, L, n, layer_name);
 		break;
 	case AST_MODE: {
-		static const char *names[] = { "off", "monitor", "enforce-fs", "enforce" };
+		static const char *const names[] = { "off", "monitor", "enforce-fs", "enforce", NULL };
 		const char *v = n->u.mode.value->text;
 		size_t m;
 		for (m = 0; m < 4; m++)
@@ -139,7 +140,8 @@ void rsv_add_item(struct rsv *r, struct layer *L, struct ast_node *n, const char
 				break;
 		if (m == 4) {
 			rsv_diag(r, DIAG_ERROR, n->u.mode.value->loc, "mode",
-			      "unknown mode '%s' (off, monitor, enforce-fs or enforce)", v);
+			      "unknown mode '%s' (off, monitor, enforce-fs or enforce)%s", v,
+			      suggest_hint_among(r->a, v, names));
 			break;
 		}
 		L->has_mode = true;
@@ -185,7 +187,9 @@ void rsv_add_item(struct rsv *r, struct layer *L, struct ast_node *n, const char
 				L->private_home = true;
 			else
 				rsv_diag(r, DIAG_ERROR, s->loc, "private",
-				      "unknown private area '%s' (tmp or home)", s->text);
+				      "unknown private area '%s' (tmp or home)%s", s->text,
+				      suggest_hint_among(r->a, s->text,
+							 (const char *const[]){ "tmp", "home", NULL }));
 		}
 		break;
 	default:

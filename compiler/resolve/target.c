@@ -108,10 +108,48 @@ static bool valid_name(const char *s, size_t len, char *out, const char **err)
 	return true;
 }
 
+/* "https://github.com/x" is a URL, not a host: say what to write instead
+ * ("github.com:443"), the port taken from the scheme when it is known. */
+bool target_reject_url(struct arena *a, const char *s, size_t len, const char **err)
+{
+	const char *sep = NULL;
+	for (size_t i = 0; i + 3 <= len; i++)
+		if (memcmp(s + i, "://", 3) == 0) {
+			sep = s + i;
+			break;
+		}
+	if (!sep)
+		return false;
+	size_t slen = (size_t)(sep - s);
+	const char *host = sep + 3, *end = s + len;
+	const char *stop = host;
+	while (stop < end && *stop != '/' && *stop != '?' && *stop != '#')
+		stop++;
+	const char *at = memchr(host, '@', (size_t)(stop - host));
+	if (at)
+		host = at + 1; /* user:password@ is no part of a host rule */
+	size_t hlen = (size_t)(stop - host);
+	const char *close = hlen && host[0] == '[' ? memchr(host, ']', hlen) : NULL;
+	bool has_port = close ? close + 1 < stop && close[1] == ':' : memchr(host, ':', hlen) != NULL;
+	const char *port = has_port ? ""
+			 : slen == 5 && strncmp(s, "https", 5) == 0 ? ":443"
+			 : slen == 4 && strncmp(s, "http", 4) == 0 ? ":80" : "";
+	if (hlen == 0)
+		*err = arena_printf(a, "a URL is not a host: write the host name and port, "
+				    "without the scheme");
+	else
+		*err = arena_printf(a, "a URL is not a host: drop the scheme '%.*s://'%s; "
+				    "did you mean \"%.*s%s\"?", (int)slen, s,
+				    stop < end ? " and the path" : "", (int)hlen, host, port);
+	return true;
+}
+
 bool target_parse_host(struct arena *a, const char *s, size_t len, struct ir_host *h,
 		       const char **err)
 {
 	memset(h, 0, sizeof(*h));
+	if (target_reject_url(a, s, len, err))
+		return false;
 	const char *host = s, *ports = NULL;
 	size_t hlen = len, plen = 0;
 	if (len > 0 && s[0] == '[') {

@@ -164,7 +164,7 @@ void sbpl_resolved_path(struct sbpl_buf *b, const char *text, size_t len)
 
 enum tok_kind {
 	T_LIT,  /* one literal byte */
-	T_Q,    /* ?    one byte but '/' */
+	T_Q,    /* ?    one character but '/': a UTF-8 sequence, not a byte */
 	T_STAR, /* *    any run without '/' */
 	T_STAR1, /* *   as a whole component: one or more bytes but '/' */
 	T_DCOMP, /* "/" + a whole `**` component: zero or more components */
@@ -202,12 +202,21 @@ static size_t tokenize(const char *s, size_t len, struct tok *toks)
 	return n;
 }
 
+/* One character but '/' for a byte matcher (Seatbelt's regexes match
+ * bytes): a byte that does not continue a UTF-8 sequence, then the
+ * continuation bytes after it, so `?` takes all of 'ü' as the IR does.
+ * `*` can stay `[^/]*`: what follows it in a regex never starts with a
+ * continuation byte, so it can only stop between characters. Exact for
+ * names that are valid UTF-8, which are the only names APFS and HFS+
+ * store. */
+#define SBPL_REGEX_CHAR "[^/\x80-\xbf][\x80-\xbf]*"
+
 static void put_toks(struct sbpl_buf *b, const struct tok *t, size_t from, size_t n)
 {
 	for (size_t i = from; i < n; i++) {
 		switch (t[i].k) {
 		case T_LIT: sbpl_regex_putc(b, t[i].c); break;
-		case T_Q: sbpl_buf_puts(b, "[^/]"); break;
+		case T_Q: sbpl_buf_puts(b, SBPL_REGEX_CHAR); break;
 		case T_STAR: sbpl_buf_puts(b, "[^/]*"); break;
 		case T_STAR1: sbpl_buf_puts(b, "[^/]+"); break;
 		case T_DCOMP: sbpl_buf_puts(b, "(/.*)?"); break;

@@ -4,7 +4,7 @@
  * that ~/.cache/pip/http/a, b, c become one tree grant of ~/.cache/pip/http before
  * anyone looks at ~/.cache.
  */
-#include "suggest.h"
+#include "sg.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -11,7 +11,7 @@
  * with the lines added at the end of the selected profile (--write applies
  * it).
  */
-#include "suggest.h"
+#include "sg.h"
 
 #include <errno.h>
 #include <getopt.h>

@@ -38,6 +38,17 @@ expect 2 '-D wants NAME=VALUE' -- "$good" -D novalue
 expect 2 'one policy file at a time' -- "$good" "$good"
 expect 2 "unknown backend 'nope'" -- "$good" --emit nope
 expect 2 '--color wants' -- "$good" --color=sometimes
+
+# Errors that say how to fix them: the closest name for a misspelt -D name
+# or --profile, $PWD for a relative -D path.
+printf 'cage 1\nparam project: path\nprofile agent {\n    allow read project\n}\n' >"$tmp/dym.cage"
+expect 1 "-D projcet: the policy declares no param of that name; did you mean 'project'?" -- \
+	"$tmp/dym.cage" --emit ir -D projcet=/p -D project=/p
+expect 1 "no profile named 'agnet'; did you mean 'agent'?" -- \
+	"$tmp/dym.cage" --emit ir -D project=/p --profile agnet
+expect 1 'path is not absolute; give an absolute path, e.g. -D project="$PWD"' -- \
+	"$tmp/dym.cage" --emit ir -D project=.
+expect 1 'e.g. -D project="$PWD/src"' -- "$tmp/dym.cage" --emit ir -D project=./src
 expect 2 "cannot open '$tmp/missing.cage': No such file" -- "$tmp/missing.cage"
 expect 2 "is a directory" -- "$tmp"
 expect 2 "not a regular file" -- /dev/null

@@ -49,6 +49,54 @@ sed "s|^--- .*|--- $T/patched.cage|; s|^+++ .*|+++ $T/patched.cage|" "$T/out" >"
 patch -s "$T/patched.cage" <"$T/diff" >/dev/null 2>&1 || fail "--check diff does not apply"
 cmp -s "$T/patched.cage" "$T/clean.cage" || fail "--check diff does not produce the formatted file"
 
+# The diff is minimal: two changes far apart are two hunks with 3 lines of
+# context, the unchanged lines between them are not shown, and it applies.
+{
+	printf 'cage   1\nprofile p {   allow read "/a" }\n'
+	for i in 1 2 3 4 5 6 7 8 9; do printf '# keep%s\n' "$i"; done
+	printf 'profile q {\n  allow read "/b"\n}\n'
+} >"$T/two.cage"
+status 1 "$CAGEC" fmt --check "$T/two.cage"
+[ "$(grep -c '^@@' "$T/out")" = 2 ] || fail "two distant changes are not two hunks: $(cat "$T/out")"
+grep -q '^@@ -1,5 +1,7 @@$' "$T/out" || fail "first hunk header wrong: $(cat "$T/out")"
+grep -q '^@@ -10,5 +12,5 @@$' "$T/out" || fail "second hunk header wrong: $(cat "$T/out")"
+grep -q 'keep5' "$T/out" && fail "the diff shows unchanged lines far from any change"
+# apply_check NAME: the diff in $T/out applied to a copy of $T/NAME.cage.
+apply_check() {
+	cp "$T/$1.cage" "$T/$1.patched"
+	sed "s|^--- .*|--- $T/$1.patched|; s|^+++ .*|+++ $T/$1.patched|" "$T/out" >"$T/diff"
+	patch -s "$T/$1.patched" <"$T/diff" >"$T/patch.out" 2>&1 ||
+		fail "--check diff of $1 does not apply: $(cat "$T/patch.out")"
+}
+apply_check two
+"$CAGEC" fmt "$T/two.cage" >"$T/two.want"
+cmp -s "$T/two.patched" "$T/two.want" || fail "two-hunk diff does not produce the formatted file"
+# No newline at the end of the file: marked, and still applies.
+printf 'cage 1\nprofile p {\n  allow read "/a"\n}' >"$T/nonl.cage"
+status 1 "$CAGEC" fmt --check "$T/nonl.cage"
+grep -q '^\\ No newline at end of file$' "$T/out" || fail "missing newline not marked"
+apply_check nonl
+"$CAGEC" fmt "$T/nonl.cage" >"$T/nonl.want"
+cmp -s "$T/nonl.patched" "$T/nonl.want" || fail "no-newline diff does not produce the formatted file"
+# Past the cap (40 changed lines): whole hunks only, then how many were left out.
+{
+	printf 'cage 1\n'
+	i=0
+	while [ $i -lt 30 ]; do
+		printf 'profile p%s {\n  allow read "/a"\n}\n#\n#\n#\n#\n#\n#\n#\n' "$i"
+		i=$((i + 1))
+	done
+} >"$T/many.cage"
+status 1 "$CAGEC" fmt --check "$T/many.cage"
+[ "$(grep -c '^@@' "$T/out")" = 20 ] || fail "capped diff shows $(grep -c '^@@' "$T/out") hunks, want 20"
+grep -q '^\.\.\. 10 more hunks not shown' "$T/out" || fail "capped diff does not count the hunks left out"
+apply_check many
+grep -c '^    allow read' "$T/many.patched" | grep -qx 20 || fail "capped diff did not fix the first 20 rules"
+
+# A misspelt option gets the closest one.
+status 2 "$CAGEC" fmt --chek "$T/clean.cage"
+grep -q "unknown option '--chek'; did you mean '--check'?" "$T/err" || fail "fmt: no did you mean for --chek"
+
 # Syntax errors: diagnostic, status 1, file untouched even with -w.
 cp "$T/bad.cage" "$T/bad.orig"
 status 1 "$CAGEC" fmt -w "$T/bad.cage"

@@ -22,6 +22,7 @@
  */
 #include "sbpl_eval.h"
 
+#include <locale.h>
 #include <regex.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -233,7 +234,17 @@ static bool compile_regex(struct ctx *c, const struct sx *at, const char *pat, r
 		}
 	}
 	struct re_owned *r = arena_alloc(&c->p->a, sizeof(*r));
+	/* Seatbelt's matcher works on bytes ('ü' is two of them to `[^/]`);
+	 * glibc decides at compile time whether a regex matches bytes or
+	 * multibyte characters, by the locale: compile in the C locale, set
+	 * for this thread only, whatever the caller's locale is. */
+	locale_t bytes = newlocale(LC_CTYPE_MASK, "C", (locale_t)0);
+	if (bytes == (locale_t)0)
+		return fail(c, at, "regex \"%s\": cannot create the C locale", pat);
+	locale_t was = uselocale(bytes);
 	int rc = regcomp(&r->re, pat, REG_EXTENDED | REG_NOSUB);
+	uselocale(was);
+	freelocale(bytes);
 	if (rc != 0) {
 		char msg[128];
 		regerror(rc, &r->re, msg, sizeof(msg));

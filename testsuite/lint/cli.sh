@@ -3,10 +3,13 @@
 # statuses, many files in one call, -W / -Werror, suppressions, JSON and
 # SARIF well-formed (SARIF checked for what code scanning uploads need),
 # explain's verdicts, and the docs naming every check and option.
-# Usage: cli.sh CAGEC SOURCE_DIR
+# Every SARIF log made here is validated against the SARIF 2.1.0 JSON
+# schema (testsuite/data/sarif) with Debian's python3-jsonschema.
+# Usage: cli.sh CAGEC SOURCE_DIR [PYTHON3_WITH_JSONSCHEMA]
 set -eu
 cagec=$1
 src=$2
+py=${3:-/usr/bin/python3}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"
@@ -117,8 +120,16 @@ for x in diags:
     assert x["file"] and x["line"] >= 1 and x["column"] >= 1 and x["message"], x
 EOF
 
+# sarif_valid FILE: the log is valid against the SARIF 2.1.0 schema.
+sarif_valid() {
+	"$py" "$src/testsuite/lint/sarif_validate.py" \
+		"$src/testsuite/data/sarif/sarif-schema-2.1.0.json" "$1" ||
+		fail "SARIF log $1 is not valid against the SARIF 2.1.0 schema"
+}
+
 # SARIF 2.1.0 as code scanning reads it
 run 1 lint --format sarif clean.cage unsafe.cage secrets.cage warn.cage
+sarif_valid out
 python3 - out <<'EOF' || fail "SARIF output"
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -139,7 +150,8 @@ def keys(obj, allowed, what):
     extra = set(obj) - set(allowed)
     assert not extra, (what, extra)
 keys(d, ["$schema", "version", "runs"], "sarifLog")
-keys(run, ["tool", "columnKind", "results"], "run")
+keys(run, ["tool", "invocations", "originalUriBaseIds", "columnKind", "results"], "run")
+assert run["invocations"] == [{"executionSuccessful": True}], run["invocations"]
 assert run["columnKind"] in ("utf16CodeUnits", "unicodeCodePoints")
 keys(run["tool"], ["driver"], "tool")
 keys(drv, ["name", "version", "rules"], "toolComponent")
@@ -177,6 +189,56 @@ for res in run["results"]:
 kinds = {r["ruleId"] for r in run["results"]}
 assert {"unsafe-order", "broad-host", "protect-violation"} <= kinds, kinds
 EOF
+
+# SARIF columns are code points (columnKind), so a tab counts one; notes in
+# the standard library are relative to their own base, CAGE_STDLIB, which
+# the run locates; the user's files stay under %SRCROOT%.
+printf 'cage 1\nimport "std/secrets"\nprofile p {\n\tallow read "~/**"\n}\n' >tabs.cage
+run 1 lint --format sarif tabs.cage
+sarif_valid out
+python3 - out <<'EOF' || fail "SARIF columns and base ids"
+import json, sys
+run = json.load(open(sys.argv[1]))["runs"][0]
+res = [r for r in run["results"] if r["ruleId"] == "protect-violation"][0]
+loc = res["locations"][0]["physicalLocation"]
+assert loc["artifactLocation"] == {"uri": "tabs.cage", "uriBaseId": "%SRCROOT%"}, loc
+assert loc["region"]["startColumn"] == 13 and loc["region"]["endColumn"] == 19, loc["region"]
+rel = res["relatedLocations"][0]["physicalLocation"]["artifactLocation"]
+assert rel["uriBaseId"] == "CAGE_STDLIB" and rel["uri"].endswith("secrets.cage"), rel
+base = run["originalUriBaseIds"]["CAGE_STDLIB"]["uri"]
+assert base.startswith("file:///") and base.endswith("/stdlib/"), base
+EOF
+# Findings with one cause are one result, the rest as related locations.
+# (writable-ancestor is a warning here: the pins hold the protected trees.)
+printf 'cage 1\nimport "std/secrets"\nprofile p {\n    allow write "~"\n}\n' >home.cage
+run 0 lint --format sarif -W no-broad-grant -W no-secret-exposed -W no-protect-violation home.cage
+sarif_valid out
+python3 - out <<'EOF' || fail "SARIF grouped findings"
+import json, sys
+res = json.load(open(sys.argv[1]))["runs"][0]["results"]
+wa = [r for r in res if r["ruleId"] == "writable-ancestor"]
+assert len(wa) == 1, len(wa)
+rel = wa[0]["relatedLocations"]
+assert len(rel) >= 10, len(rel)
+assert len({r["id"] for r in rel}) == len(rel)
+assert sum(r["message"]["text"].startswith("also: ") for r in rel) >= 9, rel
+EOF
+run 0 lint home.cage
+[ "$(grep -c 'writable-ancestor\]$' out)" = 1 ] || fail "writable-ancestor is not one finding for one rule"
+[ "$(wc -l <out)" -lt 80 ] || fail "allow write ~ still prints $(wc -l <out) lines"
+
+# A missing input: status 2, and the log records the failed execution.
+run 2 lint --format sarif clean.cage missing.cage
+sarif_valid out
+python3 - out <<'EOF' || fail "SARIF missing input"
+import json, sys
+inv = json.load(open(sys.argv[1]))["runs"][0]["invocations"]
+assert len(inv) == 1 and inv[0]["executionSuccessful"] is False, inv
+notes = inv[0]["toolExecutionNotifications"]
+assert len(notes) == 1 and "missing.cage" in notes[0]["message"]["text"], notes
+assert notes[0]["level"] == "error"
+EOF
+grep -q "missing.cage" err || fail "missing input not reported on stderr"
 
 # explain: verdict, deciding rule with location, what it overrode
 run 0 explain unsafe.cage read '~/src/private/a.txt'
@@ -238,6 +300,77 @@ grep -q '(~/w is pinned, a directory above' out || fail "explain delete names th
 run 2 explain moves.cage read '~/w/a' '~/w/b'
 run 2 explain moves.cage rename '~/w/a'
 run 2 explain clean.cage read
+# ... and its errors repeat the input they reject, with a way out
+run 2 explain clean.cage raed /x
+grep -q "'raed' is not an access .*did you mean 'read'?" err || fail "explain: misspelt access"
+run 2 explain clean.cage read
+grep -q "got 'clean.cage' 'read'" err || fail "explain: wrong operand count does not repeat them"
+run 2 explain clean.cage connect https://github.com/x
+grep -q "'https://github.com/x': a URL is not a host.*\"github.com:443\"" err ||
+	fail "explain: a URL is not explained as one"
+run 2 explain clean.cage read 'src/*'
+grep -q "'src/\*': path is not absolute" err || fail "explain: a bad path is not repeated"
+
+# explain never guesses: a param without a default is the compile error
+# (lint checks with a placeholder, explain does not).
+cat >param.cage <<'EOF'
+cage 1
+param project: path
+profile p {
+    allow read "{project}/**"
+}
+EOF
+run 2 explain param.cage read /home/u/src/a
+grep -q "param 'project' has no value: give it with -D project=PATH" err ||
+	fail "explain with a missing param does not fail as compiling does"
+[ -s out ] && fail "explain with a missing param printed a verdict"
+run 0 explain param.cage read /home/u/src/a -D project=/home/u/src
+
+# read in a query means what it means in a rule: read + read-metadata,
+# allowed only when both are, and the access that differs is named.
+cat >set.cage <<'EOF'
+cage 1
+profile p {
+    allow read "/data/**"
+    deny read-metadata "/data/hidden/**"
+    allow write "/out/**"
+    deny delete "/out/keep/**"
+}
+EOF
+run 1 explain set.cage read /data/hidden/x
+grep -q '^denied: read /data/hidden/x (profile p)$' out || fail "explain read: not denied as a set"
+grep -q 'read means: read (allowed), read-metadata (denied)' out || fail "explain read: parts not listed"
+grep -q 'decided by: set.cage:4:24: deny read-metadata' out || fail "explain read: deciding rule"
+grep -q 'but read is allowed: set.cage:3:16: allow read' out || fail "explain read: differing part"
+run 0 explain set.cage read /data/x
+grep -q 'read means: read (allowed), read-metadata (allowed)' out || fail "explain read: all allowed"
+run 0 explain set.cage read-metadata /data/x
+run 1 explain set.cage write /out/keep/a
+grep -q 'write means: write (allowed), create (allowed), delete (denied)' out ||
+	fail "explain write: parts not listed"
+
+# Non-ASCII names: ? is one character, so "/U?ers" covers "/Uüers" (two
+# bytes for ü) but not "/Uüüers"; the Linux plan expands globs on disk the
+# same way.
+printf 'cage 1\nprofile p {\n    allow read create "%s/U?ers/**"\n    protect create "%s/U?ers"\n}\n' \
+	"$tmp/nu" "$tmp/nu" >utf8.cage
+run 1 explain --target macos utf8.cage create "$tmp/nu/Uüers"
+grep -q "decided by: utf8.cage:4:20: protect create" out || fail "explain: ? does not cover a two-byte character"
+run 1 explain --target macos utf8.cage create "$tmp/nu/Uüüers/x"
+run 0 explain --target macos utf8.cage create "$tmp/nu/Uüers/x"
+run 0 explain --target macos utf8.cage create "$tmp/nu/Users/x"
+mkdir -p "$tmp/nu/Uüers" "$tmp/nu/Uüüers"
+set +e
+"$cagec" utf8.cage --emit linux --target linux --home /home/u >plan 2>&1
+set -e
+grep -q "^grant $tmp/nu/Uüers " plan || fail "Linux plan: ? does not expand to a two-byte character"
+grep -q "Uüüers" plan && fail "Linux plan: ? expanded to two characters"
+
+# -W and suppressions: a misspelt check id gets the closest one
+run 2 lint -W no-unsafe_order clean.cage
+grep -q "unknown check id 'unsafe_order'; did you mean 'unsafe-order'?" err || fail "-W did you mean"
+run 2 lint --format sarf clean.cage
+grep -q "not 'sarf'; did you mean 'sarif'?" err || fail "--format did you mean"
 
 [ "$fails" -eq 0 ] || { echo "$fails failure(s)" >&2; exit 1; }
 echo "lint cli: all checks passed"

@@ -9,6 +9,8 @@
  * really matches, a NO must survive the enumeration. The same enumeration
  * checks that the evaluator's matcher (path_match) agrees on every pattern
  * the resolver could produce, so checker and evaluator mean the same thing.
+ * The paths include a two-byte character ('é'): `?` and `*` match
+ * characters, not bytes, in the reference, the checker and the evaluator.
  */
 #include <criterion/criterion.h>
 #include <stdint.h>
@@ -30,6 +32,16 @@ static size_t star_run(const char *p)
 }
 
 static bool ref_match_text(const char *p, const char *s);
+
+/* Bytes in the UTF-8 character at s (1 for ASCII and stray bytes). */
+static size_t ref_char(const char *s)
+{
+	unsigned char c = (unsigned char)s[0];
+	size_t want = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1, k = 1;
+	while (k < want && ((unsigned char)s[k] & 0xC0) == 0x80)
+		k++;
+	return k;
+}
 
 /* "/" has no components: only all-"**" patterns match it (as the evaluator
  * decides component by component). */
@@ -59,7 +71,7 @@ static bool ref_match_text(const char *p, const char *s)
 	}
 	size_t r = star_run(p);
 	if (r >= 2) {
-		for (const char *t = s;; t++) {
+		for (const char *t = s;; t += ref_char(t)) {
 			if (ref_match_text(p + r, t))
 				return true;
 			if (*t == '\0')
@@ -67,7 +79,7 @@ static bool ref_match_text(const char *p, const char *s)
 		}
 	}
 	if (r == 1) {
-		for (const char *t = s;; t++) {
+		for (const char *t = s;; t += ref_char(t)) {
 			if (ref_match_text(p + 1, t))
 				return true;
 			if (*t == '\0' || *t == '/')
@@ -75,7 +87,7 @@ static bool ref_match_text(const char *p, const char *s)
 		}
 	}
 	if (*p == '?')
-		return *s && *s != '/' && ref_match_text(p + 1, s + 1);
+		return *s && *s != '/' && ref_match_text(p + 1, s + ref_char(s));
 	return *s == *p && ref_match_text(p + 1, s + 1);
 }
 
@@ -237,6 +249,32 @@ Test(pat_rel, ir_wrappers_and_cover)
 	cr_expect_eq(pat_path_contains(&key, &ids, buf, sizeof buf), PAT_NO);
 }
 
+/* `?` is one character: 'ü' (two bytes) is one, as the evaluator decides. */
+Test(pat_rel, wildcards_match_utf8_characters)
+{
+	char w[PAT_WITNESS_MAX];
+	cr_expect_eq(ov("/U?ers", "/U\xc3\xbc" "ers", w), PAT_YES);
+	cr_expect_str_eq(w, "/U\xc3\xbc" "ers");
+	cr_expect_eq(ct("/U?ers", "/U\xc3\xbc" "ers", w), PAT_YES);
+	cr_expect_eq(ct("/U??ers", "/U\xc3\xbc" "ers", w), PAT_NO);
+	cr_expect_eq(ov("/U??ers", "/U\xc3\xbc" "ers", w), PAT_NO);
+	cr_expect(pat_glob_match("/U?ers", 6, "/U\xc3\xbc" "ers", 7));
+	cr_expect(!pat_glob_match("/U??ers", 7, "/U\xc3\xbc" "ers", 7));
+	/* a witness never ends in half a character */
+	cr_expect_eq(ov("/d/?", "/d/\xe2\x82\xac", w), PAT_YES);
+	cr_expect_str_eq(w, "/d/\xe2\x82\xac");
+	cr_expect_eq(ct("/d/\xe2\x82\xac*", "/d/?", w), PAT_NO);
+	cr_expect_eq(ct("/*\xc3\xa9", "/?\xc3\xa9", w), PAT_YES);
+	cr_expect_eq(ov("/?/x", "/\xf0\x9f\x98\x80/*", w), PAT_YES);
+	cr_expect_str_eq(w, "/\xf0\x9f\x98\x80/x");
+	struct ir_path p = { .text = "/U?ers" };
+	path_classify(&p);
+	cr_expect(path_match(&p, "/U\xc3\xbc" "ers"));
+	struct ir_path p2 = { .text = "/U??ers" };
+	path_classify(&p2);
+	cr_expect(!path_match(&p2, "/U\xc3\xbc" "ers"));
+}
+
 Test(pat_rel, pathological_glob_reports_unknown_not_a_guess)
 {
 	/* "an 'a' 20 characters before the end": subsets blow up */
@@ -252,22 +290,23 @@ Test(pat_rel, pathological_glob_reports_unknown_not_a_guess)
 
 /* ---- brute force ---- */
 
-#define MAXP 7 /* path length bound */
-static char (*paths)[MAXP + 1];
+#define MAXP 7 /* path length bound, in characters */
+static char (*paths)[2 * MAXP + 1];
 static size_t npaths;
 
-static void gen_paths(char *buf, size_t len)
+/* "\xc3\xa9" is 'é': one character of two bytes, which no pattern names */
+static void gen_paths(char *buf, size_t len, size_t nch)
 {
-	static const char al[] = "ab./x";
+	static const char *const al[] = { "a", "b", ".", "/", "\xc3\xa9" };
 	if (normalised(buf)) {
 		memcpy(paths[npaths++], buf, len + 1);
 	}
-	if (len == MAXP)
+	if (nch == MAXP)
 		return;
-	for (const char *c = al; *c; c++) {
-		buf[len] = *c;
-		buf[len + 1] = '\0';
-		gen_paths(buf, len + 1);
+	for (size_t i = 0; i < sizeof al / sizeof al[0]; i++) {
+		size_t n = strlen(al[i]);
+		memcpy(buf + len, al[i], n + 1);
+		gen_paths(buf, len + n, nch + 1);
 	}
 	buf[len] = '\0';
 }
@@ -280,9 +319,9 @@ static void setup_paths(void)
 	cap = cap * 5 / 4 + 8;
 	paths = malloc(cap * sizeof *paths);
 	cr_assert(paths);
-	char buf[MAXP + 2] = "/";
+	char buf[2 * MAXP + 2] = "/";
 	npaths = 0;
-	gen_paths(buf, 1);
+	gen_paths(buf, 1, 1);
 }
 
 static const char *toks[] = { "a", "b", ".", "/", "*", "**", "?" };

@@ -107,6 +107,7 @@ static const char *const glob_roots[] = { "/*/t", "/t?p/t", "/**/db", "/*/db/v",
 static const char *const names[] = {
 	"a", "b", "src", "x.txt", "a.b", "c+d", "(p)", "[q]", "^t", "u$", "v|w",
 	"sp ace", "q\"t", "b\\s", "x.", "..x", ".git", "a-b", "star+", "w.(x)",
+	"\xc3\xa9t\xc3\xa9", "\xe2\x82\xac", /* 'été', '€': characters of 2 and 3 bytes */
 };
 
 /* Glob pieces that replace one component. */
@@ -129,12 +130,12 @@ static void gen_pattern(struct rng *r, char *out, size_t cap)
 				    pick(r, 5) ? roots[pick(r, 6)] : glob_roots[pick(r, 8)]);
 	unsigned depth = pick(r, 3);
 	for (unsigned i = 0; i < depth && n < cap; i++)
-		n += (size_t)snprintf(out + n, cap - n, "/%s", names[pick(r, 20)]);
+		n += (size_t)snprintf(out + n, cap - n, "/%s", names[pick(r, 22)]);
 	switch (pick(r, 6)) {
 	case 0:
 	case 1: /* exact */
 		if (depth == 0 && n < cap)
-			n += (size_t)snprintf(out + n, cap - n, "/%s", names[pick(r, 20)]);
+			n += (size_t)snprintf(out + n, cap - n, "/%s", names[pick(r, 22)]);
 		break;
 	case 2:
 	case 3: /* subtree */
@@ -147,7 +148,7 @@ static void gen_pattern(struct rng *r, char *out, size_t cap)
 		break;
 	default: /* ** in the middle */
 		if (n < cap)
-			snprintf(out + n, cap - n, "/**/%s", names[pick(r, 20)]);
+			snprintf(out + n, cap - n, "/**/%s", names[pick(r, 22)]);
 		break;
 	}
 }
@@ -170,7 +171,7 @@ static void instantiate(struct rng *r, const char *pat, char *out, size_t cap)
 		if (cl == 2 && pat[0] == '*' && pat[1] == '*') {
 			unsigned k = pick(r, 3);
 			for (unsigned i = 0; i < k; i++)
-				n += (size_t)snprintf(out + n, cap - n, "/%s", names[pick(r, 20)]);
+				n += (size_t)snprintf(out + n, cap - n, "/%s", names[pick(r, 22)]);
 		} else {
 			out[n++] = '/';
 			for (size_t i = 0; i < cl; i++) {
@@ -193,7 +194,7 @@ static void instantiate(struct rng *r, const char *pat, char *out, size_t cap)
 	switch (pick(r, 6)) {
 	case 0: { /* a child */
 		size_t l = strlen(out);
-		snprintf(out + l, cap - l, "/%s", names[pick(r, 20)]);
+		snprintf(out + l, cap - l, "/%s", names[pick(r, 22)]);
 		break;
 	}
 	case 1: { /* a sibling sharing the prefix */
@@ -841,6 +842,50 @@ Test(sbpl_diff, protect_wins_in_any_order)
 			    "create", HOME "/.ssh/x", "delete", HOME "/.ssh", "exec",
 			    HOME "/.ssh/x", "read", HOME "/.sshx", "write", HOME "/a"),
 		    "enforce", NULL, 0);
+}
+
+/* Names outside ASCII: `?` is one character in the IR ("/U?ers" covers
+ * "/Uüers", where ü is two bytes, not "/Uüüers"), and the emitted regex
+ * must say the same to Seatbelt's byte matcher. */
+Test(sbpl_diff, wildcards_match_utf8_characters)
+{
+	static const char policy[] = "cage 1\nprofile p {\n"
+				     "    allow read write \"/work/U?ers/**\"\n"
+				     "    protect create \"/work/U?ers\"\n"
+				     "    allow read \"/work/d/?\"\n"
+				     "    deny read \"/work/d/??\"\n"
+				     "    allow exec \"/work/b/*\xc3\xa9\"\n"
+				     "}\n";
+	check_fixed(policy,
+		    QUERIES("read", "/work/U\xc3\xbc" "ers/a", "create", "/work/U\xc3\xbc" "ers",
+			    "create", "/work/Users", "read", "/work/U\xc3\xbc\xc3\xbc" "ers/a",
+			    "read", "/work/d/\xe2\x82\xac", "read", "/work/d/\xf0\x9f\x98\x80",
+			    "read", "/work/d/a\xc3\xa9", "read", "/work/d/ab",
+			    "exec", "/work/b/caf\xc3\xa9", "exec", "/work/b/\xc3\xa9",
+			    "exec", "/work/b/e"),
+		    "enforce", NULL, 0);
+	/* and both sides agree on the right answer, not only with each other */
+	static const struct {
+		const char *access, *path;
+		bool allowed;
+	} want[] = {
+		{ "create", "/work/U\xc3\xbc" "ers", false }, /* the protect covers it */
+		{ "read", "/work/U\xc3\xbc" "ers/a", true },
+		{ "read", "/work/U\xc3\xbc\xc3\xbc" "ers/a", false },
+		{ "read", "/work/d/\xf0\x9f\x98\x80", true }, /* one character of four bytes */
+		{ "read", "/work/d/a\xc3\xa9", false },       /* two characters: the deny */
+		{ "exec", "/work/b/\xc3\xa9", true },
+	};
+	struct pair pr;
+	compile(&pr, policy, NULL, 0);
+	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+		struct cage_verdict v;
+		const char *err = NULL;
+		cr_assert(cage_query_path(pr.pol, want[i].access, want[i].path, &v, &err), "%s",
+			  err ? err : "?");
+		cr_expect_eq(v.allowed, want[i].allowed, "%s %s", want[i].access, want[i].path);
+	}
+	release(&pr);
 }
 
 Test(sbpl_diff, tmp_var_etc_are_private)

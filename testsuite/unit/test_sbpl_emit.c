@@ -129,7 +129,8 @@ Test(sbpl_regex, anchored_and_escaped)
 	cr_assert_str_eq(r, "^/a/[^/]+/b$", "a lone star never matches an empty component");
 	free(r);
 	r = glob_re("/src/**/?.c");
-	cr_assert_str_eq(r, "^/src(/.*)?/[^/]\\.c$");
+	cr_assert_str_eq(r, "^/src(/.*)?/[^/\x80-\xbf][\x80-\xbf]*\\.c$",
+			 "? is one UTF-8 character: a non-continuation byte and its continuation");
 	free(r);
 	r = glob_re("/a/**/**/b/**");
 	cr_assert_str_eq(r, "^/a(/.*)?(/.*)?/b(/.*)?$");
@@ -161,11 +162,17 @@ Test(sbpl_regex, agrees_with_ir_matcher)
 		"/axb", "/a/b.c", "/a/bc", "/src/x.c", "/src/a/b/x.c", "/src/xy.c",
 		"/a(1)/b", "/a+/b", "/x/.env", "/.env", "/x/y/.env", "/x/.envrc",
 		"/Users/al/.ssh/id_rsa", "/Users/al/.ssh", "/a/b/c/d",
+		/* non-ASCII: one character of 2, 3 and 4 bytes, as names on disk
+		 * spell them (UTF-8) */
+		"/U\xc3\xbc" "ers", "/Users", "/U\xc3\xbc\xc3\xbc" "ers", "/a\xe2\x82\xac" "b",
+		"/a/\xf0\x9f\x98\x80", "/a/\xf0\x9f\x98\x80/b", "/\xc3\xa9/.env", "/a/\xc3\xa9x",
 	};
 	static const char *const globs[] = {
 		"/a/*", "/a/**", "/a/**/b", "/a/*/b", "/a?b", "/a.b", "/a/b*", "/**/.env",
 		"/src/**/?.c", "/a(1)/*", "/a+/b", "/*/.env", "/Users/*/.ssh/**", "/a/**/**/d",
 		"/**", "/*", "/a/*/*/d", "/**/*", "/*/**", "/a*", "/*a",
+		"/U?ers", "/U??ers", "/a?b", "/a/?", "/a/??", "/a/????", "/a/?/b", "/?/.env",
+		"/a/*?", "/a/?x", "/U\xc3\xbc*", "/*\xc3\xbc*",
 	};
 	for (size_t i = 0; i < sizeof(globs) / sizeof(globs[0]); i++)
 		agree(globs[i], paths, sizeof(paths) / sizeof(paths[0]));

@@ -5,6 +5,7 @@
  * the evaluator is only as right as these sources.
  */
 #include <criterion/criterion.h>
+#include <locale.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -234,6 +235,26 @@ Test(sbpl_eval_decide, regex_is_a_search)
 	cr_assert_not(allowed(p, "file-write-data", "/w/alog"));
 	cr_assert_not(allowed(p, "file-write-data", "/w/d/a.log"));
 	cr_assert_not(allowed(p, "file-write-data", "/x/w/a.log"));
+	sbpl_eval_free(p);
+}
+
+/* Seatbelt's regexes match bytes (paths reach the kernel as UTF-8 bytes),
+ * so `[^/]` takes one byte of 'ü', not the character, even when the
+ * caller's locale is a UTF-8 one. */
+Test(sbpl_eval_decide, regex_matches_bytes)
+{
+	locale_t utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
+	locale_t was = utf8 != (locale_t)0 ? uselocale(utf8) : (locale_t)0;
+	struct sbpl_eval_profile *p = load("(version 1)(deny default)\n"
+				      "(allow file-read* (regex \"^/U[^/]ers$\"))\n"
+				      "(allow file-write* (regex \"^/U[^/][^/]ers$\"))\n");
+	if (utf8 != (locale_t)0) {
+		uselocale(was);
+		freelocale(utf8);
+	}
+	cr_assert(allowed(p, "file-read-data", "/Users"));
+	cr_assert_not(allowed(p, "file-read-data", "/U\xc3\xbc" "ers"), "one byte of two");
+	cr_assert(allowed(p, "file-write-data", "/U\xc3\xbc" "ers"), "two bytes");
 	sbpl_eval_free(p);
 }
 

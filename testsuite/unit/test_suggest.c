@@ -10,7 +10,7 @@
 #include "ir.h"
 #include "mon_record.h"
 #include "mon_summary.h"
-#include "suggest.h"
+#include "sg.h"
 
 static struct arena a;
 

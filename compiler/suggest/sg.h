@@ -1,5 +1,5 @@
 /*
- * suggest.h - `cagec suggest`: from the would-block (or denied) records of a
+ * sg.h - `cagec suggest`: from the would-block (or denied) records of a
  * monitor log to the smallest set of policy lines that covers them, and
  * `cagec monitor-report`, the run's summary again from its log.
  *
@@ -9,8 +9,8 @@
  * address, which no Linux policy line can open) is listed apart as
  * "wanted, refused", with the reason.
  */
-#ifndef CAGE_SUGGEST_H
-#define CAGE_SUGGEST_H
+#ifndef CAGE_SG_H
+#define CAGE_SG_H
 
 #include <stdbool.h>
 #include <stddef.h>
