@@ -72,6 +72,7 @@ static const struct guard_entry entries[] = {
 	{ "{workspace}/.gemini/commands/**", "Gemini CLI's custom commands may run shell commands" },
 	{ "~/.gemini/commands/**", "Gemini CLI's custom commands may run shell commands" },
 	{ "~/.gemini/extensions/**", "Gemini CLI extensions bring MCP servers" },
+	{ "~/.config/cage/**", "cagerun's approvals of project layers and the user's agent layers widen later sessions" },
 };
 
 enum { N_ENTRIES = sizeof entries / sizeof entries[0],
