@@ -21,6 +21,7 @@
 #include "fmt.h"
 #include "ir.h"
 #include "stdlib_dir.h"
+#include "suggest.h"
 
 enum { EXIT_POLICY = 1, EXIT_USAGE = 2 };
 
@@ -242,7 +243,13 @@ int main(int argc, char **argv)
 		backend = default_backend(output, linux);
 	const struct emit_backend *be = emit_find(backend);
 	if (!be) {
-		fprintf(stderr, "cagec: unknown backend '%s' (see cagec --help)\n", backend);
+		struct suggest sg;
+		char hint[160];
+		suggest_init(&sg, backend, strlen(backend));
+		for (size_t i = 0; cage_backend_name(i); i++)
+			suggest_offer(&sg, cage_backend_name(i));
+		fprintf(stderr, "cagec: unknown backend '%s'%s (see cagec --help)\n", backend,
+			suggest_say(suggest_best(&sg), hint, sizeof hint));
 		goto out;
 	}
 	/* A Seatbelt profile only means something on macOS, so asking for one

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "suggest.h"
+
 bool cli_color_valid(const char *when)
 {
 	return strcmp(when, "auto") == 0 || strcmp(when, "always") == 0 ||
@@ -56,7 +58,10 @@ int cli_policy_opt(int c, const char *arg, cage_options *o)
 	case 'S': cage_options_stdlib(o, arg); return 1;
 	case 't':
 		if (!cage_options_target(o, arg)) {
-			fprintf(stderr, "cagec: --target wants linux or macos, not '%s'\n", arg);
+			static const char *const targets[] = { "linux", "macos", NULL };
+			char hint[160];
+			fprintf(stderr, "cagec: --target wants linux or macos, not '%s'%s\n", arg,
+				suggest_say_among(arg, targets, hint, sizeof hint));
 			return -1;
 		}
 		return 1;

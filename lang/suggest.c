@@ -118,3 +118,12 @@ const char *suggest_hint_among(struct arena *a, const char *word, const char *co
 	suggest_offer_all(&sg, names);
 	return suggest_hint(&sg, a);
 }
+
+const char *suggest_say_among(const char *word, const char *const *names, char *buf,
+			      size_t size)
+{
+	struct suggest sg;
+	suggest_init(&sg, word, strlen(word));
+	suggest_offer_all(&sg, names);
+	return suggest_say(suggest_best(&sg), buf, size);
+}

@@ -35,6 +35,9 @@ const char *suggest_hint(const struct suggest *s, struct arena *a);
 const char *suggest_say(const char *best, char *buf, size_t size);
 /* suggest_hint for `word` among a NULL-terminated list, in one call. */
 const char *suggest_hint_among(struct arena *a, const char *word, const char *const *names);
+/* The same into buf, for callers without an arena (option parsing). */
+const char *suggest_say_among(const char *word, const char *const *names, char *buf,
+			      size_t size);
 
 /* Edit distance with adjacent transpositions (optimal string alignment):
  * "wirte" is one edit from "write". Returns SIZE_MAX past `limit`. */

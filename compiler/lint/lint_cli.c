@@ -148,7 +148,10 @@ int lint_main(int argc, char **argv)
 			continue;
 		}
 		if (c == 't' && strcmp(optarg, "linux") && strcmp(optarg, "macos")) {
-			fputs("cagec: --target wants linux, macos or all\n", stderr);
+			static const char *const targets[] = { "linux", "macos", "all", NULL };
+			char hint[160];
+			fprintf(stderr, "cagec: --target wants linux, macos or all, not '%s'%s\n", optarg,
+				suggest_say_among(optarg, targets, hint, sizeof hint));
 			goto out;
 		}
 		if (c == 't')

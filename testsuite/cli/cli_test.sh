@@ -38,6 +38,9 @@ expect 2 '-D wants NAME=VALUE' -- "$good" -D novalue
 expect 2 'one policy file at a time' -- "$good" "$good"
 expect 2 "unknown backend 'nope'" -- "$good" --emit nope
 expect 2 '--color wants' -- "$good" --color=sometimes
+expect 2 "unknown backend 'sbp'; did you mean 'sbpl'?" -- "$good" --emit sbp
+expect 2 "not 'linx'; did you mean 'linux'?" -- "$good" --target linx
+expect 2 "not 'macoss'; did you mean 'macos'?" -- lint --target macoss "$good"
 
 # Errors that say how to fix them: the closest name for a misspelt -D name
 # or --profile, $PWD for a relative -D path.
