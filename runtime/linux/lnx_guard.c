@@ -612,6 +612,38 @@ static void handle(void *ctx, struct lnx_notify_call *c)
 	free(x);
 }
 
+/* When the filter also notifies opens that do not create (the denial
+ * observer watches every open): those go on unchanged. Answering
+ * "continue" is safe here because the decision rests on the flags, which
+ * are the call's registers and cannot change, and an open without O_CREAT
+ * makes no name (O_TMPFILE's file gets one only through linkat, which the
+ * guard decides). */
+static void handle_creating(void *ctx, struct lnx_notify_call *c)
+{
+	const struct seccomp_data *d = &c->req->data;
+	int flags = d->nr == SYS_openat ? arg_int(d->args[2]) :
+#ifdef SYS_open
+		    d->nr == SYS_open ? arg_int(d->args[1]) :
+#endif
+				      O_CREAT;
+	if (!(flags & O_CREAT)) {
+		lnx_notify_reply_continue(c);
+		return;
+	}
+	handle(ctx, c);
+}
+
+bool lnx_guard_attach_all_opens(struct lnx_guard *g, struct lnx_notify *nt)
+{
+	if (!lnx_guard_attach(g, nt) || !lnx_notify_on(nt, SYS_openat, handle_creating, g))
+		return false;
+#ifdef SYS_open
+	if (!lnx_notify_on(nt, SYS_open, handle_creating, g))
+		return false;
+#endif
+	return true;
+}
+
 bool lnx_guard_attach(struct lnx_guard *g, struct lnx_notify *nt)
 {
 	struct lnx_notify_rule r[LNX_NOTIFY_MAX_RULES];

@@ -32,6 +32,9 @@ size_t lnx_guard_rules(struct lnx_notify_rule *out, size_t max);
 struct lnx_guard;
 /* NULL with errno on failure. The plan must outlive the guard. */
 struct lnx_guard *lnx_guard_new(const struct lplan *plan);
+/* The same for a filter that notifies every open (--log-denials): opens
+ * without O_CREAT are answered "continue". */
+bool lnx_guard_attach_all_opens(struct lnx_guard *g, struct lnx_notify *nt);
 bool lnx_guard_attach(struct lnx_guard *g, struct lnx_notify *nt);
 /* One line per refused name (with counts and the rule), to `out`. */
 void lnx_guard_report(const struct lnx_guard *g, FILE *out);

@@ -79,9 +79,10 @@ static const int watched_net[] = { __NR_connect, __NR_bind, __NR_sendmsg };
 #define NW (sizeof watched / sizeof *watched)
 #define NWN (sizeof watched_net / sizeof *watched_net)
 
-int lnx_observe_install(bool net, char *err, size_t errlen)
+size_t lnx_observe_rules(bool net, struct lnx_notify_rule *rules, size_t max)
 {
-	struct lnx_notify_rule rules[NW + NWN + 1];
+	if (max < NW + NWN + 1)
+		return 0;
 	size_t n = 0;
 	for (size_t i = 0; i < NW; i++)
 		rules[n++] = (struct lnx_notify_rule){ watched[i], -1, 0 };
@@ -90,6 +91,13 @@ int lnx_observe_install(bool net, char *err, size_t errlen)
 	/* sendto only with an address (its fifth argument, a pointer) */
 	if (net)
 		rules[n++] = (struct lnx_notify_rule){ __NR_sendto, 4, 0xffffffffu };
+	return n;
+}
+
+int lnx_observe_install(bool net, char *err, size_t errlen)
+{
+	struct lnx_notify_rule rules[NW + NWN + 1];
+	size_t n = lnx_observe_rules(net, rules, NW + NWN + 1);
 	struct sock_filter insns[LNX_NOTIFY_MAX_INSNS];
 	unsigned short len = lnx_notify_filter(rules, n, insns);
 	if (!len) {
@@ -108,6 +116,7 @@ struct lnx_observer {
 	unsigned skip_port;
 	pthread_t thread;
 	bool started;
+	bool borrowed_nt; /* lnx_observer_attach: the loop is someone else's */
 };
 
 /* Reads up to len bytes of the tracee's memory at addr; returns bytes read. */
@@ -462,6 +471,24 @@ struct lnx_observer *lnx_observer_start(int listen_fd, struct mon_sink *sink,
 	return o;
 }
 
+struct lnx_observer *lnx_observer_attach(struct lnx_notify *nt, struct mon_sink *sink,
+					 unsigned skip_port)
+{
+	struct lnx_observer *o = calloc(1, sizeof *o);
+	if (!o)
+		return NULL;
+	o->nt = nt;
+	o->borrowed_nt = true;
+	o->sink = sink;
+	o->skip_port = skip_port;
+	o->stop_fd = -1;
+	if (!lnx_notify_observe(nt, observe, o)) {
+		free(o);
+		return NULL;
+	}
+	return o;
+}
+
 void lnx_observer_stop(struct lnx_observer *o)
 {
 	if (!o)
@@ -475,6 +502,7 @@ void lnx_observer_stop(struct lnx_observer *o)
 	}
 	if (o->stop_fd >= 0)
 		close(o->stop_fd);
-	lnx_notify_free(o->nt);
+	if (!o->borrowed_nt)
+		lnx_notify_free(o->nt);
 	free(o);
 }

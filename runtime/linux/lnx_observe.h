@@ -25,13 +25,25 @@ struct lnx_observer;
  * listener descriptor, or -1 with err. net: also the socket calls
  * (monitor mode); without them, sendmsg can hand the listener over. */
 int lnx_observe_install(bool net, char *err, size_t errlen);
+/* The calls that filter watches, for a supervisor that hosts the observer
+ * beside other handlers in one filter (one listener per process tree).
+ * Returns their count, 0 when max is too small. */
+struct lnx_notify_rule;
+size_t lnx_observe_rules(bool net, struct lnx_notify_rule *rules, size_t max);
 
 /* In cagerun: serves the listener on a thread of its own. skip_port: a
  * loopback TCP port whose connects are not recorded (the proxy's own). The
  * observer owns listen_fd from this call on. */
 struct lnx_observer *lnx_observer_start(int listen_fd, struct mon_sink *sink,
 					unsigned skip_port, char *err, size_t errlen);
-/* Stops the thread and closes the listener. NULL is fine. */
+/* The observer on a notification loop someone else serves (the create
+ * guard's supervisor): it sees every notification there, before its
+ * handler. NULL on allocation failure. */
+struct lnx_notify;
+struct lnx_observer *lnx_observer_attach(struct lnx_notify *nt, struct mon_sink *sink,
+					 unsigned skip_port);
+/* Stops the thread and closes the listener (an attached observer leaves
+ * the loop alone). NULL is fine. */
 void lnx_observer_stop(struct lnx_observer *o);
 
 #endif

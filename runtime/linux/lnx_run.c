@@ -531,12 +531,6 @@ static int launch(struct lrun *r)
 		.observe_sock = -1,
 	};
 	int osp[2] = { -1, -1 };
-	/* One process tree has one seccomp listener: the create guard's
-	 * supervisor holds it when the plan has guards. */
-	if (r->o->log_denials && r->plan.nguards > 0)
-		return fail("--log-denials cannot be combined yet with the create guard this policy "
-			    "needs (%zu guarded name%s); nothing was run",
-			    r->plan.nguards, r->plan.nguards == 1 ? "" : "s");
 	if (r->o->log_denials) {
 		if ((rc = open_log(r)))
 			return rc;
@@ -545,10 +539,16 @@ static int launch(struct lrun *r)
 					     .always = { r->lease.tmp, r->lease.home } };
 		mon_sink_init(&r->sink, r->prof, &mo);
 		r->have_sink = true;
-		if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, osp) != 0)
-			return fail("socketpair: %s", strerror(errno));
-		spec.observe = true;
-		spec.observe_sock = osp[1];
+		if (r->plan.nguards > 0) {
+			/* One process tree has one seccomp listener: the create
+			 * guard's supervisor holds it, so it observes too. */
+			spec.guard_observe = &r->sink;
+		} else {
+			if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, osp) != 0)
+				return fail("socketpair: %s", strerror(errno));
+			spec.observe = true;
+			spec.observe_sock = osp[1];
+		}
 	}
 	/* Built here rather than in the child: its allocations then land on
 	 * the parent's own pages instead of copy-on-write ones, and the child

@@ -41,6 +41,10 @@ struct lnx_spec {
 	bool observe;             /* --log-denials: the command installs the path observer
 	                             (lnx_observe.h) and sends its listener to observe_sock */
 	int observe_sock;
+	/* --log-denials when the plan has guards: the guard's supervisor holds
+	 * the tree's one listener, so it observes too, into this sink (its
+	 * log descriptor is inherited; the supervisor prints the summary). */
+	struct mon_sink *guard_observe;
 };
 
 struct lnx_sandbox {

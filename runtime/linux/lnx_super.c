@@ -41,6 +41,8 @@
 
 #include "lnx_guard.h"
 #include "lnx_notify.h"
+#include "lnx_observe.h"
+#include "mon_sink.h"
 
 static _Noreturn void super_fail(pid_t cmd, const char *what)
 {
@@ -103,7 +105,26 @@ _Noreturn void lnx_super_main(struct lnx_child *c)
 	signal(SIGPIPE, SIG_IGN);
 	int sig_fd = signalfd(-1, &ss, SFD_CLOEXEC | SFD_NONBLOCK);
 	struct lnx_notify_rule rules[LNX_NOTIFY_MAX_RULES];
-	size_t nrules = lnx_guard_rules(rules, LNX_NOTIFY_MAX_RULES);
+	size_t nrules = 0;
+	if (s->guard_observe) {
+		/* The observer's calls first: for a call in both lists its
+		 * unconditional rule must win over the guard's O_CREAT test
+		 * (a rule whose test fails allows the call at once). */
+		struct lnx_notify_rule g[LNX_NOTIFY_MAX_RULES];
+		size_t ng = lnx_guard_rules(g, LNX_NOTIFY_MAX_RULES);
+		nrules = lnx_observe_rules(false, rules, LNX_NOTIFY_MAX_RULES);
+		for (size_t i = 0; nrules && i < ng; i++) {
+			bool have = false;
+			for (size_t k = 0; k < nrules && !have; k++)
+				have = rules[k].nr == g[i].nr;
+			if (!have && nrules < LNX_NOTIFY_MAX_RULES)
+				rules[nrules++] = g[i];
+			else if (!have)
+				nrules = 0; /* too many: refuse below */
+		}
+	} else {
+		nrules = lnx_guard_rules(rules, LNX_NOTIFY_MAX_RULES);
+	}
 	struct sock_filter insns[LNX_NOTIFY_MAX_INSNS];
 	unsigned short len = lnx_notify_filter(rules, nrules, insns);
 	struct lnx_guard *g = lnx_guard_new(s->plan);
@@ -146,12 +167,18 @@ _Noreturn void lnx_super_main(struct lnx_child *c)
 		code = lnx_status_code(st);
 	} else {
 		struct lnx_notify *nt = lnx_notify_new(l);
-		if (!nt || !lnx_guard_attach(g, nt))
+		if (!nt || !(s->guard_observe ? lnx_guard_attach_all_opens(g, nt)
+					      : lnx_guard_attach(g, nt)) ||
+		    (s->guard_observe && !lnx_observer_attach(nt, s->guard_observe, 0)))
 			super_fail(cmd, "cannot set up the notification loop");
 		code = serve(nt, sig_fd, cmd);
 	}
 	if (!s->quiet)
 		lnx_guard_report(g, stderr);
+	if (s->guard_observe && !s->quiet && s->guard_observe->recorded) {
+		fprintf(stderr, "cagerun: paths the policy denied:\n");
+		mon_sink_print(s->guard_observe, stderr, "cagerun:   ");
+	}
 	fflush(stderr);
 	_exit(code);
 }

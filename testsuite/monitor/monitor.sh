@@ -168,6 +168,41 @@ HOME="$T/home" "$CAGEC" suggest "$T/blog" --into "$T/b.cage" -D workspace="$T/ws
 run enforce "$T/b.cage" "$T/blog2" > "$T/b2.out" 2>&1; st=$?
 [ "$st" = 0 ] && grep -q built "$T/b2.out" && ok "the build runs under enforce with the suggestion" || { bad "enforced build: $st"; cat "$T/b2.out"; cat "$T/b.cage"; }
 
+# 4b. --log-denials where the policy needs the create guard: the guard's
+# supervisor holds the one listener and observes too. Control first: the
+# same session without cagerun reads the file and creates .envrc.
+cat > "$T/g.cage" <<P
+cage 1
+import "std/base"
+param workspace : path
+profile guarded {
+    mode enforce
+    allow read write exec workspace
+    protect write "{workspace}/.envrc"
+    env keep PATH HOME
+}
+P
+cat > "$T/ws/session.sh" <<S
+cat $T/data/b/y
+echo x > .envrc
+echo fine > ok.txt && cat ok.txt
+S
+rm -f "$T/ws/.envrc" "$T/ws/ok.txt"
+(cd "$T/ws" && sh session.sh) > "$T/g0.out" 2>&1
+[ -e "$T/ws/.envrc" ] && grep -q '^b$' "$T/g0.out" && ok "control: without cagerun the session reads and creates .envrc" ||
+	bad "control for the guarded --log-denials session"
+rm -f "$T/ws/.envrc" "$T/ws/ok.txt"
+run enforce "$T/g.cage" "$T/glog" --log-denials > "$T/g.out" 2> "$T/g.err"; st=$?
+if [ "$st" = 0 ] && grep -q '^fine$' "$T/g.out" && ! grep -q '^b$' "$T/g.out" && [ ! -e "$T/ws/.envrc" ] &&
+	grep -q "\"path\":\"$T/data/b/y\",\"verdict\":\"denied\"" "$T/glog" &&
+	grep -q "\"access\":\"create\",\"path\":\"$T/ws/.envrc\",\"verdict\":\"denied\"" "$T/glog" &&
+	! grep -q "ok.txt" "$T/glog"; then
+	ok "--log-denials with the create guard: denials recorded, guard holds, allowed work runs"
+else
+	bad "--log-denials with the create guard: status $st"; cat "$T/g.err" "$T/glog"
+fi
+rm -f "$T/ws/ok.txt"
+
 # 5. memory: a long session of would-block reads; the supervisor's RSS
 # after 20000 more accesses is within 1 MiB of what it was after 2000
 cat > "$T/ws/session.sh" <<S
