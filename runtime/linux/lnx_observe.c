@@ -68,6 +68,13 @@ static const int watched[] = {
 #ifdef __NR_mknod
 	__NR_mknod,
 #endif
+#ifdef __NR_chmod
+	__NR_chmod, __NR_chown, __NR_lchown,
+#endif
+#ifdef __NR_fchmodat2
+	__NR_fchmodat2,
+#endif
+	__NR_fchmodat, __NR_fchownat,
 	__NR_openat, __NR_openat2, __NR_execve, __NR_execveat, __NR_mkdirat, __NR_unlinkat,
 	__NR_renameat2, __NR_linkat, __NR_symlinkat, __NR_mknodat, __NR_truncate,
 };
@@ -397,6 +404,18 @@ static void dispatch(struct lnx_observer *o, const struct seccomp_notif *q)
 #endif
 	case __NR_symlinkat: on_path(o, pid, "symlinkat", (int)a[1], a[2], IR_A_CREATE, false); break;
 	case __NR_truncate: on_path(o, pid, "truncate", AT_FDCWD, a[0], IR_A_WRITE, true); break;
+	/* Changing a file's mode or owner is writing it, as the policy
+	 * language (and Seatbelt's file-write-mode) has it. */
+#ifdef __NR_chmod
+	case __NR_chmod: on_path(o, pid, "chmod", AT_FDCWD, a[0], IR_A_WRITE, true); break;
+	case __NR_chown: on_path(o, pid, "chown", AT_FDCWD, a[0], IR_A_WRITE, true); break;
+	case __NR_lchown: on_path(o, pid, "lchown", AT_FDCWD, a[0], IR_A_WRITE, true); break;
+#endif
+#ifdef __NR_fchmodat2
+	case __NR_fchmodat2: on_path(o, pid, "fchmodat2", (int)a[0], a[1], IR_A_WRITE, true); break;
+#endif
+	case __NR_fchmodat: on_path(o, pid, "fchmodat", (int)a[0], a[1], IR_A_WRITE, true); break;
+	case __NR_fchownat: on_path(o, pid, "fchownat", (int)a[0], a[1], IR_A_WRITE, true); break;
 	case __NR_connect: on_addr(o, pid, "connect", a[1], a[2], false); break;
 	case __NR_bind: on_addr(o, pid, "bind", a[1], a[2], true); break;
 	case __NR_sendto: on_addr(o, pid, "sendto", a[4], a[5], false); break;

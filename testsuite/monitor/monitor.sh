@@ -203,6 +203,21 @@ else
 fi
 rm -f "$T/ws/ok.txt"
 
+# 4c. changing a file's mode is writing it: monitor records a chmod the
+# policy would block (the control: chmod works without cagerun)
+cat > "$T/ws/session.sh" <<S
+chmod 600 $T/data/a/x && echo chmod-ok
+S
+(cd "$T/ws" && sh session.sh) > "$T/c0.out" 2>&1
+run monitor "$T/p0.cage" "$T/clog" > "$T/c.out" 2>&1; st=$?
+chmod 644 "$T/data/a/x"
+if grep -q chmod-ok "$T/c0.out" && [ "$st" = 0 ] && grep -q chmod-ok "$T/c.out" &&
+	grep -q "\"syscall\":\"fchmodat[2]*\",\"access\":\"write\",\"path\":\"$T/data/a/x\",\"verdict\":\"would-block\"" "$T/clog"; then
+	ok "monitor records a chmod as a write the policy would block"
+else
+	bad "chmod not recorded: status $st"; cat "$T/c.out" "$T/clog"
+fi
+
 # 5. memory: a long session of would-block reads; the supervisor's RSS
 # after 20000 more accesses is within 1 MiB of what it was after 2000
 cat > "$T/ws/session.sh" <<S
