@@ -23,6 +23,7 @@
 #include "prx_ev.h"
 #include "layers.h"
 #include "run.h"
+#include "runcommon.h"
 #include "yolo.h"
 
 #define EXIT_START 125
@@ -131,42 +132,6 @@ static bool parse_ms(const char *s, unsigned *out)
 	return true;
 }
 
-static int fail(const char *what)
-{
-	fprintf(stderr, "cagerun: %s\n", what);
-	return EXIT_START;
-}
-
-/* Compiles the policy and returns its table bytes (malloc'd). */
-static char *build_table(const char *path, cage_options *o, size_t *len)
-{
-	cage_policy *p = cage_load_file(path, o);
-	if (!p) {
-		fprintf(stderr, "cagerun: out of memory\n");
-		return NULL;
-	}
-	cage_print_diagnostics(p, stderr, cli_want_color("auto", STDERR_FILENO));
-	if (cage_error_count(p) > 0) {
-		fprintf(stderr, "cagerun: %s: policy has errors; not starting\n", path);
-		cage_policy_free(p);
-		return NULL;
-	}
-	run_proxy_only_note(p, stderr);
-	char *buf = NULL;
-	FILE *mem = open_memstream(&buf, len);
-	const char *err = NULL;
-	bool ok = mem && cage_emit(p, "table", mem, &err);
-	if (mem && fclose(mem) != 0)
-		ok = false;
-	if (!ok) {
-		fprintf(stderr, "cagerun: %s: cannot build the proxy table: %s\n", path,
-			err ? err : strerror(errno));
-		free(buf);
-		buf = NULL;
-	}
-	cage_policy_free(p);
-	return buf;
-}
 
 /* Everything main owns, released on every path out. */
 struct run {
@@ -177,6 +142,24 @@ struct run {
 	struct prx_server *srv;
 	int log_fd, sig_fd;
 };
+
+/* --proxy-only: compiles the policy and loads its proxy table into r. */
+static int build_table(struct run *r, const char *path)
+{
+	cage_policy *p = cage_load_file(path, r->opts);
+	if (!p)
+		return run_fail("out of memory");
+	cage_print_diagnostics(p, stderr, cli_want_color("auto", STDERR_FILENO));
+	if (cage_error_count(p) > 0) {
+		fprintf(stderr, "cagerun: %s: policy has errors; not starting\n", path);
+		cage_policy_free(p);
+		return EXIT_START;
+	}
+	run_proxy_only_note(p, stderr);
+	int rc = run_proxy_table(p, path, &r->tbytes, &r->table);
+	cage_policy_free(p);
+	return rc;
+}
 
 static void run_free(struct run *r)
 {
@@ -228,7 +211,7 @@ static int parse_args(int argc, char **argv, struct prx_config *cfg, struct run 
 		case O_LOG: a->logpath = v; break;
 		case O_RESOLVE:
 			if (!prx_resolver_add(r->res, v, err, sizeof err))
-				return fail(err);
+				return run_fail("%s", err);
 			break;
 		case O_QUIET: a->quiet = true; break;
 		case O_VERBOSE: a->verbose = true; break;
@@ -273,26 +256,26 @@ static int parse_args(int argc, char **argv, struct prx_config *cfg, struct run 
 	}
 	if (p.dashdash) {
 		if (p.i >= argc)
-			return fail("-- must be followed by the command to run");
+			return run_fail("-- must be followed by the command to run");
 		a->argv = argv + p.i;
 	}
 	if (a->policy && a->task)
-		return fail("-p runs one policy as written, --task adds a layer to the ones found "
+		return run_fail("-p runs one policy as written, --task adds a layer to the ones found "
 			    "automatically: give one of them");
 	if (a->proxy_only) {
 		if (a->argv)
-			return fail("--proxy-only runs no command; drop it, or the -- COMMAND part");
+			return run_fail("--proxy-only runs no command; drop it, or the -- COMMAND part");
 		if (!a->policy) {
 			usage(stderr, false);
-			return fail("--proxy-only needs -p POLICY");
+			return run_fail("--proxy-only needs -p POLICY");
 		}
 		return -1;
 	}
 	if (a->shell && a->argv)
-		return fail("--shell runs your shell; drop the -- COMMAND part, or --shell");
+		return run_fail("--shell runs your shell; drop the -- COMMAND part, or --shell");
 	if (!a->argv && !a->shell && !a->show) {
 		usage(stderr, false);
-		return fail("nothing to run: give -- COMMAND [ARG]..., or --shell, --show, "
+		return run_fail("nothing to run: give -- COMMAND [ARG]..., or --shell, --show, "
 			    "--proxy-only");
 	}
 	return -2;
@@ -302,34 +285,22 @@ static int serve(struct run *r, struct prx_config *cfg, const char *policy, cons
 		 const char *sock, const char *logpath)
 {
 	char err[512];
-	size_t tlen = 0;
-	r->tbytes = build_table(policy, r->opts, &tlen);
-	if (!r->tbytes)
-		return EXIT_START;
-	struct cpt_error terr;
-	if (!cpt_load_mem(&r->table, r->tbytes, tlen, &terr)) {
-		fprintf(stderr, "cagerun: %s: proxy table rejected: %s\n", policy, terr.msg);
-		return EXIT_START;
-	}
+	int rc = build_table(r, policy);
+	if (rc)
+		return rc;
 	cfg->policy = prx_policy_of_table(&r->table);
 	cfg->overrides = r->res;
 
 	/* A per-run secret: 128 random bits, hex. */
-	unsigned char rnd[16];
 	char secret[33];
-	if (!prx_random(rnd, sizeof rnd))
-		return fail("no random bytes from the kernel");
-	for (int i = 0; i < 16; i++)
-		snprintf(secret + 2 * i, 3, "%02x", rnd[i]);
+	if (!run_proxy_secret(secret))
+		return run_fail("no random bytes from the kernel");
 	cfg->secret = secret;
 
 	if (logpath) {
-		r->log_fd = open(logpath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW,
-				 0600);
-		if (r->log_fd < 0) {
-			snprintf(err, sizeof err, "--log %s: %s", logpath, strerror(errno));
-			return fail(err);
-		}
+		r->log_fd = run_open_log(logpath);
+		if (r->log_fd < 0)
+			return run_fail("--log %s: %s", logpath, strerror(errno));
 		cfg->log_fd = r->log_fd;
 	}
 	/* Tunnels need descriptors: take what the hard limit allows. */
@@ -339,31 +310,31 @@ static int serve(struct run *r, struct prx_config *cfg, const char *policy, cons
 		(void)setrlimit(RLIMIT_NOFILE, &rl);
 	}
 	if (signal(SIGPIPE, SIG_IGN) == SIG_ERR)
-		return fail("cannot ignore SIGPIPE");
+		return run_fail("cannot ignore SIGPIPE");
 	static const int stop_sigs[] = { SIGINT, SIGTERM, SIGHUP };
 	r->sig_fd = prx_sigfd_open(stop_sigs, 3, err, sizeof err);
 	if (r->sig_fd < 0)
-		return fail(err);
+		return run_fail("%s", err);
 
 	r->srv = prx_server_new(cfg, err, sizeof err);
 	if (!r->srv)
-		return fail(err);
+		return run_fail("%s", err);
 	if (!listen && !sock)
 		listen = "127.0.0.1:0";
 	char bound[80] = "";
 	if ((listen && !prx_server_listen_tcp(r->srv, listen, bound, sizeof bound, err,
 					      sizeof err)) ||
 	    (sock && !prx_server_listen_unix(r->srv, sock, err, sizeof err)))
-		return fail(err);
+		return run_fail("%s", err);
 	/* Standard output is the invoker's: the only place the secret goes. */
 	if (listen)
 		printf("proxy http://cage:%s@%s\n", secret, bound);
 	if (sock)
 		printf("proxy unix:%s\n", sock);
 	if (fflush(stdout) != 0)
-		return fail("cannot write to standard output");
+		return run_fail("cannot write to standard output");
 	if (!prx_server_run(r->srv, r->sig_fd, err, sizeof err))
-		return fail(err);
+		return run_fail("%s", err);
 	if (cfg->notice_fd >= 0) /* not --quiet */
 		prx_server_print_denials(r->srv, stderr, "cagerun: ");
 	return 0;
@@ -460,7 +431,7 @@ int main(int argc, char **argv)
 	/* `cagerun trust [FILE]`: a word, not an option, as direnv's allow. */
 	if (argc >= 2 && !strcmp(argv[1], "trust")) {
 		if (argc > 3)
-			return fail("usage: cagerun trust [FILE]");
+			return run_fail("usage: cagerun trust [FILE]");
 		return layers_trust(argc == 3 ? argv[2] : NULL);
 	}
 	struct run r;
@@ -476,7 +447,7 @@ int main(int argc, char **argv)
 	memset(&a, 0, sizeof a);
 	int status;
 	if (!r.opts || !r.res)
-		status = fail("out of memory");
+		status = run_fail("out of memory");
 	else if ((status = parse_args(argc, argv, &cfg, &r, &a)) == -2)
 		status = run_layers(&r, &a);
 	else if (status == -1)

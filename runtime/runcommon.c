@@ -4,14 +4,18 @@
 #include "runcommon.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "cpt.h"
+#include "prx_ev.h"
 #include "path.h"
 #include "sbx_run.h"
 
@@ -69,6 +73,38 @@ int run_load_policy(const struct run_opts *o, cage_policy **polp, const struct i
 					strerror(errno));
 	}
 	return 0;
+}
+
+int run_proxy_table(cage_policy *pol, const char *name, char **bytes, struct cpt_table *t)
+{
+	size_t tlen = 0;
+	FILE *mem = open_memstream(bytes, &tlen);
+	const char *err = NULL;
+	bool ok = mem && cage_emit(pol, "table", mem, &err);
+	if (mem && fclose(mem) != 0)
+		ok = false;
+	if (!ok)
+		return run_fail("%s: cannot build the proxy table: %s", name,
+				err ? err : strerror(errno));
+	struct cpt_error terr;
+	if (!cpt_load_mem(t, *bytes, tlen, &terr))
+		return run_fail("%s: proxy table rejected: %s", name, terr.msg);
+	return 0;
+}
+
+bool run_proxy_secret(char out[33])
+{
+	unsigned char rnd[16];
+	if (!prx_random(rnd, sizeof rnd))
+		return false;
+	for (int i = 0; i < 16; i++)
+		snprintf(out + 2 * i, 3, "%02x", rnd[i]);
+	return true;
+}
+
+int run_open_log(const char *path)
+{
+	return open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
 }
 
 void run_take_terminal(void)

@@ -11,8 +11,7 @@
 #include "policy.h"
 #include "run.h"
 
-/* One line "cagerun: ..." on stderr; returns RUN_SETUP_FAILED. */
-int run_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* run_fail (run.h) says why a step failed. */
 
 /* Compiles o->policy (diagnostics to stderr), picks the mode (--mode or
  * the profile's) and checks that every path param names something that
@@ -20,6 +19,19 @@ int run_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * failure (free it). */
 int run_load_policy(const struct run_opts *o, cage_policy **pol, const struct ir_profile **prof,
 		    enum ir_mode *mode);
+
+/* The policy's proxy rule table: emitted into *bytes (malloc'd, the
+ * caller frees it) and loaded into *t, which points into it. 0, or
+ * RUN_SETUP_FAILED with the cause said (`name` names the policy). */
+struct cpt_table;
+int run_proxy_table(cage_policy *pol, const char *name, char **bytes, struct cpt_table *t);
+
+/* The proxy's per-run secret: 128 random bits as 32 hex digits. */
+bool run_proxy_secret(char out[33]);
+
+/* --log: created 0600, appended, never through a symlink; a descriptor or
+ * -1 with errno set. */
+int run_open_log(const char *path);
 
 /* `mode off`, said explicitly: exec the command with no sandbox, after
  * saying so on stderr. Returns only on failure (126/127). */

@@ -24,7 +24,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -146,20 +145,9 @@ static bool on_signal(void *ctx);
 
 static int build_table(struct lrun *r)
 {
-	size_t tlen = 0;
-	FILE *mem = open_memstream(&r->tbytes, &tlen);
-	const char *eerr = NULL;
-	bool ok = mem && cage_emit(r->pol, "table", mem, &eerr);
-	if (mem && fclose(mem) != 0)
-		ok = false;
-	if (!ok)
-		return fail("%s: cannot build the proxy table: %s", r->o->policy,
-			    eerr ? eerr : strerror(errno));
-	struct cpt_error terr;
-	if (!cpt_load_mem(&r->table, r->tbytes, tlen, &terr))
-		return fail("%s: proxy table rejected: %s", r->o->policy, terr.msg);
-	r->table_loaded = true;
-	return 0;
+	int rc = run_proxy_table(r->pol, r->o->policy, &r->tbytes, &r->table);
+	r->table_loaded = rc == 0;
+	return rc;
 }
 
 /* The server starts its resolver threads: only once the sandbox has been
@@ -170,8 +158,7 @@ static int open_log(struct lrun *r)
 {
 	if (!r->o->log_path || r->log_fd >= 0)
 		return 0;
-	r->log_fd = open(r->o->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW,
-			 0600);
+	r->log_fd = run_open_log(r->o->log_path);
 	if (r->log_fd < 0)
 		return fail("--log %s: %s", r->o->log_path, strerror(errno));
 	return 0;
@@ -386,12 +373,9 @@ static int launch_monitor(struct lrun *r)
 	r->have_sink = true;
 	if ((rc = block_signals(r)))
 		return rc;
-	unsigned char rnd[16];
 	char secret[33], proxy_url[96];
-	if (getrandom(rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd)
-		return fail("getrandom: %s", strerror(errno));
-	for (int i = 0; i < 16; i++)
-		snprintf(secret + 2 * i, 3, "%02x", rnd[i]);
+	if (!run_proxy_secret(secret))
+		return fail("no random bytes for the proxy's secret");
 	uint16_t pport = 0;
 	int lfd = proxy_listener(&pport);
 	if (lfd < 0)

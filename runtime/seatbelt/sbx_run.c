@@ -111,25 +111,13 @@ static bool on_signal(void *ctx);
 static int start_proxy(struct srun *r, char *url, size_t urlen)
 {
 	char err[512];
-	size_t tlen = 0;
-	FILE *mem = open_memstream(&r->tbytes, &tlen);
-	const char *eerr = NULL;
-	bool ok = mem && cage_emit(r->pol, "table", mem, &eerr);
-	if (mem && fclose(mem) != 0)
-		ok = false;
-	if (!ok)
-		return run_fail("%s: cannot build the proxy table: %s", r->o->policy,
-				eerr ? eerr : strerror(errno));
-	struct cpt_error terr;
-	if (!cpt_load_mem(&r->table, r->tbytes, tlen, &terr))
-		return run_fail("%s: proxy table rejected: %s", r->o->policy, terr.msg);
+	int rc = run_proxy_table(r->pol, r->o->policy, &r->tbytes, &r->table);
+	if (rc)
+		return rc;
 	r->table_loaded = true;
-	unsigned char rnd[16];
 	char secret[33];
-	if (!prx_random(rnd, sizeof rnd))
+	if (!run_proxy_secret(secret))
 		return run_fail("no random bytes for the proxy's secret");
-	for (int i = 0; i < 16; i++)
-		snprintf(secret + 2 * i, 3, "%02x", rnd[i]);
 	struct prx_config cfg;
 	memset(&cfg, 0, sizeof cfg);
 	prx_limits_default(&cfg.limits);
@@ -329,8 +317,7 @@ static int launch(struct srun *r)
 		return run_fail("%s; nothing was run", err);
 	/* --log: the proxy's access lines and Seatbelt's records, one file. */
 	if (r->o->log_path &&
-	    (r->log_fd = open(r->o->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW,
-			      0600)) < 0)
+	    (r->log_fd = run_open_log(r->o->log_path)) < 0)
 		return run_fail("--log %s: %s; nothing was run", r->o->log_path, strerror(errno));
 	char url[128] = "";
 	/* The profile says whether it reaches a proxy (enforce and monitor
