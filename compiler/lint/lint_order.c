@@ -12,45 +12,29 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A copy of ids[0..k) the caller frees; NULL when memory runs out. */
+static uint32_t *copy_ids(const uint32_t *ids, size_t k, size_t *n)
+{
+	uint32_t *v = malloc((k + 1) * sizeof *v);
+	*n = v ? k : 0;
+	if (v && k)
+		memcpy(v, ids, k * sizeof *v);
+	return v;
+}
+
 /* Candidates that can share a target with `r`, copied out of c->cand
  * (which later queries reuse). Caller frees. */
 static uint32_t *candidates(struct lint_ctx *c, const struct ir_rule *r, size_t *n)
 {
 	if (r->tkind == IR_T_PATH || r->tkind == IR_T_UNIX) {
 		lint_ix_comparable(c, r->t.path.text, r->t.path.lit_prefix, r->tkind);
-		uint32_t *v = malloc((c->ncand + 1) * sizeof *v);
-		if (!v) {
-			*n = 0;
-			return NULL;
-		}
-		if (c->ncand)
-			memcpy(v, c->cand, c->ncand * sizeof *v);
-		*n = c->ncand;
-		return v;
+		return copy_ids(c->cand, c->ncand, n);
 	}
 	if (r->tkind == IR_T_HOST) {
 		lint_ix_hosts(c, r);
-		uint32_t *v = malloc((c->ncand + 1) * sizeof *v);
-		if (!v) {
-			*n = 0;
-			return NULL;
-		}
-		if (c->ncand)
-			memcpy(v, c->cand, c->ncand * sizeof *v);
-		*n = c->ncand;
-		return v;
+		return copy_ids(c->cand, c->ncand, n);
 	}
-	const uint32_t *src = c->machs;
-	size_t k = c->nmachs;
-	uint32_t *v = malloc((k + 1) * sizeof *v);
-	if (!v || !src) {
-		free(v);
-		*n = 0;
-		return NULL;
-	}
-	memcpy(v, src, k * sizeof *v);
-	*n = k;
-	return v;
+	return copy_ids(c->machs, c->nmachs, n);
 }
 
 /* The part of b that a covers, with an example written for messages. */
