@@ -397,6 +397,19 @@ static bool common_start(const char *a, size_t alen, const char *b, size_t blen,
 	return true;
 }
 
+/* Both globs, or neither (nothing to free) when memory runs out. */
+static bool glob_compile_both(struct glob *ga, const char *a, size_t alen, struct glob *gb,
+			      const char *b, size_t blen)
+{
+	if (!glob_compile(ga, a, alen))
+		return false;
+	if (!glob_compile(gb, b, blen)) {
+		glob_free(ga);
+		return false;
+	}
+	return true;
+}
+
 /* ---- overlap ---- */
 
 /* Overlap among paths other than "/". */
@@ -408,12 +421,8 @@ static enum pat_ans overlap_below_root(const char *a, size_t alen, const char *b
 	if (!common_start(a, alen, b, blen, &kb, &k, &q0) || q0 == N_DEAD)
 		return PAT_NO;
 	struct glob ga, gb;
-	if (!glob_compile(&ga, a, alen))
+	if (!glob_compile_both(&ga, a, alen, &gb, b, blen))
 		return PAT_UNKNOWN;
-	if (!glob_compile(&gb, b, blen)) {
-		glob_free(&ga);
-		return PAT_UNKNOWN;
-	}
 	enum pat_ans ans = PAT_UNKNOWN;
 	uint64_t na = ga.n - k + 1, nb = gb.n - k + 1;
 	uint64_t total = na * nb * N_STATES;
@@ -638,12 +647,8 @@ enum pat_ans pat_glob_contains(const char *a, size_t alen, const char *b, size_t
 		return e == PAT_UNKNOWN ? e : e == PAT_YES ? PAT_NO : PAT_YES;
 	}
 	struct glob ga, gb;
-	if (!glob_compile(&ga, a, alen))
+	if (!glob_compile_both(&ga, a, alen, &gb, b, blen))
 		return PAT_UNKNOWN;
-	if (!glob_compile(&gb, b, blen)) {
-		glob_free(&ga);
-		return PAT_UNKNOWN;
-	}
 	enum pat_ans ans = PAT_UNKNOWN;
 	struct cstates cs = { 0 };
 	cs.words = (ga.n - k + 1 + 63) / 64;
