@@ -324,7 +324,11 @@ static void plan_existing(struct arena *a, struct lplan *plan, const struct ir_p
 		return;
 	uint64_t at_parent = par->ll & ~par->block;
 	uint64_t rm = n->is_dir ? LP_REMOVE_DIR : LP_REMOVE_FILE;
-	if ((at_parent & rm) && !(self & IR_A_DELETE) && !n->mount) {
+	/* Pinned where it may not be removed, or may not be made anew (a
+	 * name removed could be created again: Landlock cannot refuse it). */
+	uint64_t mk = n->is_dir ? LP_MAKE_DIR : LP_MAKE_REG;
+	if ((at_parent & rm) && (!(self & IR_A_DELETE) ||
+				 ((at_parent & mk) && !(self & IR_A_CREATE))) && !n->mount) {
 		n->mount |= LPM_PIN;
 		n->rule = sdenier;
 	}
