@@ -199,20 +199,48 @@ fi
 # cagerun -> init -> supervisor -> command: the control lets the command
 # finish (status 0); then the supervisor is killed while the command runs,
 # and the run must stop with 125 and say why.
+#
+# The supervisor is found by its place in that chain, read from
+# /proc/PID/status (Name, Pid, PPid; readable for every process of the
+# user): a child of this cagerun named cagerun (init), its child named
+# cagerun (the supervisor), whose child is the command's sh. All three must
+# be seen, in a bounded wait, before anything is killed; a supervisor that
+# cannot be identified or signalled fails the case instead of letting the
+# command finish.
+proc_table() {
+	cat /proc/[0-9]*/status 2>/dev/null |
+		awk '/^Name:/ { n = $2 } /^Pid:/ { p = $2 } /^PPid:/ { print p, $2, n }'
+}
+child_named() { # table parent name
+	printf '%s\n' "$1" | awk -v par="$2" -v nm="$3" '$2 == par && $3 == nm { print $1; exit }'
+}
+SUP_WHY=
 sup_case() {
 	fresh
 	(cd "$WS" && exec env -i $ENVV "$CAGERUN" -p "$POLICY" -D workspace="$WS" --quiet \
 		-- sh -c "echo guard-started; sleep $1; echo survived > after") >"$OUT" 2>&1 &
 	run=$!
-	i=0
-	while ! grep -q '^guard-started$' "$OUT" 2>/dev/null && [ $i -lt 200 ]; do
-		sleep 0.05
-		i=$((i + 1))
-	done
+	SUP_WHY=
 	if [ "$2" = kill ]; then
-		init=$(pgrep -P $run | head -n 1)
-		sup=$(pgrep -P "${init:-0}" | head -n 1)
-		[ -n "$sup" ] && kill -KILL "$sup"
+		sup= i=0
+		while [ $i -lt 200 ]; do
+			if grep -q '^guard-started$' "$OUT" 2>/dev/null; then
+				t=$(proc_table)
+				init=$(child_named "$t" $run cagerun)
+				s=$(child_named "$t" "${init:-none}" cagerun)
+				if [ -n "$s" ] && [ -n "$(child_named "$t" "$s" sh)" ]; then
+					sup=$s
+					break
+				fi
+			fi
+			sleep 0.05
+			i=$((i + 1))
+		done
+		if [ -z "$sup" ]; then
+			SUP_WHY="the supervisor (cagerun -> init -> supervisor -> sh) was not found"
+		elif ! kill -KILL "$sup"; then
+			SUP_WHY="cannot signal the supervisor $sup"
+		fi
 	fi
 	wait $run
 	RC=$?
@@ -222,7 +250,9 @@ if [ $RC -ne 0 ] || [ ! -e "$WS/after" ]; then
 	fail supervisor-killed "control: the command did not finish under cagerun (status $RC)"
 else
 	sup_case 20 kill
-	if [ $RC -ne 125 ]; then
+	if [ -n "$SUP_WHY" ]; then
+		fail supervisor-killed "$SUP_WHY (status $RC)"
+	elif [ $RC -ne 125 ]; then
 		fail supervisor-killed "status $RC, expected 125"
 	elif [ -e "$WS/after" ]; then
 		fail supervisor-killed "the command went on after its supervisor died"
