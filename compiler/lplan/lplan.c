@@ -590,6 +590,7 @@ static bool build(struct arena *a, const struct ir_profile *p, struct lplan *pla
 	}
 	pin_ancestors(a, plan);
 	link_parents(a, plan);
+	lplan_index_nodes(a, plan);
 	for (size_t i = 0; i < plan->nnodes; i++) {
 		plan->ngrants += plan->nodes[i].grant != 0;
 		plan->nmounts += plan->nodes[i].mount != 0;

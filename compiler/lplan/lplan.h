@@ -121,6 +121,11 @@ struct lplan {
 	struct ir_profile rprof;
 	size_t ngrants, nmounts;
 	bool is_static; /* built by lplan_build_static */
+	/* The nodes by path, for lookups that must not depend on their order
+	 * or parent links (lplan_query: what the kernel does): open
+	 * addressing, slot = node index + 1, 0 empty; nslots a power of 2. */
+	size_t *node_slots;
+	size_t nslots;
 	/* Internal to a build: every prefix the build resolved, so that the
 	 * steps after the rules' own resolution look at no path twice. */
 	struct lplan_rcache *rcache;

@@ -39,24 +39,27 @@ struct ck_set {
 	size_t nslots;
 };
 
-static size_t ck_hash(const char *s)
+static size_t ck_hash(const char *s, size_t n)
 {
 	size_t h = 14695981039346656037u; /* FNV-1a */
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211u;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211u;
 	return h;
 }
 
-static size_t *ck_slot(const struct ck_set *s, const char *path)
+static size_t *ck_slot(const struct ck_set *s, const char *path, size_t n)
 {
-	size_t i = ck_hash(path) & (s->nslots - 1);
-	while (s->slots[i] && strcmp(s->v[s->slots[i] - 1].path, path))
-		i = (i + 1) & (s->nslots - 1);
+	size_t i = ck_hash(path, n) & (s->nslots - 1);
+	for (size_t k; (k = s->slots[i]); i = (i + 1) & (s->nslots - 1)) {
+		const char *q = s->v[k - 1].path;
+		if (!strncmp(q, path, n) && !q[n])
+			break;
+	}
 	return &s->slots[i];
 }
 
-/* False when the path was there already. */
-static bool ck_add1(struct ck_set *s, const char *path, bool probe)
+/* path[0..n) into the set (copied when new); false when it was there. */
+static bool ck_add1(struct ck_set *s, const char *path, size_t n, bool probe)
 {
 	if ((s->n + 1) * 2 > s->nslots) {
 		size_t ns = s->nslots ? s->nslots * 2 : 512;
@@ -64,9 +67,9 @@ static bool ck_add1(struct ck_set *s, const char *path, bool probe)
 		memset(s->slots, 0, ns * sizeof *s->slots);
 		s->nslots = ns;
 		for (size_t i = 0; i < s->n; i++)
-			*ck_slot(s, s->v[i].path) = i + 1;
+			*ck_slot(s, s->v[i].path, strlen(s->v[i].path)) = i + 1;
 	}
-	size_t *slot = ck_slot(s, path);
+	size_t *slot = ck_slot(s, path, n);
 	if (*slot)
 		return false;
 	if (s->n == s->cap) {
@@ -77,7 +80,7 @@ static bool ck_add1(struct ck_set *s, const char *path, bool probe)
 		s->v = nv;
 		s->cap = cap;
 	}
-	s->v[s->n].path = path;
+	s->v[s->n].path = path[n] ? arena_strndup(s->a, path, n) : path;
 	s->v[s->n].probe = probe;
 	*slot = ++s->n;
 	return true;
@@ -87,14 +90,15 @@ static bool ck_add1(struct ck_set *s, const char *path, bool probe)
  * The walk up stops at a directory already there: what is above it is. */
 static void ck_add(struct ck_set *s, const char *path, bool below)
 {
-	if (below)
-		ck_add1(s, arena_printf(s->a, "%s/\x01", strcmp(path, "/") ? path : ""), true);
-	if (!ck_add1(s, path, false))
-		return;
-	for (const char *d = path; strcmp(d, "/");) {
-		d = lplan_parent_dir(s->a, d);
-		if (!ck_add1(s, d, false))
-			return;
+	size_t n = strlen(path);
+	if (below) {
+		char *pr = arena_printf(s->a, "%s/\x01", n > 1 ? path : "");
+		ck_add1(s, pr, strlen(pr), true);
+	}
+	while (ck_add1(s, path, n, false) && n > 1) {
+		while (n > 0 && path[n - 1] != '/')
+			n--;
+		n = n > 1 ? n - 1 : 1; /* the parent, or "/" */
 	}
 }
 
@@ -115,17 +119,13 @@ static void ck_add_pattern(struct ck_set *s, const struct ir_path *pp)
 	ck_add(s, ck_anchor(s->a, pp), pp->kind != IR_PAT_EXACT);
 }
 
-static void ck_add_profile(struct ck_set *s, const struct ir_profile *p)
-{
-	for (size_t i = 0; i < p->nrules; i++)
-		if (p->rules[i].tkind == IR_T_PATH && (p->rules[i].access & IR_A_FILE))
-			ck_add_pattern(s, &p->rules[i].t.path);
-}
 
 static int ck_cmp(const void *x, const void *y)
 {
+	/* Any order with a directory before what is below it serves the
+	 * level stack; bytes are the cheapest. */
 	const struct ck_path *a = x, *b = y;
-	return lplan_path_cmp(a->path, b->path);
+	return strcmp(a->path, b->path);
 }
 
 /* The rules that can match a name in a directory: those whose anchor is
@@ -140,12 +140,14 @@ struct ck_cand {
 struct ck_level {
 	const char *dir;
 	struct ck_cand r, g; /* candidates in plan->rprof and plan->gprof */
+	bool have_g;	     /* g is filtered only for a level that needs it */
 };
 
 /* Each rule's anchor, computed once per check. */
 struct ck_rules {
 	const struct ir_profile *p;
 	const char **anchor;
+	size_t *alen;
 	struct ck_cand all;
 };
 
@@ -153,14 +155,30 @@ static void ck_rules_init(struct arena *a, const struct ir_profile *p, struct ck
 {
 	cr->p = p;
 	cr->anchor = arena_alloc(a, (p->nrules + 1) * sizeof *cr->anchor);
+	cr->alen = arena_alloc(a, (p->nrules + 1) * sizeof *cr->alen);
 	cr->all.v = arena_alloc(a, (p->nrules + 1) * sizeof *cr->all.v);
 	cr->all.n = 0;
 	for (size_t i = 0; i < p->nrules; i++) {
 		const struct ir_rule *r = &p->rules[i];
 		cr->anchor[i] = r->tkind == IR_T_PATH ? ck_anchor(a, &r->t.path) : NULL;
-		if (cr->anchor[i])
+		if (cr->anchor[i]) {
+			cr->alen[i] = strlen(cr->anchor[i]);
 			cr->all.v[cr->all.n++] = (uint32_t)i;
+		}
 	}
+}
+
+/* Whether one of x[0..xn) and y[0..yn) is the other or a directory
+ * above it. */
+static bool ck_in_line(const char *x, size_t xn, const char *y, size_t yn)
+{
+	if (xn == 1 || yn == 1)
+		return true; /* "/" is above everything */
+	/* The longer one must have a '/' where the shorter ends: a cheap
+	 * test that turns most candidates away before the memcmp. */
+	if (xn < yn ? y[xn] != '/' : xn > yn && x[yn] != '/')
+		return false;
+	return !memcmp(x, y, xn < yn ? xn : yn);
 }
 
 static void ck_filter(struct arena *a, const struct ck_rules *cr, const struct ck_cand *from,
@@ -168,10 +186,22 @@ static void ck_filter(struct arena *a, const struct ck_rules *cr, const struct c
 {
 	to->v = arena_alloc(a, (from->n + 1) * sizeof *to->v);
 	to->n = 0;
+	size_t dn = strlen(dir);
 	for (size_t k = 0; k < from->n; k++) {
-		const char *an = cr->anchor[from->v[k]];
-		if (lplan_at_or_above(an, dir) || lplan_at_or_above(dir, an))
-			to->v[to->n++] = from->v[k];
+		uint32_t i = from->v[k];
+		if (ck_in_line(cr->anchor[i], cr->alen[i], dir, dn))
+			to->v[to->n++] = i;
+	}
+}
+
+/* Every path rule's anchor, with a name below it unless the rule names
+ * one path. */
+static void ck_add_rules(struct ck_set *s, const struct ck_rules *cr)
+{
+	for (size_t k = 0; k < cr->all.n; k++) {
+		const struct ir_rule *r = &cr->p->rules[cr->all.v[k]];
+		if (r->access & IR_A_FILE)
+			ck_add(s, cr->anchor[cr->all.v[k]], r->t.path.kind != IR_PAT_EXACT);
 	}
 }
 
@@ -194,15 +224,29 @@ static struct ck_level *ck_push(struct arena *a, struct ck_levels *L, const char
 	struct ck_level *lv = &L->v[L->n];
 	lv->dir = dir;
 	ck_filter(a, &L->rr, L->n ? &L->v[L->n - 1].r : &L->rr.all, dir, &lv->r);
-	ck_filter(a, &L->gr, L->n ? &L->v[L->n - 1].g : &L->gr.all, dir, &lv->g);
+	lv->have_g = false;
 	L->n++;
 	return lv;
+}
+
+/* The top level's candidates in plan->gprof, filtered down the chain
+ * from the deepest level that has them. */
+static const struct ck_cand *ck_top_g(struct arena *a, struct ck_levels *L)
+{
+	size_t i = L->n;
+	while (i > 0 && !L->v[i - 1].have_g)
+		i--;
+	for (; i < L->n; i++) {
+		ck_filter(a, &L->gr, i ? &L->v[i - 1].g : &L->gr.all, L->v[i].dir, &L->v[i].g);
+		L->v[i].have_g = true;
+	}
+	return &L->v[L->n - 1].g;
 }
 
 /* The level for `dir`. The stack is the chain of directories from the
  * root down to the last one asked about; in sorted order each directory
  * is filtered once, from its parent's few candidates. */
-static const struct ck_level *ck_level_for(struct arena *a, struct ck_levels *L, const char *dir)
+static void ck_level_for(struct arena *a, struct ck_levels *L, const char *dir)
 {
 	while (L->n && !lplan_at_or_above(L->v[L->n - 1].dir, dir))
 		L->n--;
@@ -218,10 +262,7 @@ static const struct ck_level *ck_level_for(struct arena *a, struct ck_levels *L,
 		k = e;
 	}
 	assert(!strcmp(L->v[L->n - 1].dir, dir));
-	return &L->v[L->n - 1];
 }
-
-static const uint32_t ck_bits[] = { IR_A_READ, IR_A_WRITE, IR_A_CREATE, IR_A_DELETE, IR_A_EXEC };
 
 struct ck_out {
 	struct arena *a;
@@ -261,14 +302,20 @@ static uint32_t ck_meaningful(bool exists, bool is_dir, bool is_link)
 	return IR_A_READ | IR_A_WRITE | IR_A_CREATE | IR_A_DELETE | IR_A_EXEC;
 }
 
-static void ck_one(struct arena *a, const struct lplan *plan, const struct ck_level *lv,
-		   const char *path, bool exists, bool is_dir, bool is_link, bool future,
-		   struct ck_out *o, struct lplan_check_stats *st)
+/* What the policy denies at a path, and the rule for each access. */
+struct ck_policy {
+	uint32_t denied;
+	const struct ir_rule *rule[6];
+};
+
+static void ck_policy_at(struct arena *a, const struct lplan *plan, struct ck_levels *L,
+			 const char *path, bool future, struct ck_policy *cp,
+			 struct lplan_check_stats *st)
 {
-	uint32_t all = 0;
-	for (size_t i = 0; i < sizeof ck_bits / sizeof *ck_bits; i++)
-		all |= ck_bits[i];
+	const uint32_t all = IR_A_READ | IR_A_WRITE | IR_A_CREATE | IR_A_DELETE | IR_A_EXEC;
 	struct ir_verdict rv[6], gv[6];
+	memset(cp, 0, sizeof *cp);
+	const struct ck_level *lv = &L->v[L->n - 1];
 	ir_eval_path_among(&plan->rprof, lv->r.v, lv->r.n, all, path, rv);
 	st->evals++;
 	/* Names made later are matched by the patterns, not by what the
@@ -276,33 +323,45 @@ static void ck_one(struct arena *a, const struct lplan *plan, const struct ck_le
 	 * denials count here; an allow glob matched through a symlink names
 	 * its target in the expanded rules. */
 	if (future) {
-		ir_eval_path_among(&plan->gprof, lv->g.v, lv->g.n, all, path, gv);
+		const struct ck_cand *g = ck_top_g(a, L);
+		ir_eval_path_among(&plan->gprof, g->v, g->n, all, path, gv);
 		st->evals++;
 	}
-	uint32_t ask = ck_meaningful(exists, is_dir, is_link);
-	for (size_t i = 0; i < sizeof ck_bits / sizeof *ck_bits; i++) {
-		uint32_t b = ck_bits[i];
-		if (!(ask & b))
-			continue;
-		const struct ir_verdict *v = &rv[__builtin_ctz(b)];
-		const struct ir_rule *denier = v->allowed ? NULL : v->rule;
-		bool denied = !v->allowed;
-		if (!denied && future) {
-			const struct ir_verdict *g = &gv[__builtin_ctz(b)];
-			if (!g->allowed && g->rule && g->rule->effect != IR_ALLOW) {
-				denied = true;
-				denier = g->rule;
-			}
+	for (uint32_t m = all; m; m &= m - 1) {
+		unsigned k = (unsigned)__builtin_ctz(m);
+		if (!rv[k].allowed) {
+			cp->denied |= 1u << k;
+			cp->rule[k] = rv[k].rule;
+		} else if (future && !gv[k].allowed && gv[k].rule && gv[k].rule->effect != IR_ALLOW) {
+			cp->denied |= 1u << k;
+			cp->rule[k] = gv[k].rule;
 		}
-		struct lplan_answer ans;
-		lplan_answer_at(a, plan, b, path, exists, is_dir, &ans);
-		st->queries++;
-		if (denied && ans.allowed)
-			ck_found(o, path, b, denier);
-		/* A name the sandbox lets the command create is then there:
-		 * what may be done to it must hold too. */
-		if (!exists && b == IR_A_CREATE && ans.allowed)
-			ask |= ck_meaningful(true, false, false);
+	}
+}
+
+/* The sandbox's answers for what the policy denies at the path. */
+static void ck_sandbox(struct arena *a, const struct lplan *plan, const char *path, bool exists,
+		       bool is_dir, bool is_link, const struct ck_policy *cp, struct ck_out *o,
+		       struct lplan_check_stats *st)
+{
+	/* A name that is not there may be created, and is then there: what
+	 * may be done to it must hold too. */
+	uint32_t ask = ck_meaningful(exists, is_dir, is_link);
+	uint32_t then = exists ? 0 : ck_meaningful(true, false, false);
+	uint32_t want = (ask | then) & cp->denied;
+	if (then & cp->denied)
+		want |= IR_A_CREATE;
+	if (!want)
+		return;
+	struct lplan_answer ans[6];
+	lplan_answer_bits(a, plan, want, path, exists, is_dir, ans);
+	st->queries++;
+	if (then && ans[__builtin_ctz(IR_A_CREATE)].allowed)
+		ask |= then;
+	for (uint32_t m = ask & cp->denied; m; m &= m - 1) {
+		unsigned k = (unsigned)__builtin_ctz(m);
+		if (ans[k].allowed)
+			ck_found(o, path, 1u << k, cp->rule[k]);
 	}
 }
 
@@ -311,6 +370,13 @@ static void ck_one(struct arena *a, const struct lplan *plan, const struct ck_le
  * to be only by creating it and what is above it. */
 static bool ck_dir_there(const struct lplan *plan, const char *dir)
 {
+	const struct lplan_node *nd = lplan_node_at(plan, dir, strlen(dir));
+	if (nd && nd->exists)
+		return nd->is_dir; /* created ones too */
+	bool exists;
+	unsigned mode;
+	if (plan->rcache && lplan_rcache_known(plan->rcache, dir, &exists, &mode))
+		return exists && S_ISDIR(mode);
 	struct stat sb;
 	if (lstat(dir, &sb) == 0)
 		return S_ISDIR(sb.st_mode);
@@ -328,40 +394,64 @@ void lplan_check(struct arena *a, const struct lplan *plan, struct lplan_widenin
 		st = &dummy;
 	memset(st, 0, sizeof *st);
 	struct ck_set s = { a, NULL, 0, 0, NULL, 0 };
-	ck_add_profile(&s, &plan->gprof);
-	ck_add_profile(&s, &plan->rprof);
+	struct ck_levels L = { 0 };
+	ck_rules_init(a, &plan->rprof, &L.rr);
+	ck_rules_init(a, &plan->gprof, &L.gr);
+	ck_add_rules(&s, &L.gr);
+	ck_add_rules(&s, &L.rr);
 	for (size_t i = 0; i < plan->nnodes; i++)
 		ck_add(&s, plan->nodes[i].path, plan->nodes[i].is_dir);
 	for (size_t i = 0; i < plan->nguards; i++)
 		ck_add_pattern(&s, &plan->guards[i].pat);
 	for (size_t i = 0; i < plan->nmkdirs; i++)
 		ck_add(&s, plan->mkdirs[i], true);
-	/* In path order, so that findings come out in the order --emit
-	 * linux lists the plan. */
 	if (s.n)
 		qsort(s.v, s.n, sizeof *s.v, ck_cmp);
 	struct ck_out o = { a, NULL, 0 };
-	struct ck_levels L = { 0 };
-	ck_rules_init(a, &plan->rprof, &L.rr);
-	ck_rules_init(a, &plan->gprof, &L.gr);
 	/* guard[] is indexed by a rule's index, which is its position. */
 	for (size_t i = 0; i < plan->rprof.nrules; i++)
 		assert(plan->rprof.rules[i].index == i);
 	for (size_t i = 0; i < s.n; i++) {
 		st->paths++;
 		const char *p = s.v[i].path;
-		const struct ck_level *lv = ck_level_for(a, &L, lplan_parent_dir(a, p));
-		if (s.v[i].probe && ck_dir_there(plan, lplan_parent_dir(a, p))) {
-			/* Any other name here: one that exists, file or
-			 * directory, and one made later. */
-			ck_one(a, plan, lv, p, true, false, false, true, &o, st);
-			ck_one(a, plan, lv, p, true, true, false, true, &o, st);
+		/* The path's own level: every rule that can match it is in line
+		 * with it, and what is below it (next, in this order) uses it.
+		 * Filtering first is cheaper than matching every candidate. */
+		ck_level_for(a, &L, p);
+		if (s.v[i].probe) {
+			struct ck_policy cp;
+			ck_policy_at(a, plan, &L, p, true, &cp, st);
+			if (ck_dir_there(plan, lplan_parent_dir(a, p))) {
+				/* Any other name here: one that exists, file or
+				 * directory, and one made later. */
+				ck_sandbox(a, plan, p, true, false, false, &cp, &o, st);
+				ck_sandbox(a, plan, p, true, true, false, &cp, &o, st);
+			} else {
+				/* Nothing is there: it can only be made. */
+				ck_sandbox(a, plan, p, false, false, false, &cp, &o, st);
+			}
 			continue;
 		}
-		struct stat sb;
-		bool exists = lstat(p, &sb) == 0;
-		ck_one(a, plan, lv, p, exists, exists && S_ISDIR(sb.st_mode),
-		       exists && S_ISLNK(sb.st_mode), !exists, &o, st);
+		/* A node that exists says what it is (nodes are resolved: none
+		 * is a symlink); anything else is looked at. */
+		const struct lplan_node *nd = lplan_node_at(plan, p, strlen(p));
+		if (nd && nd->exists) {
+			struct ck_policy cp;
+			ck_policy_at(a, plan, &L, p, false, &cp, st);
+			ck_sandbox(a, plan, p, true, nd->is_dir, false, &cp, &o, st);
+			continue;
+		}
+		bool exists;
+		unsigned mode;
+		if (!plan->rcache || !lplan_rcache_known(plan->rcache, p, &exists, &mode)) {
+			struct stat sb;
+			exists = lstat(p, &sb) == 0;
+			mode = exists ? sb.st_mode : 0;
+		}
+		struct ck_policy cp;
+		ck_policy_at(a, plan, &L, p, !exists, &cp, st);
+		ck_sandbox(a, plan, p, exists, exists && S_ISDIR(mode), exists && S_ISLNK(mode), &cp,
+			   &o, st);
 	}
 	*out = o.v;
 	*nout = o.n;

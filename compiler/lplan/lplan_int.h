@@ -25,6 +25,9 @@ struct lplan_rcache;
 struct lplan_rcache *lplan_rcache_new(struct arena *a);
 const char *lplan_resolve_cached(struct lplan_rcache *c, const char *path);
 const char *lplan_resolve_path(struct arena *a, const char *path);
+/* What the build's lstat found at `path` when it resolved to itself: true
+ * with *exists and *mode (st_mode), false when the cache cannot say. */
+bool lplan_rcache_known(struct lplan_rcache *c, const char *path, bool *exists, unsigned *mode);
 void lplan_rules_add(struct arena *a, struct lplan_rules *v, const struct ir_rule *orig,
 		     const char *path, bool subtree);
 bool lplan_resolve_rules(struct arena *a, const struct ir_profile *p, struct lplan_rules *out,
@@ -35,12 +38,23 @@ char *lplan_parent_dir(struct arena *a, const char *path);
 /* True when `anc` is `path` or a directory above it. */
 bool lplan_at_or_above(const char *anc, const char *path);
 
+/* Indexes plan->nodes by path (plan->node_slots), after the last change
+ * to the set of nodes. */
+void lplan_index_nodes(struct arena *a, struct lplan *plan);
+/* The node at exactly path[0..len), or NULL. */
+const struct lplan_node *lplan_node_at(const struct lplan *plan, const char *path, size_t len);
+
 /* The path `access` acts on, resolved as the kernel resolves it (the last
  * component not followed for create and delete). */
 const char *lplan_query_path(struct arena *a, uint32_t access, const char *path);
 /* lplan_query for a path already resolved that exists (is_dir) or not. */
 bool lplan_answer_at(struct arena *a, const struct lplan *plan, uint32_t access, const char *rp,
 		     bool exists, bool is_dir, struct lplan_answer *ans);
+
+/* lplan_answer_at for every access in `bits` (IR_A_FILE bits) at once:
+ * out[k] answers the access 1u << k. */
+void lplan_answer_bits(struct arena *a, const struct lplan *plan, uint32_t bits, const char *rp,
+		       bool exists, bool is_dir, struct lplan_answer out[6]);
 
 /* The guard profile (plan->gprof) and the guards of glob rules. */
 void lplan_guard_prepare(struct arena *a, const struct ir_profile *p, struct lplan *plan);

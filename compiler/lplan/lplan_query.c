@@ -13,66 +13,82 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* The node at exactly `path`, found by halving: the nodes are sorted by
- * components (lplan_path_cmp), without repeats. */
-static const struct lplan_node *node_at(const struct lplan *plan, const char *path)
+static size_t node_hash(const char *s, size_t n)
 {
-	size_t lo = 0, hi = plan->nnodes;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int c = lplan_path_cmp(plan->nodes[mid].path, path);
-		if (!c)
-			return &plan->nodes[mid];
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
+	size_t h = 14695981039346656037u; /* FNV-1a */
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211u;
+	return h;
+}
+
+void lplan_index_nodes(struct arena *a, struct lplan *plan)
+{
+	size_t ns = 16;
+	while (ns < plan->nnodes * 2 + 2)
+		ns *= 2;
+	plan->node_slots = arena_alloc(a, ns * sizeof *plan->node_slots);
+	memset(plan->node_slots, 0, ns * sizeof *plan->node_slots);
+	plan->nslots = ns;
+	for (size_t i = 0; i < plan->nnodes; i++) {
+		const char *p = plan->nodes[i].path;
+		size_t k = node_hash(p, strlen(p)) & (ns - 1);
+		while (plan->node_slots[k])
+			k = (k + 1) & (ns - 1);
+		plan->node_slots[k] = i + 1;
+	}
+}
+
+const struct lplan_node *lplan_node_at(const struct lplan *plan, const char *path, size_t len)
+{
+	if (!plan->nslots)
+		return NULL;
+	size_t k = node_hash(path, len) & (plan->nslots - 1);
+	for (size_t s; (s = plan->node_slots[k]); k = (k + 1) & (plan->nslots - 1)) {
+		const struct lplan_node *n = &plan->nodes[s - 1];
+		if (!strncmp(n->path, path, len) && n->path[len] == '\0')
+			return n;
 	}
 	return NULL;
 }
 
-/* Landlock rights at `path`, and what mounts take away there: the grants
+static const struct lplan_node *node_at(const struct lplan *plan, const char *path)
+{
+	return lplan_node_at(plan, path, strlen(path));
+}
+
+/* Landlock rights at a path, and what mounts take away there: the grants
  * of the nodes at or above it, and the deepest of their mounts. */
-static void take_node(const struct lplan_node *n, bool at, uint64_t *ll,
-		      const struct lplan_node **mount_node)
+struct rights {
+	uint64_t ll, block;
+	const struct lplan_node *m;
+};
+
+static void take_node(const struct lplan_node *n, bool at, struct rights *r)
 {
 	if (!n || !n->exists)
 		return;
 	/* A grant on a file covers that file only; on a directory,
 	 * everything beneath it. */
 	if (n->is_dir || at)
-		*ll |= n->grant;
+		r->ll |= n->grant;
 	if (n->mount & (LPM_HIDE | LPM_RDONLY | LPM_NOEXEC | LPM_FRESH))
-		*mount_node = n; /* prefixes come shortest first: the deepest wins */
+		r->m = n; /* prefixes come shortest first: the deepest wins */
 }
 
-static void rights_at(struct arena *a, const struct lplan *plan, const char *path, uint64_t *ll,
-		      uint64_t *block, const struct lplan_node **mount_node)
+static void rights_at(const struct lplan *plan, const char *path, struct rights *r)
 {
-	*ll = 0;
-	*block = 0;
-	*mount_node = NULL;
+	memset(r, 0, sizeof *r);
 	size_t len = strlen(path);
-	take_node(node_at(plan, "/"), len == 1, ll, mount_node);
-	if (len > 1) {
-		/* Every prefix that ends at a component boundary. */
-		char *pre = arena_strdup(a, path);
-		for (size_t k = 2; k <= len; k++) {
-			if (k < len && path[k] != '/')
-				continue;
-			pre[k] = '\0';
-			take_node(node_at(plan, pre), k == len, ll, mount_node);
-			pre[k] = path[k];
-		}
-	}
-	const struct lplan_node *m = *mount_node;
-	if (m) {
-		if (m->mount & LPM_HIDE)
-			*block = LP_ALL;
-		else
-			*block = (m->mount & LPM_RDONLY ? LP_WRITEISH : 0) |
-				 (m->mount & LPM_NOEXEC ? LP_EXECUTE : 0);
-	}
+	take_node(lplan_node_at(plan, "/", 1), len == 1, r);
+	/* Every longer prefix that ends at a component boundary, shortest
+	 * first. */
+	for (size_t k = 2; len > 1 && k <= len; k++)
+		if (k == len || path[k] == '/')
+			take_node(lplan_node_at(plan, path, k), k == len, r);
+	if (r->m)
+		r->block = r->m->mount & LPM_HIDE ? LP_ALL
+			   : (r->m->mount & LPM_RDONLY ? LP_WRITEISH : 0) |
+				     (r->m->mount & LPM_NOEXEC ? LP_EXECUTE : 0);
 }
 
 static bool is_mount_point(const struct lplan *plan, const char *path)
@@ -94,14 +110,16 @@ const char *lplan_query_path(struct arena *a, uint32_t access, const char *path)
 	return arena_printf(a, "%s/%s", strcmp(dir, "/") ? dir : "", base);
 }
 
-bool lplan_answer_at(struct arena *a, const struct lplan *plan, uint32_t access, const char *rp,
-		     bool exists, bool is_dir, struct lplan_answer *ans)
+/* One access, from the rights at the path and (for create and delete) at
+ * its directory. */
+static void answer(struct arena *a, const struct lplan *plan, uint32_t access, const char *rp,
+		   bool exists, bool is_dir, const struct rights *here, const struct rights *dir,
+		   struct lplan_answer *ans)
 {
 	memset(ans, 0, sizeof *ans);
 	ans->resolved = rp;
-	uint64_t ll, block;
-	const struct lplan_node *m;
-	rights_at(a, plan, rp, &ll, &block, &m);
+	const struct lplan_node *m = here->m;
+	uint64_t ll = here->ll, block = here->block;
 	bool hidden_above = m && (m->mount & LPM_HIDE) && strcmp(m->path, rp) != 0;
 	switch (access) {
 	case IR_A_READ_META:
@@ -110,7 +128,7 @@ bool lplan_answer_at(struct arena *a, const struct lplan *plan, uint32_t access,
 		ans->why = hidden_above ? "hidden by an empty mount over a read-denied directory"
 					: "Linux (Landlock) cannot deny reading metadata outside "
 					  "hidden paths";
-		return true;
+		return;
 	case IR_A_READ: {
 		uint64_t need = is_dir ? LP_READ_DIR : LP_READ_FILE;
 		ans->allowed = (ll & need) && !(block & need);
@@ -124,29 +142,25 @@ bool lplan_answer_at(struct arena *a, const struct lplan *plan, uint32_t access,
 		break;
 	case IR_A_CREATE:
 	case IR_A_DELETE: {
-		const char *par = lplan_parent_dir(a, rp);
-		uint64_t pll, pblock;
-		const struct lplan_node *pm;
-		rights_at(a, plan, par, &pll, &pblock, &pm);
 		uint64_t need = access == IR_A_CREATE ? (is_dir ? LP_MAKE_DIR : LP_MAKE_REG)
 						      : (is_dir ? LP_REMOVE_DIR : LP_REMOVE_FILE);
-		ans->allowed = (pll & need) && !(pblock & need);
+		ans->allowed = (dir->ll & need) && !(dir->block & need);
 		if (access == IR_A_DELETE && ans->allowed && is_mount_point(plan, rp)) {
 			ans->allowed = false;
 			ans->why = "a mount point (it is, or is above, a denied path): it can be "
 				   "neither removed nor renamed";
-			return true;
+			return;
 		}
 		if (access == IR_A_CREATE && ans->allowed && exists) {
 			/* A name that is there is made anew only by removing or
 			 * replacing it (rename over it removes it too). */
 			struct lplan_answer del;
-			lplan_answer_at(a, plan, IR_A_DELETE, rp, true, is_dir, &del);
+			answer(a, plan, IR_A_DELETE, rp, true, is_dir, here, dir, &del);
 			if (!del.allowed) {
 				ans->allowed = false;
 				ans->why = "it exists and cannot be removed or replaced, so it "
 					   "cannot be made anew";
-				return true;
+				return;
 			}
 		}
 		const struct ir_rule *gr = NULL;
@@ -156,20 +170,41 @@ bool lplan_answer_at(struct arena *a, const struct lplan *plan, uint32_t access,
 			ans->why = "refused by cagerun's create guard: Landlock cannot deny a "
 				   "name that does not exist yet (an empty directory above a "
 				   "guarded name may still be made)";
-			return true;
+			return;
 		}
-		if (!ans->allowed && !(pll & need))
+		if (!ans->allowed && !(dir->ll & need))
 			ans->why = "Landlock grants creating and deleting on the directory "
 				   "that holds the path, which the policy does not grant as a whole";
 		break;
 	}
 	default:
-		return false;
+		return;
 	}
 	if (!ans->why && m && !ans->allowed)
 		ans->why = m->mount & LPM_HIDE ? "hidden by an empty read-only mount"
 			   : m->mount & LPM_RDONLY ? "under a read-only mount"
 						    : "under a no-exec mount";
+}
+
+void lplan_answer_bits(struct arena *a, const struct lplan *plan, uint32_t bits, const char *rp,
+		       bool exists, bool is_dir, struct lplan_answer out[6])
+{
+	struct rights here, dir = { 0 };
+	rights_at(plan, rp, &here);
+	if (bits & (IR_A_CREATE | IR_A_DELETE))
+		rights_at(plan, lplan_parent_dir(a, rp), &dir);
+	for (uint32_t m = bits & IR_A_FILE; m; m &= m - 1)
+		answer(a, plan, m & -m, rp, exists, is_dir, &here, &dir, &out[__builtin_ctz(m)]);
+}
+
+bool lplan_answer_at(struct arena *a, const struct lplan *plan, uint32_t access, const char *rp,
+		     bool exists, bool is_dir, struct lplan_answer *ans)
+{
+	if (!(access & IR_A_FILE) || (access & (access - 1)))
+		return false;
+	struct lplan_answer out[6];
+	lplan_answer_bits(a, plan, access, rp, exists, is_dir, out);
+	*ans = out[__builtin_ctz(access)];
 	return true;
 }
 

@@ -32,6 +32,7 @@ struct rp_ent {
 	const char *key;  /* lexical path as asked */
 	const char *real; /* physical path, or the key when it does not resolve */
 	bool exists;
+	unsigned mode; /* lstat's st_mode of the key; 0: not looked at */
 };
 
 struct lplan_rcache {
@@ -68,7 +69,7 @@ static struct rp_ent *rp_slot(struct lplan_rcache *c, const char *key, size_t n)
 }
 
 static void rp_put(struct lplan_rcache *c, const char *key, size_t n, const char *real,
-		   bool exists)
+		   bool exists, unsigned mode)
 {
 	if ((c->n + 1) * 2 > c->cap) {
 		struct rp_ent *old = c->slots;
@@ -85,6 +86,7 @@ static void rp_put(struct lplan_rcache *c, const char *key, size_t n, const char
 	e->key = arena_strndup(c->a, key, n);
 	e->real = real;
 	e->exists = exists;
+	e->mode = mode;
 }
 
 static bool rp_is_proc(const char *p)
@@ -137,7 +139,7 @@ static const struct rp_ent *rp_lookup(struct lplan_rcache *c, const char *path, 
 				      unsigned *links)
 {
 	if (n == 0 || (n == 1 && path[0] == '/')) {
-		static const struct rp_ent root = { "/", "/", true };
+		static const struct rp_ent root = { "/", "/", true, S_IFDIR };
 		return &root;
 	}
 	struct rp_ent *hit = rp_slot(c, path, n);
@@ -154,9 +156,11 @@ static const struct rp_ent *rp_lookup(struct lplan_rcache *c, const char *path, 
 	const char *cand = rp_join(c->a, par->real, name, namelen);
 	const char *real = cand;
 	bool exists = false;
+	unsigned mode = 0;
 	struct stat st;
 	if (par->exists && !rp_is_proc(par->real) && lstat(cand, &st) == 0) {
 		exists = true;
+		mode = st.st_mode;
 		if (S_ISLNK(st.st_mode)) {
 			char target[PATH_MAX];
 			ssize_t tl = readlink(cand, target, sizeof target - 1);
@@ -178,7 +182,7 @@ static const struct rp_ent *rp_lookup(struct lplan_rcache *c, const char *path, 
 	/* A loop's answer depends on how many links the caller had followed:
 	 * remember only answers reached without following any. */
 	if (*links == 0 || exists)
-		rp_put(c, path, n, real, exists);
+		rp_put(c, path, n, real, exists, mode);
 	struct rp_ent *e = rp_slot(c, path, n);
 	if (e->key)
 		return e;
@@ -187,7 +191,21 @@ static const struct rp_ent *rp_lookup(struct lplan_rcache *c, const char *path, 
 	tmp->key = cand;
 	tmp->real = real;
 	tmp->exists = exists;
+	tmp->mode = mode;
 	return tmp;
+}
+
+bool lplan_rcache_known(struct lplan_rcache *c, const char *path, bool *exists, unsigned *mode)
+{
+	size_t n = strlen(path);
+	struct rp_ent *e = rp_slot(c, path, n);
+	/* Only a path that is its own physical path, looked at with lstat
+	 * (or known missing below a directory that exists). */
+	if (!e->key || strcmp(e->real, e->key) || rp_is_proc(path) || (e->exists && !e->mode))
+		return false;
+	*exists = e->exists;
+	*mode = e->mode;
+	return true;
 }
 
 const char *lplan_resolve_cached(struct lplan_rcache *c, const char *path)
