@@ -5,13 +5,18 @@
  */
 #include "lnx_notify.h"
 
+#include "lnx_landlock.h"
+#include "lplan.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/audit.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -164,6 +169,7 @@ struct lnx_notify {
 		void *ctx;
 	} observers[LNX_NOTIFY_MAX_OBSERVERS];
 	size_t nobservers;
+	int status_sock; /* lnx_notify_status_reader's socket, or -1 */
 };
 
 struct lnx_notify *lnx_notify_new(int listener)
@@ -186,6 +192,7 @@ struct lnx_notify *lnx_notify_new(int listener)
 	}
 	nt->req_size = rs;
 	nt->listener = listener;
+	nt->status_sock = -1;
 	return nt;
 }
 
@@ -194,6 +201,8 @@ void lnx_notify_free(struct lnx_notify *nt)
 	if (!nt)
 		return;
 	close(nt->listener);
+	if (nt->status_sock >= 0)
+		close(nt->status_sock);
 	free(nt->req);
 	free(nt);
 }
@@ -378,21 +387,129 @@ int lnx_notify_read_string(struct lnx_notify_call *c, uint64_t addr, char *buf, 
 	return lnx_notify_valid(c) ? -ENAMETOOLONG : -ESRCH;
 }
 
-int lnx_notify_status(struct lnx_notify_call *c)
+/* The text of /proc/TID/status into buf (NUL-terminated): its length, or
+ * -errno. */
+static ssize_t status_text(pid_t tid, char *buf, size_t size)
 {
-	if (c->have_status)
-		return 0;
-	char path[64], buf[4096];
-	snprintf(path, sizeof path, "/proc/%d/status", (int)c->tid);
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/status", (int)tid);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	ssize_t n = read(fd, buf, sizeof buf - 1);
+	ssize_t n = read(fd, buf, size - 1);
 	int e = errno;
 	close(fd);
 	if (n <= 0)
 		return n < 0 ? -e : -EIO;
 	buf[n] = '\0';
+	return n;
+}
+
+/* The reader's request is a pid_t; its answer an int32 (0 or -errno)
+ * followed by the text. SOCK_SEQPACKET keeps each one whole. */
+enum { STATUS_MAX = 4096 };
+
+static ssize_t status_ask(int sock, pid_t tid, char *buf, size_t size)
+{
+	char msg[sizeof(int32_t) + STATUS_MAX];
+	ssize_t n;
+	while ((n = send(sock, &tid, sizeof tid, MSG_NOSIGNAL)) < 0 && errno == EINTR)
+		;
+	if (n != (ssize_t)sizeof tid)
+		return -EIO;
+	while ((n = recv(sock, msg, sizeof msg, 0)) < 0 && errno == EINTR)
+		;
+	int32_t rc;
+	if (n < (ssize_t)sizeof rc)
+		return -EIO; /* the reader is gone: fail closed */
+	memcpy(&rc, msg, sizeof rc);
+	if (rc < 0)
+		return rc;
+	size_t len = (size_t)n - sizeof rc;
+	if (len == 0 || len >= size)
+		return -EIO;
+	memcpy(buf, msg + sizeof rc, len);
+	buf[len] = '\0';
+	return (ssize_t)len;
+}
+
+static _Noreturn void status_serve(int sock)
+{
+	for (;;) {
+		pid_t tid;
+		ssize_t n = recv(sock, &tid, sizeof tid, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n != (ssize_t)sizeof tid)
+			_exit(0); /* the supervisor closed its end */
+		char msg[sizeof(int32_t) + STATUS_MAX];
+		int32_t rc = 0;
+		size_t len = 0;
+		if (tid <= 0) {
+			rc = -EINVAL;
+		} else {
+			ssize_t t = status_text(tid, msg + sizeof rc, STATUS_MAX);
+			if (t < 0)
+				rc = (int32_t)t;
+			else
+				len = (size_t)t;
+		}
+		memcpy(msg, &rc, sizeof rc);
+		if (send(sock, msg, sizeof rc + len, MSG_NOSIGNAL) < 0 && errno != EINTR)
+			_exit(0);
+	}
+}
+
+int lnx_notify_status_reader(int abi, char *err, size_t errlen)
+{
+	int sp[2];
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) != 0) {
+		snprintf(err, errlen, "cannot start the status reader: %s", strerror(errno));
+		return -1;
+	}
+	pid_t parent = getpid();
+	pid_t pid = fork();
+	if (pid < 0) {
+		snprintf(err, errlen, "cannot start the status reader: %s", strerror(errno));
+		close(sp[0]);
+		close(sp[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		/* Only its socket, as descriptor 3; nothing but /proc, read;
+		 * gone with the supervisor. A failure here closes the socket,
+		 * and the supervisor fails closed. */
+		if (dup2(sp[1], 3) != 3 || syscall(SYS_close_range, 4, ~0U, 0) != 0)
+			_exit(125);
+		struct lnx_landlock ll = { .fd = -1 };
+		char e[256];
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent ||
+		    prctl(PR_SET_DUMPABLE, 0) != 0 || !lnx_landlock_open(&ll, abi, e, sizeof e) ||
+		    !lnx_landlock_grant(&ll, "/proc", LP_READ_FILE | LP_READ_DIR, true, e, sizeof e) ||
+		    !lnx_landlock_enforce(&ll, e, sizeof e))
+			_exit(125);
+		status_serve(3);
+	}
+	close(sp[1]);
+	return sp[0];
+}
+
+void lnx_notify_use_status_reader(struct lnx_notify *nt, int sock)
+{
+	if (nt->status_sock >= 0)
+		close(nt->status_sock);
+	nt->status_sock = sock;
+}
+
+int lnx_notify_status(struct lnx_notify_call *c)
+{
+	if (c->have_status)
+		return 0;
+	char buf[STATUS_MAX];
+	ssize_t n = c->nt->status_sock >= 0 ? status_ask(c->nt->status_sock, c->tid, buf, sizeof buf)
+					    : status_text(c->tid, buf, sizeof buf);
+	if (n < 0)
+		return (int)n;
 	const char *t = strstr(buf, "\nTgid:");
 	const char *u = strstr(buf, "\nUmask:");
 	if (!t || !u)

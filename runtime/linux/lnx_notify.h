@@ -141,6 +141,18 @@ bool lnx_notify_valid(const struct lnx_notify_call *c);
 int lnx_notify_read_string(struct lnx_notify_call *c, uint64_t addr, char *buf, size_t size);
 /* Reads tgid and umask of the caller (once per call). 0 or -errno. */
 int lnx_notify_status(struct lnx_notify_call *c);
+
+/* The supervisor's reader of /proc/TID/status. The supervisor holds the
+ * command's Landlock rules, which need not grant /proc; this process of
+ * its own, forked before those rules are applied and with privileges
+ * already dropped, is confined by a Landlock ruleset of its own to reading
+ * below /proc, dies with its parent, and answers only "the status text of
+ * TID" on the socket it returns (the supervisor's end; -1 with err on
+ * failure). `abi` is the kernel's Landlock ABI. */
+int lnx_notify_status_reader(int abi, char *err, size_t errlen);
+/* Makes lnx_notify_status ask the reader on `sock` (owned by nt from
+ * then on) instead of opening /proc itself. */
+void lnx_notify_use_status_reader(struct lnx_notify *nt, int sock);
 /* A duplicate of the tracee's descriptor fd (close-on-exec). -errno on failure. */
 int lnx_notify_tracee_fd(struct lnx_notify_call *c, int fd);
 /* An O_PATH descriptor of where a *at() call with dirfd starts:

@@ -135,7 +135,13 @@ _Noreturn void lnx_super_main(struct lnx_child *c)
 		snprintf(err, sizeof err, "cannot start the create guard: %s", strerror(errno));
 		lnx_child_fail(c, 125, err);
 	}
-	if (!lnx_exec_drop_privileges(err, sizeof err) || !lnx_exec_landlock(s, err, sizeof err))
+	/* Its own needs do not depend on the policy: /proc/TID/status of the
+	 * command's threads is read by a reader started before the command's
+	 * rules are applied here, confined to reading /proc. */
+	if (!lnx_exec_drop_privileges(err, sizeof err))
+		lnx_child_fail(c, 125, err);
+	int status_sock = lnx_notify_status_reader(s->landlock_abi, err, sizeof err);
+	if (status_sock < 0 || !lnx_exec_landlock(s, err, sizeof err))
 		lnx_child_fail(c, 125, err);
 	prctl(PR_SET_DUMPABLE, 0);
 	pid_t cmd = fork();
@@ -146,6 +152,7 @@ _Noreturn void lnx_super_main(struct lnx_child *c)
 	if (cmd == 0) {
 		close(sp[0]);
 		close(sig_fd);
+		close(status_sock);
 		c->notify_sock = sp[1];
 		c->notify_insns = insns;
 		c->notify_len = len;
@@ -167,6 +174,8 @@ _Noreturn void lnx_super_main(struct lnx_child *c)
 		code = lnx_status_code(st);
 	} else {
 		struct lnx_notify *nt = lnx_notify_new(l);
+		if (nt)
+			lnx_notify_use_status_reader(nt, status_sock);
 		if (!nt || !(s->guard_observe ? lnx_guard_attach_all_opens(g, nt)
 					      : lnx_guard_attach(g, nt)) ||
 		    (s->guard_observe && !lnx_observer_attach(nt, s->guard_observe, 0)))

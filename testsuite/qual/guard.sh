@@ -195,6 +195,23 @@ else
 	pass session-report-quiet
 fi
 
+# ---- the supervisor's own needs do not depend on the policy --------------
+# std/guard in a policy without `read /proc/**`: the supervisor reads
+# /proc/TID/status of the command's threads through a reader of its own
+# (lnx_notify_status_reader), so creating and appending in the workspace
+# work, guarded names are still refused, and the command still cannot
+# read /proc.
+POLICY_MAIN=$POLICY
+POLICY=$SRC/testsuite/qual/policies/guard-noproc.cage
+work noproc-create-append '' \
+	'echo a > new && echo b >> new && mkdir -p d/e && echo c > d/e/f && cat new d/e/f'
+work noproc-append-existing 'echo a > old' 'echo b >> old && cat old'
+attack noproc-git-hooks '' 'mkdir -p .git/hooks && echo x > .git/hooks/pre-commit' \
+	'test -e .git/hooks/pre-commit'
+attack noproc-envrc '' 'echo x > .envrc' "$EX"
+attack noproc-proc-stays-denied '' 'cat /proc/self/status > st' 'test -s st'
+POLICY=$POLICY_MAIN
+
 # ---- fail closed: the supervisor killed from outside ---------------------
 # cagerun -> init -> supervisor -> command: the control lets the command
 # finish (status 0); then the supervisor is killed while the command runs,
