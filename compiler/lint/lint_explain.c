@@ -216,18 +216,49 @@ bool lint_explain_move(FILE *out, struct cage_policy *pol, const char *op, const
 	struct ir_move_verdict mv;
 	ir_eval_move(prof, kind, s, d, &mv);
 	*allowed = mv.allowed;
+	/* On Linux, what the sandbox on this machine does: both names are
+	 * taken as names (a symlink is moved or linked, not what it leads
+	 * to), the source's removal for a rename and the target's creation
+	 * for both, from the plan. */
+	struct lplan plan;
+	struct lplan_answer lsrc = { .allowed = true }, ldst = { .allowed = true };
+	bool on_linux = pol->ir->target == IR_TARGET_LINUX && on_this_machine(s) &&
+			on_this_machine(d) && lplan_build(&pol->arena, prof, &plan, err);
+	if (on_linux) {
+		if (kind == IR_MOVE_RENAME)
+			lplan_query(&pol->arena, &plan, IR_A_DELETE, s, &lsrc);
+		lplan_query(&pol->arena, &plan, IR_A_CREATE, d, &ldst);
+		/* A link's source is the IR's: a held file is behind a mount,
+		 * and a link across one fails (EXDEV). Landlock refuses the
+		 * same gains the IR does (LANDLOCK_ACCESS_FS_REFER). */
+		if (kind == IR_MOVE_RENAME)
+			*allowed = lsrc.allowed && ldst.allowed && !mv.gained;
+		else
+			*allowed = mv.src.allowed && ldst.allowed && !mv.gained;
+	}
 	char ss[4096], ds[4096];
 	show_path(pol, s, ss, sizeof ss);
 	show_path(pol, d, ds, sizeof ds);
-	fprintf(out, "%s: %s %s %s (profile %s)\n", mv.allowed ? "allowed" : "denied", op, ss, ds,
-		prof->name);
+	if (*allowed != mv.allowed)
+		fprintf(out, "%s: %s %s %s (profile %s, on Linux; the policy alone says %s)\n",
+			*allowed ? "allowed" : "denied", op, ss, ds, prof->name,
+			mv.allowed ? "allowed" : "denied");
+	else
+		fprintf(out, "%s: %s %s %s (profile %s)\n", mv.allowed ? "allowed" : "denied", op, ss,
+			ds, prof->name);
 	if (kind == IR_MOVE_RENAME)
 		move_part(out, pol, "source:", "delete", ss, &mv.src, IR_A_DELETE);
 	else if (!mv.src.allowed)
 		move_part(out, pol, "source:", "link from", ss, &mv.src, IR_A_DELETE);
 	else
 		fprintf(out, "  %-11s link from %s: allowed (not pinned)\n", "source:", ss);
+	if (on_linux && kind == IR_MOVE_RENAME && lsrc.allowed != mv.src.allowed)
+		fprintf(out, "  %-11s removing %s is %s: %s\n", "on Linux:", ss,
+			lsrc.allowed ? "allowed" : "denied", lsrc.why ? lsrc.why : "by the plan's grants");
 	move_part(out, pol, "target:", "create", ds, &mv.dst, IR_A_CREATE);
+	if (on_linux && ldst.allowed != mv.dst.allowed)
+		fprintf(out, "  %-11s creating %s is %s: %s\n", "on Linux:", ds,
+			ldst.allowed ? "allowed" : "denied", ldst.why ? ldst.why : "by the plan's grants");
 	if (mv.gained) {
 		char acc[128];
 		lint_access_text(mv.gained, acc, sizeof acc);

@@ -215,5 +215,13 @@ bool lplan_query(struct arena *a, const struct lplan *plan, uint32_t access, con
 	struct stat st;
 	/* The name itself for delete and create: a symlink is a file there. */
 	bool exists = (access & (IR_A_CREATE | IR_A_DELETE) ? lstat(rp, &st) : stat(rp, &st)) == 0;
-	return lplan_answer_at(a, plan, access, rp, exists, exists && S_ISDIR(st.st_mode), ans);
+	if (!lplan_answer_at(a, plan, access, rp, exists, exists && S_ISDIR(st.st_mode), ans))
+		return false;
+	if (!ans->why && strcmp(rp, path))
+		ans->why = access & (IR_A_CREATE | IR_A_DELETE)
+				   ? "the directory that holds it is reached through a symlink, "
+				     "which the kernel follows"
+				   : "the kernel follows symlinks on the way and in last place: the "
+				     "answer is for where the path leads";
+	return true;
 }

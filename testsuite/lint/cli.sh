@@ -297,6 +297,37 @@ run 0 explain moves.cage rename '~/w/a' '~/w/b'
 grep -q 'gains: *none' out || fail "explain rename without a gain"
 run 1 explain moves.cage delete '~/w'
 grep -q '(~/w is pinned, a directory above' out || fail "explain delete names the pin"
+# explain --target linux judges a symlink as the kernel does: delete,
+# rename and link act on the link itself (in the directory holding it),
+# read and write on where it leads. Both ways, against the answer for the
+# target the Linux side once gave.
+fx=$(pwd -P)/fx
+mkdir -p "$fx/ro" "$fx/rw"
+echo x >"$fx/ro/g"
+echo x >"$fx/rw/f"
+ln -s "$fx/rw/f" "$fx/ro/lnk"
+ln -s "$fx/ro/g" "$fx/rw/lnk2"
+cat >links.cage <<EOF2
+cage 1
+profile p {
+    allow read "$fx/ro/**"
+    allow read write "$fx/rw/**"
+}
+EOF2
+run 0 explain --target linux links.cage delete "$fx/rw/lnk2"
+grep -q "^allowed: delete $fx/rw/lnk2 (profile p)\$" out || fail "explain: deleting a link in a writable tree"
+run 1 explain --target linux links.cage delete "$fx/ro/lnk"
+grep -q "^denied: delete $fx/ro/lnk (profile p)\$" out || fail "explain: deleting a link in a read-only tree"
+run 1 explain --target linux links.cage rename "$fx/ro/lnk" "$fx/rw/moved"
+grep -q "^denied: rename $fx/ro/lnk $fx/rw/moved" out || fail "explain: renaming a link out of a read-only tree"
+run 0 explain --target linux links.cage rename "$fx/rw/lnk2" "$fx/rw/moved"
+grep -q "^allowed: rename $fx/rw/lnk2 $fx/rw/moved" out || fail "explain: renaming a link in a writable tree"
+run 1 explain --target linux links.cage write "$fx/rw/lnk2"
+grep -q "resolves to $fx/ro/g" out || fail "explain: writing through a link is judged at its target"
+run 1 explain --target linux links.cage write "$fx/ro/lnk"
+grep -q "write means: write (allowed), create (denied), delete (denied)" out &&
+	grep -q "but write is allowed: on Linux, the kernel follows symlinks" out ||
+	fail "explain: writing through a link to a writable file, not replacing the link"
 run 2 explain moves.cage read '~/w/a' '~/w/b'
 run 2 explain moves.cage rename '~/w/a'
 run 2 explain clean.cage read

@@ -58,6 +58,8 @@ static int try_access(const char *acc, const char *path)
 		return 0;
 	}
 	if (!strcmp(acc, "delete")) {
+		/* The name itself: a symlink is unlinked, whatever it leads to. */
+		is_dir = lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
 		if ((is_dir ? rmdir(path) : unlink(path)) == 0)
 			return 0;
 		return errno == ENOTEMPTY || errno == EEXIST ? 0 : errno;
