@@ -91,17 +91,21 @@ static const uint32_t probe_bits[] = { IR_A_READ, IR_A_WRITE, IR_A_CREATE, IR_A_
 				       IR_A_EXEC };
 
 /* What the resolved rules allow at `path`, and the rule deciding the
- * first access in `interest` that is denied (for messages). */
-static uint32_t allowed_at(const struct ir_profile *dp, const char *path, uint32_t interest,
-			   const struct ir_rule **denier)
+ * first access in `interest` that is denied (for messages). With `later`,
+ * about a name made later (lplan_later_pick). */
+static uint32_t allowed_at(const struct ir_profile *dp, const struct lplan *later,
+			   const char *path, uint32_t interest, const struct ir_rule **denier)
 {
 	uint32_t acc = 0, all = 0;
 	for (size_t i = 0; i < sizeof probe_bits / sizeof *probe_bits; i++)
 		all |= probe_bits[i];
-	struct ir_verdict vs[6];
+	struct ir_verdict vs[6], gs[6];
 	ir_eval_path_bits(dp, all, path, vs);
+	if (later)
+		ir_eval_path_bits(&later->gprof, all, path, gs);
 	for (size_t i = 0; i < sizeof probe_bits / sizeof *probe_bits; i++) {
-		const struct ir_verdict v = vs[__builtin_ctz(probe_bits[i])];
+		unsigned k = (unsigned)__builtin_ctz(probe_bits[i]);
+		const struct ir_verdict v = later ? *lplan_later_pick(&gs[k], &vs[k]) : vs[k];
 		if (v.allowed)
 			acc |= probe_bits[i];
 		else if (denier && !*denier && (interest & probe_bits[i]) && v.rule)
@@ -167,9 +171,8 @@ static void assert_sorted(const struct lplan *plan)
 #endif
 }
 
-/* Effective rights in the region holding `path` (the deepest node that is
- * path or above it). */
-static uint64_t region_eff(const struct lplan *plan, const char *path)
+/* The deepest node that is `path` or above it: its region. */
+static const struct lplan_node *region_of(const struct lplan *plan, const char *path)
 {
 	const struct lplan_node *best = NULL;
 	for (size_t i = 0; i < plan->nnodes; i++) {
@@ -178,12 +181,21 @@ static uint64_t region_eff(const struct lplan *plan, const char *path)
 		    (!best || strlen(n->path) > strlen(best->path)))
 			best = n;
 	}
-	return best ? best->ll & ~best->block : 0;
+	return best;
 }
 
-static bool region_can_create(const struct lplan *plan, const char *path)
+/* Effective rights in the region holding `path`. */
+static uint64_t region_eff(const struct lplan *plan, const char *path)
 {
-	return (region_eff(plan, path) & LP_MAKE) != 0;
+	const struct lplan_node *r = region_of(plan, path);
+	return r ? r->ll & ~r->block : 0;
+}
+
+/* What the mounts take away in the region holding `path`. */
+static uint64_t region_block(const struct lplan *plan, const char *path)
+{
+	const struct lplan_node *r = region_of(plan, path);
+	return r ? r->block : 0;
 }
 
 char *lplan_parent_dir(struct arena *a, const char *path)
@@ -254,8 +266,8 @@ static void plan_existing(struct arena *a, struct lplan *plan, const struct ir_p
 			  struct lplan_node *n, const struct lplan_node *par)
 {
 	const struct ir_rule *denier = NULL, *sdenier = NULL;
-	uint32_t self = allowed_at(dp, n->path, IR_A_FILE, &sdenier);
-	uint32_t below = n->is_dir ? allowed_at(dp, below_probe(a, n->path), IR_A_FILE, &denier)
+	uint32_t self = allowed_at(dp, NULL, n->path, IR_A_FILE, &sdenier);
+	uint32_t below = n->is_dir ? allowed_at(dp, NULL, below_probe(a, n->path), IR_A_FILE, &denier)
 				   : self;
 	if (!n->is_dir)
 		denier = sdenier;
@@ -356,8 +368,10 @@ static bool plan_missing(struct arena *a, struct lplan *plan, const struct ir_pr
 			 struct lplan_node *n, const struct lplan_node *par)
 {
 	const struct ir_rule *denier = NULL;
-	uint32_t self = allowed_at(dp, n->path, IR_A_FILE, &denier);
-	uint32_t below = allowed_at(dp, below_probe(a, n->path), IR_A_FILE, &denier);
+	/* It is a name made later: the patterns say what it may become. */
+	const struct lplan *later = plan->is_static ? NULL : plan;
+	uint32_t self = allowed_at(dp, later, n->path, IR_A_FILE, &denier);
+	uint32_t below = allowed_at(dp, later, below_probe(a, n->path), IR_A_FILE, &denier);
 	uint64_t eff = par ? par->ll & ~par->block : 0;
 	n->ll = par ? par->ll : 0;
 	n->block = par ? par->block : 0;
@@ -379,6 +393,11 @@ static bool plan_missing(struct arena *a, struct lplan *plan, const struct ir_pr
 					     (eff & ~rights_of(below) & cover));
 	struct ir_verdict cv;
 	ir_eval_path(dp, IR_A_CREATE, n->path, &cv);
+	if (later) {
+		struct ir_verdict gv;
+		ir_eval_path(&plan->gprof, IR_A_CREATE, n->path, &gv);
+		cv = *lplan_later_pick(&gv, &cv);
+	}
 	if (uncovered && !cv.allowed) {
 		/* The policy denies creating it: cagerun's create guard keeps
 		 * the name from coming to exist, and a path that cannot exist
@@ -463,6 +482,7 @@ static void pin_ancestors(struct arena *a, struct lplan *plan)
 			nx[nextra].path = d;
 			nx[nextra].exists = nx[nextra].is_dir = true;
 			nx[nextra].mount = LPM_PIN;
+			nx[nextra].block = region_block(plan, d);
 			nx[nextra].rule = why;
 			extra = nx;
 			nextra++;
@@ -489,6 +509,25 @@ static void pin_ancestors(struct arena *a, struct lplan *plan)
 	qsort(all, m, sizeof *all, node_cmp);
 	plan->nodes = all;
 	plan->nnodes = m;
+}
+
+/* A mount is a bind of its own: what is below it has its flags, not an
+ * ancestor mount's (each is cloned before its ancestors, and the
+ * ancestor's flags are set on the top of its clone only). So every mount
+ * carries what is taken away where it sits: a no-exec mount or a pin
+ * inside a read-only tree is read-only too, a read-only one inside a
+ * no-exec tree no-exec too. */
+static void carry_flags(struct lplan *plan)
+{
+	for (size_t i = 0; i < plan->nnodes; i++) {
+		struct lplan_node *n = &plan->nodes[i];
+		if (!n->mount || (n->mount & LPM_HIDE))
+			continue;
+		if (n->block & LP_WRITEISH)
+			n->mount |= LPM_RDONLY;
+		if (n->block & LP_EXECUTE)
+			n->mount |= LPM_NOEXEC;
+	}
 }
 
 static void add_port(struct arena *a, struct lplan *plan, unsigned port, const struct ir_rule *r)
@@ -569,6 +608,8 @@ static bool build(struct arena *a, const struct ir_profile *p, struct lplan *pla
 	dp.nrules = rs.n;
 	plan->rprof = dp;
 
+	if (!is_static)
+		lplan_guard_prepare(a, p, plan);
 	set_nodes(a, plan, &rs);
 	for (size_t i = 0; i < plan->nnodes; i++) {
 		struct lplan_node *n = &plan->nodes[i];
@@ -584,12 +625,11 @@ static bool build(struct arena *a, const struct ir_profile *p, struct lplan *pla
 		if (n->exists || plan_missing(a, plan, &dp, n, par))
 			plan_existing(a, plan, &dp, n, par);
 	}
-	if (!is_static) {
-		lplan_guard_prepare(a, p, plan);
-		lplan_guard_globs(a, p, plan, region_can_create);
-	}
+	if (!is_static)
+		lplan_guard_globs(a, p, plan, region_eff);
 	pin_ancestors(a, plan);
 	link_parents(a, plan);
+	carry_flags(plan);
 	lplan_index_nodes(a, plan);
 	for (size_t i = 0; i < plan->nnodes; i++) {
 		plan->ngrants += plan->nodes[i].grant != 0;

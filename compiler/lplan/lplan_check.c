@@ -318,10 +318,11 @@ static void ck_policy_at(struct arena *a, const struct lplan *plan, struct ck_le
 	const struct ck_level *lv = &L->v[L->n - 1];
 	ir_eval_path_among(&plan->rprof, lv->r.v, lv->r.n, all, path, rv);
 	st->evals++;
-	/* Names made later are matched by the patterns, not by what the
-	 * globs found: the guard answers from the patterns. Only their
-	 * denials count here; an allow glob matched through a symlink names
-	 * its target in the expanded rules. */
+	/* A name made later is matched by the patterns, as the create guard
+	 * matches it, not by what the globs found when the plan was made; so
+	 * where a pattern decides, it is the answer. Where none does, the
+	 * expanded rules are: a glob matched through a symlink names its
+	 * target only there. */
 	if (future) {
 		const struct ck_cand *g = ck_top_g(a, L);
 		ir_eval_path_among(&plan->gprof, g->v, g->n, all, path, gv);
@@ -329,12 +330,10 @@ static void ck_policy_at(struct arena *a, const struct lplan *plan, struct ck_le
 	}
 	for (uint32_t m = all; m; m &= m - 1) {
 		unsigned k = (unsigned)__builtin_ctz(m);
-		if (!rv[k].allowed) {
+		const struct ir_verdict *v = future ? lplan_later_pick(&gv[k], &rv[k]) : &rv[k];
+		if (!v->allowed) {
 			cp->denied |= 1u << k;
-			cp->rule[k] = rv[k].rule;
-		} else if (future && !gv[k].allowed && gv[k].rule && gv[k].rule->effect != IR_ALLOW) {
-			cp->denied |= 1u << k;
-			cp->rule[k] = gv[k].rule;
+			cp->rule[k] = v->rule;
 		}
 	}
 }
@@ -365,24 +364,26 @@ static void ck_sandbox(struct arena *a, const struct lplan *plan, const char *pa
 	}
 }
 
-/* Whether `dir` is a directory when the sandbox starts (the runtime
- * creates the plan's mkdirs first). Below one that is not, a name comes
- * to be only by creating it and what is above it. */
-static bool ck_dir_there(const struct lplan *plan, const char *dir)
+/* What is at `path` when the sandbox starts: false when nothing is, else
+ * true with *mode (lstat's st_mode). The plan's node says for itself
+ * (nodes are resolved: none is a symlink; a directory the runtime creates
+ * first counts), then the build's own lookups, then lstat. */
+static bool ck_stat(const struct lplan *plan, const char *path, unsigned *mode)
 {
-	const struct lplan_node *nd = lplan_node_at(plan, dir, strlen(dir));
-	if (nd && nd->exists)
-		return nd->is_dir; /* created ones too */
+	const struct lplan_node *nd = lplan_node_at(plan, path, strlen(path));
+	if (nd && nd->exists) {
+		*mode = nd->is_dir ? S_IFDIR : S_IFREG;
+		return true;
+	}
 	bool exists;
-	unsigned mode;
-	if (plan->rcache && lplan_rcache_known(plan->rcache, dir, &exists, &mode))
-		return exists && S_ISDIR(mode);
+	if (plan->rcache && lplan_rcache_known(plan->rcache, path, &exists, mode))
+		return exists;
 	struct stat sb;
-	if (lstat(dir, &sb) == 0)
-		return S_ISDIR(sb.st_mode);
-	for (size_t i = 0; i < plan->nmkdirs; i++)
-		if (!strcmp(plan->mkdirs[i], dir))
-			return true;
+	if (lstat(path, &sb) == 0) {
+		*mode = sb.st_mode;
+		return true;
+	}
+	*mode = 0;
 	return false;
 }
 
@@ -418,40 +419,24 @@ void lplan_check(struct arena *a, const struct lplan *plan, struct lplan_widenin
 		 * with it, and what is below it (next, in this order) uses it.
 		 * Filtering first is cheaper than matching every candidate. */
 		ck_level_for(a, &L, p);
-		if (s.v[i].probe) {
-			struct ck_policy cp;
-			ck_policy_at(a, plan, &L, p, true, &cp, st);
-			if (ck_dir_there(plan, lplan_parent_dir(a, p))) {
-				/* Any other name here: one that exists, file or
-				 * directory, and one made later. */
-				ck_sandbox(a, plan, p, true, false, false, &cp, &o, st);
-				ck_sandbox(a, plan, p, true, true, false, &cp, &o, st);
-			} else {
-				/* Nothing is there: it can only be made. */
-				ck_sandbox(a, plan, p, false, false, false, &cp, &o, st);
-			}
+		unsigned pmode = 0, mode = 0;
+		bool pexists = ck_stat(plan, lplan_parent_dir(a, p), &pmode);
+		/* Below something that is not a directory nothing can be made
+		 * unless it is replaced first, which is asked about there. */
+		if (pexists && !S_ISDIR(pmode))
 			continue;
-		}
-		/* A node that exists says what it is (nodes are resolved: none
-		 * is a symlink); anything else is looked at. */
-		const struct lplan_node *nd = lplan_node_at(plan, p, strlen(p));
-		if (nd && nd->exists) {
-			struct ck_policy cp;
-			ck_policy_at(a, plan, &L, p, false, &cp, st);
-			ck_sandbox(a, plan, p, true, nd->is_dir, false, &cp, &o, st);
-			continue;
-		}
-		bool exists;
-		unsigned mode;
-		if (!plan->rcache || !lplan_rcache_known(plan->rcache, p, &exists, &mode)) {
-			struct stat sb;
-			exists = lstat(p, &sb) == 0;
-			mode = exists ? sb.st_mode : 0;
-		}
+		bool exists = !s.v[i].probe && ck_stat(plan, p, &mode);
 		struct ck_policy cp;
-		ck_policy_at(a, plan, &L, p, !exists, &cp, st);
-		ck_sandbox(a, plan, p, exists, exists && S_ISDIR(mode), exists && S_ISLNK(mode), &cp,
-			   &o, st);
+		ck_policy_at(a, plan, &L, p, s.v[i].probe || !exists, &cp, st);
+		if (s.v[i].probe && pexists) {
+			/* Any other name in a directory: one that exists, file or
+			 * directory, and one made later. */
+			ck_sandbox(a, plan, p, true, false, false, &cp, &o, st);
+			ck_sandbox(a, plan, p, true, true, false, &cp, &o, st);
+		} else {
+			ck_sandbox(a, plan, p, exists, exists && S_ISDIR(mode),
+				   exists && S_ISLNK(mode), &cp, &o, st);
+		}
 	}
 	*out = o.v;
 	*nout = o.n;

@@ -66,17 +66,67 @@ void lplan_guard_prepare(struct arena *a, const struct ir_profile *p, struct lpl
 	plan->gprof.nrules = rs.n;
 }
 
-void lplan_guard_globs(struct arena *a, const struct ir_profile *p, struct lplan *plan,
-		       bool (*can_create)(const struct lplan *, const char *))
+/* A name the pattern matches, its wildcards taken by a character no rule
+ * names: what the policy says about a match made later. */
+static const char *later_match(struct arena *a, const char *pat)
 {
+	char *m = arena_strdup(a, pat);
+	for (char *c = m; *c; c++)
+		if (*c == '*' || *c == '?')
+			*c = '\x01';
+	/* "**" became two characters: one name is enough. */
+	char *w = m;
+	for (const char *c = m; *c; c++)
+		if (!(c[0] == '\x01' && c[1] == '\x01'))
+			*w++ = *c;
+	*w = '\0';
+	return m;
+}
+
+void lplan_guard_globs(struct arena *a, const struct ir_profile *p, struct lplan *plan,
+		       uint64_t (*region)(const struct lplan *, const char *))
+{
+	static const struct {
+		uint32_t acc;
+		uint64_t right;
+	} later[] = { { IR_A_READ, LP_READ_FILE }, { IR_A_WRITE, LP_WRITE_FILE },
+		      { IR_A_DELETE, LP_REMOVE_FILE }, { IR_A_EXEC, LP_EXECUTE } };
 	for (size_t i = 0; i < p->nrules; i++) {
 		const struct ir_rule *r = &p->rules[i];
-		if (r->tkind != IR_T_PATH || r->t.path.kind != IR_PAT_GLOB ||
-		    r->effect == IR_ALLOW || !(r->access & IR_A_CREATE))
+		if (r->tkind != IR_T_PATH || r->t.path.kind != IR_PAT_GLOB || r->effect == IR_ALLOW)
 			continue;
 		const char *pat = resolve_pattern(a, plan->rcache, &r->t.path);
-		if (can_create(plan, glob_dir(a, pat)))
+		const char *dir = glob_dir(a, pat);
+		uint64_t eff = region(plan, dir);
+		if (!(eff & LP_MAKE))
+			continue;
+		if (r->access & IR_A_CREATE) {
 			lplan_guard_add(a, plan, pat, r);
+			continue;
+		}
+		/* Created later (the policy lets it be), a match has its
+		 * directory's rights: what this rule denies must not be one. */
+		const char *m = later_match(a, pat);
+		struct ir_verdict vs[6];
+		ir_eval_path_bits(&plan->gprof, IR_A_FILE, m, vs);
+		if (!vs[__builtin_ctz(IR_A_CREATE)].allowed)
+			continue;
+		for (size_t k = 0; k < sizeof later / sizeof *later; k++) {
+			const struct ir_verdict *v = &vs[__builtin_ctz(later[k].acc)];
+			/* The guard profile's copy of r decides it. */
+			bool by_r = v->rule && v->rule->loc.file == r->loc.file &&
+				    v->rule->loc.off == r->loc.off;
+			if (!v->allowed && by_r && (eff & later[k].right)) {
+				lplan_error(a, plan, r,
+					    "a name made later that matches %s would get what its "
+					    "directory grants: Linux cannot deny it less than its "
+					    "directory (Landlock grants paths that exist). Deny "
+					    "creating it too (cagerun's create guard then keeps it "
+					    "from being made), or name the paths",
+					    pat);
+				break;
+			}
+		}
 	}
 }
 

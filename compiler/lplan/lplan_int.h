@@ -56,12 +56,27 @@ bool lplan_answer_at(struct arena *a, const struct lplan *plan, uint32_t access,
 void lplan_answer_bits(struct arena *a, const struct lplan *plan, uint32_t bits, const char *rp,
 		       bool exists, bool is_dir, struct lplan_answer out[6]);
 
+/* What the policy says about a name made later, one access: the patterns'
+ * verdict g (plan->gprof, globs kept, as the create guard asks) where a
+ * rule decides it, else the expanded rules' r (a glob matched through a
+ * symlink names its target only there). */
+static inline const struct ir_verdict *lplan_later_pick(const struct ir_verdict *g,
+							const struct ir_verdict *r)
+{
+	return g->rule ? g : r;
+}
+
 /* The guard profile (plan->gprof) and the guards of glob rules. */
 void lplan_guard_prepare(struct arena *a, const struct ir_profile *p, struct lplan *plan);
 void lplan_guard_add(struct arena *a, struct lplan *plan, const char *pattern,
 		     const struct ir_rule *rule);
+/* `region` gives the Landlock rights in effect at a path (grants less
+ * what mounts take away). A glob that denies creating its later matches
+ * where the command could create them is a guard; one that lets them be
+ * created but denies something else about them that Landlock would allow
+ * there is an error (a new file gets its directory's rights). */
 void lplan_guard_globs(struct arena *a, const struct ir_profile *p, struct lplan *plan,
-		       bool (*can_create)(const struct lplan *, const char *));
+		       uint64_t (*region)(const struct lplan *, const char *));
 
 void lplan_error(struct arena *a, struct lplan *plan, const struct ir_rule *r, const char *fmt,
 		 ...) __attribute__((format(printf, 4, 5)));

@@ -71,8 +71,11 @@ static void take_node(const struct lplan_node *n, bool at, struct rights *r)
 	 * everything beneath it. */
 	if (n->is_dir || at)
 		r->ll |= n->grant;
-	if (n->mount & (LPM_HIDE | LPM_RDONLY | LPM_NOEXEC | LPM_FRESH))
-		r->m = n; /* prefixes come shortest first: the deepest wins */
+	/* Every mount is a bind of its own with its own flags (a pin's are the
+	 * filesystem's), and what is below it sees those, not an ancestor
+	 * mount's: prefixes come shortest first, the deepest wins. */
+	if (n->mount)
+		r->m = n;
 }
 
 static void rights_at(const struct lplan *plan, const char *path, struct rights *r)
@@ -121,6 +124,8 @@ static void answer(struct arena *a, const struct lplan *plan, uint32_t access, c
 	const struct lplan_node *m = here->m;
 	uint64_t ll = here->ll, block = here->block;
 	bool hidden_above = m && (m->mount & LPM_HIDE) && strcmp(m->path, rp) != 0;
+	if (m && !(m->mount & (LPM_HIDE | LPM_RDONLY | LPM_NOEXEC)))
+		m = NULL; /* a pin or a fresh bind takes nothing away */
 	switch (access) {
 	case IR_A_READ_META:
 		/* Landlock does not confine stat(2); only hiding does. */
@@ -175,6 +180,8 @@ static void answer(struct arena *a, const struct lplan *plan, uint32_t access, c
 		if (!ans->allowed && !(dir->ll & need))
 			ans->why = "Landlock grants creating and deleting on the directory "
 				   "that holds the path, which the policy does not grant as a whole";
+		/* What a mount takes away here is the directory's. */
+		m = dir->m && (dir->m->mount & (LPM_HIDE | LPM_RDONLY | LPM_NOEXEC)) ? dir->m : NULL;
 		break;
 	}
 	default:

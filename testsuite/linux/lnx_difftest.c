@@ -74,7 +74,8 @@ static void fixture(void)
 	for (size_t i = 0; i < sizeof files / sizeof *files; i++)
 		mkfile(files[i], "x\n", 0644);
 	/* Executables: a script whose interpreter the policies allow. */
-	const char *exes[] = { "h/bin/tool", "w/build/out", "w/src/run.sh" };
+	const char *exes[] = { "h/bin/tool", "w/build/out", "w/src/run.sh", "w/src/sub/x.sh",
+			       "w/a/b/y.sh" };
 	for (size_t i = 0; i < sizeof exes / sizeof *exes; i++)
 		mkfile(exes[i], "#!/bin/sh\nexit 0\n", 0755);
 	/* Symlinks both ways between the trees: reading follows them,
@@ -310,6 +311,14 @@ int main(int argc, char **argv)
 		  "  allow write \"{r}/w/keep/open/**\"\n  allow read \"{r}/h/notes.txt\"\n"
 		  "  allow read exec \"{r}/h/bin/*\"\n  allow read write \"{r}/h/docs/a.md\"\n"
 		  "  deny write \"{r}/w/a/b/**\"\n" },
+		/* Mounts inside mounts: each is a bind of its own, so a
+		 * read-only one inside a no-exec tree must be no-exec too, and
+		 * a no-exec one inside a read-only tree read-only too. */
+		{ "nested",
+		  "  allow read \"{r}/h/**\"\n"
+		  "  allow read write exec \"{r}/w/**\"\n  deny exec \"{r}/w/src/**\"\n"
+		  "  deny write \"{r}/w/src/sub/**\"\n  deny write \"{r}/w/a/**\"\n"
+		  "  deny exec \"{r}/w/a/b/**\"\n" },
 		/* Denied names that do not exist in a writable tree: the
 		 * create guard, not Landlock, keeps them from being made. */
 		{ "guard",

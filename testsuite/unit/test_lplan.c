@@ -351,3 +351,47 @@ Test(lplan, a_missing_tree_the_command_may_create_is_created_first)
 	cr_expect_eq(f.plan.nmkdirs, 0, "only when the parent exists");
 	cage_policy_free(f.pol);
 }
+
+Test(lplan, a_mount_inside_another_carries_its_flags_too)
+{
+	/* Each mount is a bind of its own: what is below it has its flags
+	 * only, so a no-exec mount inside a read-only tree must be read-only
+	 * too, and a read-only one inside a no-exec tree no-exec too. */
+	struct fixture f;
+	plan_for(&f, "allow read write exec \"{r}/w/**\"\ndeny write \"{r}/w/a/**\"\n"
+		     "deny exec \"{r}/w/a/b/**\"\ndeny exec \"{r}/w/src/**\"\n"
+		     "deny write \"{r}/w/src/sub/**\"");
+	cr_expect_eq(f.plan.nerrors, 0);
+	cr_expect_eq(mounts(&f, "w/a/b") & (LPM_RDONLY | LPM_NOEXEC), LPM_RDONLY | LPM_NOEXEC);
+	cage_policy_free(f.pol);
+	mk("w/src/sub", true);
+	plan_for(&f, "allow read write exec \"{r}/w/**\"\ndeny exec \"{r}/w/src/**\"\n"
+		     "deny write \"{r}/w/src/sub/**\"");
+	cr_expect_eq(mounts(&f, "w/src/sub") & (LPM_RDONLY | LPM_NOEXEC), LPM_RDONLY | LPM_NOEXEC);
+	cage_policy_free(f.pol);
+}
+
+Test(lplan, a_file_that_may_not_be_made_anew_is_pinned)
+{
+	/* Deleting it is allowed, creating it is not: once deleted, Landlock
+	 * could not refuse the new name, so it stays (a mount point). */
+	struct fixture f;
+	plan_for(&f, "allow read write \"{r}/w/**\"\ndeny create \"{r}/w/src/a.c\"");
+	cr_expect(mounts(&f, "w/src/a.c") & LPM_PIN);
+	cr_expect_eq(f.plan.nerrors, 0);
+	cage_policy_free(f.pol);
+}
+
+Test(lplan, a_glob_that_denies_later_names_less_than_their_directory_is_refused)
+{
+	/* A *.json made later would be deletable: Landlock grants what the
+	 * directory grants. Denying creating them too makes it a guard. */
+	struct fixture f;
+	plan_for(&f, "allow read write \"{r}/w/**\"\nprotect delete \"{r}/w/*.json\"");
+	cr_expect(error_mentions(&f, "a name made later that matches"));
+	cage_policy_free(f.pol);
+	plan_for(&f, "allow read write \"{r}/w/**\"\nprotect delete create \"{r}/w/*.json\"");
+	cr_expect_eq(f.plan.nerrors, 0);
+	cr_expect_gt(f.plan.nguards, 0);
+	cage_policy_free(f.pol);
+}

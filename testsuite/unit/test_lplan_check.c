@@ -101,6 +101,7 @@ static const char *const targets[] = {
 	"{r}/X/*.json",	   "{r}/X/new/**",    "{r}/X/new.json",	  "{r}/X-new",
 	"{r}/w/**",	   "{r}/w/.git/**",   "{r}/w/.git/hooks/**", "{r}/w/.git/config",
 	"{r}/w/**/.git/config", "{r}/X*/**", "{r}/X/a/f",	  "{r}/w/src.c",
+	"{r}/X/",	   "{r}/X-old",	      "{r}/X.json/**",	  "{r}/X+1/**",
 };
 static const char *const grants[] = { "read", "read write", "read write exec", "read exec",
 				      "write", "read create", "read write create delete" };
