@@ -90,6 +90,18 @@ static uint64_t rights_of(uint32_t acc)
 static const uint32_t probe_bits[] = { IR_A_READ, IR_A_WRITE, IR_A_CREATE, IR_A_DELETE,
 				       IR_A_EXEC };
 
+/* Whether a glob of the patterns matches `path`: elsewhere they and the
+ * rules with globs expanded say the same (an expansion is a match). */
+static bool glob_matches(const struct lplan *plan, const char *path)
+{
+	for (size_t i = 0; i < plan->gprof.nrules; i++) {
+		const struct ir_path *pp = &plan->gprof.rules[i].t.path;
+		if (pp->kind == IR_PAT_GLOB && ir_path_match(pp, path))
+			return true;
+	}
+	return false;
+}
+
 /* What the resolved rules allow at `path`, and the rule deciding the
  * first access in `interest` that is denied (for messages). With `later`,
  * about a name made later (lplan_later_pick). */
@@ -101,6 +113,8 @@ static uint32_t allowed_at(const struct ir_profile *dp, const struct lplan *late
 		all |= probe_bits[i];
 	struct ir_verdict vs[6], gs[6];
 	ir_eval_path_bits(dp, all, path, vs);
+	if (later && !glob_matches(later, path))
+		later = NULL; /* the patterns and the expanded rules agree */
 	if (later)
 		ir_eval_path_bits(&later->gprof, all, path, gs);
 	for (size_t i = 0; i < sizeof probe_bits / sizeof *probe_bits; i++) {
@@ -393,7 +407,7 @@ static bool plan_missing(struct arena *a, struct lplan *plan, const struct ir_pr
 					     (eff & ~rights_of(below) & cover));
 	struct ir_verdict cv;
 	ir_eval_path(dp, IR_A_CREATE, n->path, &cv);
-	if (later) {
+	if (later && glob_matches(plan, n->path)) {
 		struct ir_verdict gv;
 		ir_eval_path(&plan->gprof, IR_A_CREATE, n->path, &gv);
 		cv = *lplan_later_pick(&gv, &cv);

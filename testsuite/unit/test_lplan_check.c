@@ -176,7 +176,7 @@ Test(lplan_check, thousands_of_policies_have_no_widening, .timeout = 240)
 {
 	uint64_t seed = 0x9e3779b97f4a7c15ull;
 	size_t planned = 0, refused = 0, paths = 0;
-	enum { COUNT = 3000 };
+	enum { COUNT = 10000 };
 	for (unsigned k = 0; k < COUNT; k++) {
 		char body[4096];
 		gen(&seed, body, sizeof body);
