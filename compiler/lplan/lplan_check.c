@@ -119,7 +119,6 @@ static void ck_add_pattern(struct ck_set *s, const struct ir_path *pp)
 	ck_add(s, ck_anchor(s->a, pp), pp->kind != IR_PAT_EXACT);
 }
 
-
 static int ck_cmp(const void *x, const void *y)
 {
 	/* Any order with a directory before what is below it serves the
@@ -442,6 +441,7 @@ void lplan_check(struct arena *a, const struct lplan *plan, struct lplan_widenin
 	*nout = o.n;
 }
 
+/* The access as a query names it (cagec explain's words). */
 static const char *ck_access_word(uint32_t b)
 {
 	switch (b) {
@@ -453,17 +453,17 @@ static const char *ck_access_word(uint32_t b)
 		return "create";
 	case IR_A_DELETE:
 		return "delete";
-	case IR_A_EXEC:
-		return "exec";
 	default:
-		return "access";
+		return "exec";
 	}
 }
 
 void lplan_widening_text(const struct lplan_widening *w, char *buf, size_t size)
 {
 	char rule[1200];
-	const char *shown = w->path[0] && strchr(w->path, '\x01') ? NULL : w->path;
+	const char *acc = ck_access_word(w->access);
+	/* A name no rule names is shown as what it stands for. */
+	const char *shown = strchr(w->path, '\x01') ? NULL : w->path;
 	char probe[4200];
 	if (!shown) {
 		snprintf(probe, sizeof probe, "%.*s/(any other name)",
@@ -473,9 +473,9 @@ void lplan_widening_text(const struct lplan_widening *w, char *buf, size_t size)
 	if (w->rule) {
 		lplan_rule_text(w->rule, rule, sizeof rule);
 		snprintf(buf, size, "%s: the sandbox would allow %s %s, which this rule denies", rule,
-			 ck_access_word(w->access), shown);
+			 acc, shown);
 	} else {
-		snprintf(buf, size, "the sandbox would allow %s %s, which no rule allows",
-			 ck_access_word(w->access), shown);
+		snprintf(buf, size, "the sandbox would allow %s %s, which no rule allows", acc,
+			 shown);
 	}
 }
