@@ -178,8 +178,9 @@ static void run_free(struct run *r)
 struct args {
 	const char *policy, *task, *listen, *sock, *logpath, *mode, *pin, *backend;
 	bool proxy_only, show, shell, allow_yolo, quiet, verbose;
-	bool record_covered, record_workspace, log_denials;
+	bool record_covered, record_workspace, log_denials, max_conns_given;
 	char **argv; /* the command, or NULL */
+	const struct run_nofile *nofile;
 };
 
 /* Parses the command line into a, cfg and r; returns -1 to go on, or an
@@ -225,7 +226,10 @@ static int parse_args(int argc, char **argv, struct prx_config *cfg, struct run 
 		case O_PROXY_ONLY: a->proxy_only = true; break;
 		case O_LISTEN: a->listen = v; break;
 		case O_SOCKET: a->sock = v; break;
-		case O_MAX_CONNS: ok = parse_ms(v, &cfg->limits.max_conns); break;
+		case O_MAX_CONNS:
+			ok = parse_ms(v, &cfg->limits.max_conns);
+			a->max_conns_given = true;
+			break;
 		case O_HEADER_TIMEOUT: ok = parse_ms(v, &cfg->limits.header_timeout_ms); break;
 		case O_CONNECT_TIMEOUT: ok = parse_ms(v, &cfg->limits.connect_timeout_ms); break;
 		case O_IDLE_TIMEOUT: ok = parse_ms(v, &cfg->limits.idle_timeout_ms); break;
@@ -282,7 +286,7 @@ static int parse_args(int argc, char **argv, struct prx_config *cfg, struct run 
 }
 
 static int serve(struct run *r, struct prx_config *cfg, const char *policy, const char *listen,
-		 const char *sock, const char *logpath)
+		 const char *sock, const char *logpath, bool max_conns_given)
 {
 	char err[512];
 	int rc = build_table(r, policy);
@@ -303,12 +307,10 @@ static int serve(struct run *r, struct prx_config *cfg, const char *policy, cons
 			return run_fail("--log %s: %s", logpath, strerror(errno));
 		cfg->log_fd = r->log_fd;
 	}
-	/* Tunnels need descriptors: take what the hard limit allows. */
-	struct rlimit rl;
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-		rl.rlim_cur = rl.rlim_max;
-		(void)setrlimit(RLIMIT_NOFILE, &rl);
-	}
+	/* Tunnels need descriptors: main raised the soft limit as far as it
+	 * goes; the slots are sized to it unless --max-conns was given. */
+	if ((rc = run_proxy_fit(&cfg->limits, max_conns_given)))
+		return rc;
 	if (signal(SIGPIPE, SIG_IGN) == SIG_ERR)
 		return run_fail("cannot ignore SIGPIPE");
 	static const int stop_sigs[] = { SIGINT, SIGTERM, SIGHUP };
@@ -415,7 +417,7 @@ static int run_layers(struct run *r, struct args *a)
 					       .backend = a->backend, .policy_file = a->policy,
 					       .record_covered = a->record_covered,
 					       .record_workspace = a->record_workspace,
-					       .log_denials = a->log_denials };
+					       .log_denials = a->log_denials, .nofile = a->nofile };
 			fflush(stderr);
 			status = run_backend(&ro);
 			if (!a->quiet)
@@ -445,13 +447,18 @@ int main(int argc, char **argv)
 	r.res = prx_resolver_new();
 	struct args a;
 	memset(&a, 0, sizeof a);
+	/* The proxy's tunnels need descriptors; the command gets back the
+	 * limit it was started with (run.h). */
+	struct run_nofile nofile;
+	run_nofile_raise(&nofile);
+	a.nofile = &nofile;
 	int status;
 	if (!r.opts || !r.res)
 		status = run_fail("out of memory");
 	else if ((status = parse_args(argc, argv, &cfg, &r, &a)) == -2)
 		status = run_layers(&r, &a);
 	else if (status == -1)
-		status = serve(&r, &cfg, a.policy, a.listen, a.sock, a.logpath);
+		status = serve(&r, &cfg, a.policy, a.listen, a.sock, a.logpath, a.max_conns_given);
 	run_free(&r);
 	return status;
 }

@@ -26,4 +26,9 @@ if(CMAKE_SYSTEM_NAME STREQUAL "Linux" AND TARGET cagerun)
     /bin/sh ${CMAKE_CURRENT_SOURCE_DIR}/linux/failclosed.sh
     $<TARGET_FILE:cagerun> $<TARGET_FILE:lnx_failinj>)
   set_tests_properties(linux/plan-vs-sandbox/user linux/fail-closed/user PROPERTIES TIMEOUT 300)
+  # The README's first command as cage-test under the default soft
+  # open-files limit (1024), in a clone of the checkout that user owns.
+  add_test(NAME linux/readme-user COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/linux/readme_user.sh
+    $<TARGET_FILE:cagerun> ${CMAKE_SOURCE_DIR} cage-test)
+  set_tests_properties(linux/readme-user PROPERTIES TIMEOUT 300)
 endif()
