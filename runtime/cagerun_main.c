@@ -42,7 +42,8 @@ static const struct cli_opt run_opts_table[] = {
 	{ "policy", 'p', "POLICY", O_POLICY, CLI_CAGERUN,
 	  "run under this .cage file exactly as written: no layers are added" },
 	{ "task", 0, "FILE", O_TASK, CLI_CAGERUN,
-	  "add FILE as the task layer, last, on top of the layers found automatically" },
+	  "add FILE as the task layer, last: on top of the layers found automatically, or of -p "
+	  "POLICY (then it may not re-open the policy's denies)" },
 	{ "mode", 0, "MODE", O_MODE, CLI_CAGERUN,
 	  "override the policy's mode: off, monitor, enforce-fs or enforce" },
 	{ "log", 0, "FILE", O_LOG, CLI_CAGERUN,
@@ -263,9 +264,6 @@ static int parse_args(int argc, char **argv, struct prx_config *cfg, struct run 
 			return run_fail("-- must be followed by the command to run");
 		a->argv = argv + p.i;
 	}
-	if (a->policy && a->task)
-		return run_fail("-p runs one policy as written, --task adds a layer to the ones found "
-			    "automatically: give one of them");
 	if (a->proxy_only) {
 		if (a->argv)
 			return run_fail("--proxy-only runs no command; drop it, or the -- COMMAND part");

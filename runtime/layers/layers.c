@@ -12,6 +12,7 @@
 #include "layers.h"
 #include "stdlib_dir.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -243,14 +244,15 @@ static const struct layer_src *layer_of_kind(const struct layers *L, const char 
 }
 
 /* Without --profile: the last profile of the task layer, else of a
- * trusted project layer, else the module-level rules alone. */
+ * trusted project layer, else of -p's policy (under --task), else the
+ * module-level rules alone. */
 static void select_profile(struct layers *L, const cage_options *o)
 {
 	struct ir_policy *ir = L->pol->ir;
 	if (o->profile || !ir->selected)
 		return;
-	static const char *const order[] = { "task", "project" };
-	for (size_t k = 0; k < 2; k++) {
+	static const char *const order[] = { "task", "project", "policy" };
+	for (size_t k = 0; k < 3; k++) {
 		const struct layer_src *ls = layer_of_kind(L, order[k]);
 		if (!ls || !ls->src || ls->untrusted)
 			continue;
@@ -321,6 +323,8 @@ static int narrow(struct layers *L, const struct layer_src *proj, bool quiet)
 		k++;
 	}
 	p->nrules = k;
+	/* The guards are per rule index (ir_pins.c): derived again. */
+	ir_pins_build(&L->pol->arena, p);
 	k = 0;
 	for (size_t i = 0; i < p->nenv; i++) {
 		struct ir_env_op *e = &p->env[i];
@@ -387,12 +391,44 @@ static bool parse_mode(const char *s, int *mode)
 	return false;
 }
 
+/* -p POLICY --task FILE: the task's rules and environment steps, each in
+ * its own order, moved after all of the policy's (a profile's own rules
+ * come after every module-level rule, the task's included), so that the
+ * task decides what it names unless a policy's deny or protect is
+ * re-opened, which lint's unsafe-order and protect-violation find and
+ * load_policy_task refuses. The guards (ir_pins.c) are derived again
+ * for the new order. */
+static void task_to_end(cage_policy *pol, const struct src_file *task)
+{
+	struct ir_profile *p = pol->ir->selected;
+	struct ir_rule *rules = arena_alloc(&pol->arena, (p->nrules ? p->nrules : 1) * sizeof *rules);
+	struct ir_env_op *env = arena_alloc(&pol->arena, (p->nenv ? p->nenv : 1) * sizeof *env);
+	size_t k = 0;
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < p->nrules; i++)
+			if (from_layer(p->rules[i].loc.file, task) == (pass == 1)) {
+				rules[k] = p->rules[i];
+				rules[k].index = (uint32_t)k;
+				k++;
+			}
+	assert(k == p->nrules);
+	k = 0;
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < p->nenv; i++)
+			if (from_layer(p->env[i].loc.file, task) == (pass == 1))
+				env[k++] = p->env[i];
+	assert(k == p->nenv);
+	memcpy(p->rules, rules, p->nrules * sizeof *rules);
+	memcpy(p->env, env, p->nenv * sizeof *env);
+	ir_pins_build(&pol->arena, p);
+}
+
 /* lint on a second load of the same text: its findings must not count as
  * errors of the policy that runs. Returns the errors found in `kind`'s
  * layer (0 when there is none), SIZE_MAX when a layer changed between the
  * two loads. */
 static size_t lint_layers(struct layers *L, const char *text, const cage_options *o,
-			  const char *kind)
+			  const char *kind, bool task_last)
 {
 	L->lint = cage_load_string("<layers>", text, strlen(text), o);
 	if (!L->lint || cage_error_count(L->lint) > 0 || !L->lint->ir->selected)
@@ -401,23 +437,30 @@ static size_t lint_layers(struct layers *L, const char *text, const cage_options
 		for (size_t i = 0; i < L->lint->ir->nprofiles; i++)
 			if (!strcmp(L->lint->ir->profiles[i]->name, L->pol->ir->selected->name))
 				L->lint->ir->selected = L->lint->ir->profiles[i];
-	struct lint_opts lo = { 0 };
-	lint_policy(L->lint, &lo);
-	const struct layer_src *ls = kind ? layer_of_kind(L, kind) : NULL;
-	if (!ls || !ls->path)
-		return 0;
 	/* The findings must be about the bytes that run: a layer rewritten
 	 * between the two loads is refused rather than judged by its old text. */
 	struct layers seen = { .n = L->n };
 	bind_sources(&seen, L->lint);
+	bool changed = false;
 	for (size_t i = 0; i < L->n; i++) {
 		free(seen.v[i].path);
 		if (seen.v[i].src && L->v[i].src && seen.v[i].fp != L->v[i].fp) {
 			fprintf(stderr, "cagerun: %s changed while cagerun was reading it\n",
 				L->v[i].path);
-			return SIZE_MAX;
+			changed = true;
 		}
 	}
+	if (changed)
+		return SIZE_MAX;
+	/* Judged in the order that runs. */
+	const struct layer_src *lt = task_last ? layer_of_kind(L, "task") : NULL;
+	if (lt && seen.v[lt - L->v].src)
+		task_to_end(L->lint, seen.v[lt - L->v].src);
+	struct lint_opts lo = { 0 };
+	lint_policy(L->lint, &lo);
+	const struct layer_src *ls = kind ? layer_of_kind(L, kind) : NULL;
+	if (!ls || !ls->path)
+		return 0;
 	size_t bad = 0;
 	for (size_t i = 0; i < L->lint->diags.n; i++) {
 		const struct diag *d = L->lint->diags.items[i];
@@ -454,6 +497,100 @@ static int load_policy_file(struct layers *L, const struct layers_req *rq)
 			lint_policy(L->lint, &lo);
 		}
 	}
+	return 0;
+}
+
+/* The composition's root, just loaded into L->pol: its diagnostics
+ * printed, each layer bound to its file. 0, or 125 saying `what`. */
+static int root_loaded(struct layers *L, const char *what)
+{
+	if (!L->pol)
+		return fail("out of memory");
+	cage_print_diagnostics(L->pol, stderr, cli_want_color("auto", STDERR_FILENO));
+	if (cage_error_count(L->pol) > 0 || !L->pol->ir->selected)
+		return fail("%s; nothing was run", what);
+	bind_sources(L, L->pol);
+	return 0;
+}
+
+/* -p POLICY --task FILE: the policy as written, then the task layer on
+ * top (task_to_end says in which order). The policy's profile runs; a
+ * task may add grants, denies and environment steps, and is refused when
+ * it re-opens what the policy denies or protects (lint's findings in the
+ * task file), declares a profile, or unsets nothing but keeps or sets a
+ * variable the policy unsets. */
+static int load_policy_task(struct layers *L, const struct layers_req *rq)
+{
+	char real[2][PATH_MAX];
+	const char *given[2] = { rq->policy, rq->task };
+	for (int i = 0; i < 2; i++) {
+		if (!realpath(given[i], real[i]))
+			return fail("%s%s: %s; nothing was run", i ? "--task " : "-p ", given[i],
+				    strerror(errno));
+		if (!nameable(real[i]))
+			return fail("%s cannot be named in a policy (quote, backslash or brace)", real[i]);
+	}
+	add(L, "policy", real[0]);
+	add(L, "task", real[1]);
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	if (!f)
+		return fail("out of memory");
+	fprintf(f, "cage 1\n# -p POLICY --task FILE: the task's rules come after all of the "
+		   "policy's\nimport \"%s\" # policy\nimport \"%s\" # task\n", real[0], real[1]);
+	if (fclose(f) != 0) {
+		free(text);
+		return fail("out of memory");
+	}
+	L->pol = cage_load_string("<layers>", text, strlen(text), rq->copts);
+	int rc = root_loaded(L, "-p with --task: the policy or the task has errors");
+	if (rc) {
+		free(text);
+		return rc;
+	}
+	const struct layer_src *task = &L->v[1];
+	struct ir_policy *ir = L->pol->ir;
+	for (size_t i = 0; i < ir->nprofiles; i++)
+		if (from_layer(ir->profiles[i]->loc.file, task->src)) {
+			fputs("cagerun: ", stderr);
+			print_loc(stderr, &ir->profiles[i]->loc);
+			fprintf(stderr, "error: with -p, the task layer's rules are written at module "
+					"level; its profile '%s' would not run\n", ir->profiles[i]->name);
+			rc = RUN_SETUP_FAILED;
+		}
+	select_profile(L, rq->copts);
+	/* `env unset` is how a policy keeps a variable out: the task may not
+	 * bring it back. */
+	const struct ir_profile *sel = ir->selected;
+	for (size_t i = 0; i < sel->nenv; i++) {
+		const struct ir_env_op *t = &sel->env[i];
+		if (t->kind == IR_ENV_UNSET || !from_layer(t->loc.file, task->src))
+			continue;
+		for (size_t j = 0; j < sel->nenv; j++) {
+			const struct ir_env_op *u = &sel->env[j];
+			if (u->kind == IR_ENV_UNSET && !from_layer(u->loc.file, task->src) &&
+			    !strcmp(u->name, t->name)) {
+				fputs("cagerun: ", stderr);
+				print_loc(stderr, &t->loc);
+				fprintf(stderr, "error: the task layer %s %s, which the policy unsets\n",
+					t->kind == IR_ENV_KEEP ? "keeps" : "sets", t->name);
+				rc = RUN_SETUP_FAILED;
+				break;
+			}
+		}
+	}
+	task_to_end(L->pol, task->src);
+	size_t bad = rc ? 0 : lint_layers(L, text, rq->copts, "task", true);
+	free(text);
+	if (rc)
+		return fail("%s: a task layer cannot run as it is; nothing was run", task->path);
+	if (bad == SIZE_MAX)
+		return fail("a layer changed while it was read; nothing was run");
+	if (bad && !rq->lint)
+		return fail("%s has %zu lint error%s; a task layer on -p %s may add grants and denies "
+			    "but not re-open what the policy denies or protects; nothing was run",
+			    task->path, bad, bad == 1 ? "" : "s", rq->policy);
 	return 0;
 }
 
@@ -561,17 +698,11 @@ static int compose(struct layers *L, const struct layers_req *rq)
 			free(t2);
 		}
 	}
-	if (!L->pol) {
+	if ((rc = root_loaded(L, "the composed policy has errors (cagerun --show lists its "
+				 "layers)"))) {
 		free(text);
-		return fail("out of memory");
+		return rc;
 	}
-	cage_print_diagnostics(L->pol, stderr, cli_want_color("auto", STDERR_FILENO));
-	if (cage_error_count(L->pol) > 0 || !L->pol->ir->selected) {
-		free(text);
-		return fail("the composed policy has errors (cagerun --show lists its layers); "
-			    "nothing was run");
-	}
-	bind_sources(L, L->pol);
 	struct layer_src *proj = NULL;
 	for (size_t i = 0; i < L->n; i++)
 		if (!strcmp(L->v[i].kind, "project") && L->v[i].src) {
@@ -581,7 +712,7 @@ static int compose(struct layers *L, const struct layers_req *rq)
 		}
 	select_profile(L, rq->copts);
 	if (proj || rq->lint) {
-		size_t bad = lint_layers(L, text, rq->copts, proj ? "project" : NULL);
+		size_t bad = lint_layers(L, text, rq->copts, proj ? "project" : NULL, false);
 		if (bad == SIZE_MAX) {
 			free(text);
 			return fail("a layer changed while it was read; nothing was run");
@@ -600,7 +731,9 @@ static int compose(struct layers *L, const struct layers_req *rq)
 
 int layers_load(struct layers *L, const struct layers_req *rq)
 {
-	int rc = rq->policy ? load_policy_file(L, rq) : compose(L, rq);
+	int rc = rq->policy && rq->task ? load_policy_task(L, rq)
+		 : rq->policy		? load_policy_file(L, rq)
+					: compose(L, rq);
 	if (rc)
 		return rc;
 	const struct ir_profile *p = L->pol->ir->selected;

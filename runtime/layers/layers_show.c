@@ -95,6 +95,10 @@ void layers_show(const struct layers *L, FILE *out)
 				     "review it, then run 'cagerun trust'\n",
 				L->ignored, L->ignored == 1 ? "" : "s");
 	}
+	if (L->n == 2 && !strcmp(L->v[0].kind, "policy") && !strcmp(L->v[1].kind, "task"))
+		fputs("  the task layer is on top of -p's policy: its rules come after all of the "
+		      "policy's; it may\n  add grants, denies and environment steps, not re-open what "
+		      "the policy denies or\n  protects, nor keep or set what it unsets\n", out);
 	if (L->root)
 		fprintf(out, "workspace: %s\n", L->root);
 	fprintf(out, "profile: %s\nmode: %s\nprivate:%s%s%s\nfingerprint: xxh3:%016" PRIx64 "\n",
