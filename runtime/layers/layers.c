@@ -14,6 +14,7 @@
 
 #include <assert.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -594,6 +595,96 @@ static int load_policy_task(struct layers *L, const struct layers_req *rq)
 	return 0;
 }
 
+/* The command layer (cmdres.h): written to a private file that the
+ * composition imports, removed once the policy is compiled
+ * (command_layer_remove). Nothing when COMMAND is not on PATH: the exec
+ * says so (127). */
+static int command_layer(struct layers *L, const char *cmd)
+{
+	char err[2 * PATH_MAX];
+	enum cmd_status st = cmd_resolve(cmd, getenv("PATH"), &L->cmd, err, sizeof err);
+	if (st == CMD_NOT_FOUND)
+		return 0;
+	if (st == CMD_REFUSED)
+		return fail("%s: %s; nothing was run", cmd, err);
+	char *text = cmd_layer_text(&L->cmd, cmd);
+	if (!text)
+		return fail("out of memory");
+	const char *tmp = getenv("TMPDIR");
+	if (!tmp || tmp[0] != '/')
+		tmp = "/tmp";
+	snprintf(L->cmd_dir, sizeof L->cmd_dir, "%s/cage-command.XXXXXX", tmp);
+	if (!mkdtemp(L->cmd_dir)) {
+		int e = errno;
+		L->cmd_dir[0] = '\0';
+		free(text);
+		return fail("cannot make a directory in %s: %s; nothing was run", tmp, strerror(e));
+	}
+	char file[PATH_MAX + 32], real[PATH_MAX];
+	snprintf(file, sizeof file, "%s/command.cage", L->cmd_dir);
+	int fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	size_t n = strlen(text);
+	bool ok = fd >= 0 && write(fd, text, n) == (ssize_t)n;
+	int e = errno;
+	if (fd >= 0 && close(fd) != 0 && ok) {
+		ok = false;
+		e = errno;
+	}
+	free(text);
+	if (!ok)
+		return fail("cannot write %s: %s; nothing was run", file, strerror(e));
+	if (!realpath(file, real) || !nameable(real))
+		return fail("%s cannot be named in a policy; set TMPDIR to a plainer directory; "
+			    "nothing was run", file);
+	add(L, "command", real);
+	return 0;
+}
+
+static void command_layer_remove(struct layers *L)
+{
+	if (!L->cmd_dir[0])
+		return;
+	char file[PATH_MAX + 32];
+	snprintf(file, sizeof file, "%s/command.cage", L->cmd_dir);
+	(void)unlink(file);
+	(void)rmdir(L->cmd_dir);
+	L->cmd_dir[0] = '\0';
+}
+
+/* The composed policy must let the command start: a later layer's deny
+ * or a protect over what the command layer grants would end in a 126
+ * from inside, so it is refused here, naming the rule. */
+static int command_check(const struct layers *L, const char *cmd)
+{
+	const struct ir_profile *p = L->pol->ir->selected;
+	static const uint32_t acc[] = { IR_A_READ, IR_A_EXEC };
+	for (size_t i = 0; i < L->cmd.n; i++) {
+		const struct cmd_grant *g = &L->cmd.g[i];
+		char probe[PATH_MAX + 16];
+		snprintf(probe, sizeof probe, g->tree ? "%s/package.json" : "%s", g->path);
+		for (size_t k = 0; k < 2; k++) {
+			struct ir_verdict v;
+			ir_eval_path(p, acc[k], probe, &v);
+			if (v.allowed)
+				continue;
+			char tgt[1024] = "", where[PATH_MAX + 32] = "no rule";
+			if (v.rule) {
+				ir_target_display(v.rule, tgt, sizeof tgt);
+				snprintf(where, sizeof where, "%s:%u (%s %s)",
+					 v.rule->loc.file ? v.rule->loc.file->name : "(default)",
+					 v.rule->loc.line, ir_effect_name(v.rule->effect), tgt);
+			}
+			return fail("%s: %s (%s) is denied %s by %s, so the command cannot start; nothing "
+				    "was run. To allow it, add after that rule: allow read exec \"%s%s\"%s",
+				    cmd, probe, g->why, k ? "exec" : "read", where, g->path,
+				    g->tree ? "/**" : "",
+				    v.rule && v.rule->effect == IR_PROTECT ? " (a protect cannot be undone: "
+									      "move the program instead)" : "");
+		}
+	}
+	return 0;
+}
+
 /* Finds the layers (in order) and the project's root. */
 static int discover(struct layers *L, const struct layers_req *rq)
 {
@@ -614,6 +705,9 @@ static int discover(struct layers *L, const struct layers_req *rq)
 	if (module_exists(rq->copts, "std/guard"))
 		add(L, "defaults", "std/guard");
 	add(L, "workspace", "cagerun/workspace");
+	int rc = rq->argv && rq->argv[0] ? command_layer(L, rq->argv[0]) : 0;
+	if (rc)
+		return rc;
 	if (rq->argv && rq->argv[0]) {
 		const char *b = strrchr(rq->argv[0], '/');
 		b = b ? b + 1 : rq->argv[0];
@@ -734,6 +828,9 @@ int layers_load(struct layers *L, const struct layers_req *rq)
 	int rc = rq->policy && rq->task ? load_policy_task(L, rq)
 		 : rq->policy		? load_policy_file(L, rq)
 					: compose(L, rq);
+	command_layer_remove(L);
+	if (!rc && L->cmd.found)
+		rc = command_check(L, rq->argv[0]);
 	if (rc)
 		return rc;
 	const struct ir_profile *p = L->pol->ir->selected;
@@ -748,7 +845,7 @@ void layers_report_changes(const struct layers *L, FILE *err)
 {
 	for (size_t i = 0; i < L->n; i++) {
 		const struct layer_src *ls = &L->v[i];
-		if (!ls->path)
+		if (!ls->path || !strcmp(ls->kind, "command")) /* generated, not a file of yours */
 			continue;
 		uint64_t now;
 		char why[512];
@@ -768,6 +865,8 @@ void layers_free(struct layers *L)
 		free(L->v[i].path);
 	}
 	free(L->root);
+	command_layer_remove(L);
+	cmd_res_free(&L->cmd);
 	cage_policy_free(L->pol);
 	cage_policy_free(L->lint);
 	memset(L, 0, sizeof *L);
