@@ -109,9 +109,10 @@ static void usage(FILE *f, bool full)
 		return;
 	}
 	fputs("\nWithout -p, the policy is composed from layers found automatically: std/base,\n"
-	      "std/secrets (and std/guard), the workspace (the project's root), the agent's\n"
-	      "module and your own (named after COMMAND), the project's .cage/policy.cage\n"
-	      "(only its denies until 'cagerun trust' approves it), then --task FILE.\n\n"
+	      "std/secrets (and std/guard), the workspace (the project's root), what starting\n"
+	      "COMMAND needs (resolved from PATH), the agent's module and your own (named\n"
+	      "after COMMAND), the project's .cage/policy.cage (only its denies until\n"
+	      "'cagerun trust' approves it), then --task FILE.\n\n"
 	      "Options:\n", f);
 	cli_print_options(f, run_tabs, 2, CLI_CAGERUN);
 	fputs("\nExit status: the command's own; 128+N when signal N ended it; 125 when\n"

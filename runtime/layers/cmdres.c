@@ -299,11 +299,13 @@ static bool refuse_runtime_shim(struct ctx *c, const char *path, const char *rea
 				const char *text)
 {
 	const char *b = base_name(real);
-	const char *kind = strstr(text, "# asdf-plugin:") ? "asdf"
+	bool asdf = strstr(text, "# asdf-plugin:") != NULL;
+	const char *kind = asdf ? "asdf"
 			   : !strcmp(b, "mise") || !strcmp(b, "rtx") ? "mise"
 			   : !strcmp(b, "volta-shim") || !strcmp(b, "volta") ? "volta"
 									      : NULL;
-	if (!kind || !strcmp(base_name(c->cmd), b))
+	/* the manager itself, run by its own name, is an ordinary program */
+	if (!kind || (!asdf && !strcmp(base_name(c->cmd), b)))
 		return true;
 	return refuse(c, "%s is a %s shim, which chooses the program only when it runs; put the "
 			 "program's own directory first on PATH (%s), or run it by its real path, "
@@ -314,7 +316,7 @@ static bool refuse_runtime_shim(struct ctx *c, const char *path, const char *rea
 }
 
 static bool resolve_script(struct ctx *c, const char *path, const char *real, const char *head,
-			   int depth)
+			   int depth, const char *why)
 {
 	const char *nl = strchr(head, '\n');
 	char line[512];
@@ -363,7 +365,7 @@ static bool resolve_script(struct ctx *c, const char *path, const char *real, co
 	bool handled;
 	if (!resolve_cmd_shim(c, path, real, head, depth, &handled))
 		return false;
-	return handled || add_grant(c, real, false, depth ? "a script on the way" : "the program");
+	return handled || add_grant(c, real, false, why);
 }
 
 static bool resolve_file(struct ctx *c, const char *path, int depth, const char *why)
@@ -383,7 +385,7 @@ static bool resolve_file(struct ctx *c, const char *path, int depth, const char 
 	char head[CMD_HEAD + 1];
 	size_t n = read_head(real, head, sizeof head);
 	if (n >= 2 && head[0] == '#' && head[1] == '!')
-		return resolve_script(c, path, real, head, depth);
+		return resolve_script(c, path, real, head, depth, why);
 	if (!refuse_runtime_shim(c, path, real, ""))
 		return false;
 	return add_grant(c, real, false, why);

@@ -27,7 +27,9 @@
 #             is shown as notes);
 #   set-up    the agent's state directory exists, as after a first run
 #             outside the cage: in enforce-fs and enforce, the version line,
-#             the key not readable, and no permission error from the agent.
+#             the key not readable, and no permission error from the agent;
+#   layered   `cagerun -- AGENT --version` with no -p: the command layer
+#             finds what starting the agent needs; status 0, the version.
 # Every run is bounded by `timeout`: a hang is a failure.
 #
 # A SKIP line and success only when the agents are not installed yet and npm
@@ -289,6 +291,21 @@ probe "set up, enforce-fs" denied yes \
 	"$cagerun" --mode enforce-fs -p "$policy" -D workspace="$ws"
 probe "set up, enforce" denied yes \
 	"$cagerun" --log "$tmp/proxy.log" -p "$policy" -D workspace="$ws"
+# The layered form (no -p): the command layer follows nvm's symlink, the
+# agent's #! line and node on PATH to what starting it needs.
+label="layered, cagerun -- $agent --version"
+(cd "$ws" && timeout -k 5 "$run_secs" env HOME="$home" PATH="$nvm_bin:/usr/local/bin:/usr/bin:/bin" \
+	USER="$(id -un)" LANG=C.UTF-8 TERM=dumb "$cagerun" -- "$agent" --version) \
+	>"$tmp/out" 2>"$tmp/err" </dev/null
+status=$?
+if [ "$status" -ne 0 ]; then
+	fail "exit status $status"
+elif ! grep -Fqx -- "$line" "$tmp/out"; then
+	fail "no version line '$line' on stdout"
+else
+	echo "ok: $agent: $label"
+	passed=$((passed + 1))
+fi
 if [ -s "$tmp/proxy.log" ]; then
 	echo "  note: $agent: requests through the proxy at --version:"
 	sed 's/^/    /' "$tmp/proxy.log"
