@@ -24,6 +24,7 @@
 #include "layers.h"
 #include "run.h"
 #include "runcommon.h"
+#include "slog.h"
 #include "yolo.h"
 
 #define EXIT_START 125
@@ -101,6 +102,7 @@ static void usage(FILE *f, bool full)
 	      "       cagerun --show [OPTIONS] [-- COMMAND...]   print what a run would enforce\n"
 	      "       cagerun --shell [OPTIONS]                  a shell inside the policy\n"
 	      "       cagerun trust [FILE]                       approve a project layer\n"
+	      "       cagerun denials [--follow] [PID]           a running session's denials\n"
 	      "       cagerun --proxy-only -p POLICY [OPTIONS]   serve the filtering proxy alone\n"
 	      "       cagerun --version | --help\n",
 	      f);
@@ -417,8 +419,30 @@ static int run_layers(struct run *r, struct args *a)
 					       .record_covered = a->record_covered,
 					       .record_workspace = a->record_workspace,
 					       .log_denials = a->log_denials, .nofile = a->nofile };
+			/* A full-screen command owns the terminal: its denials go to
+			 * the session log (cagerun denials --follow) and the summary
+			 * at exit, not over its screen. */
+			struct slog sl = { .fd = -1 };
+			int devnull = -1;
+			if (!a->quiet && isatty(STDERR_FILENO)) {
+				char e[600];
+				if (slog_open(&sl, a->argv[0], e, sizeof e)) {
+					ro.notice_fd = sl.fd;
+					fprintf(stderr, "cagerun: denials are listed when the command ends; to "
+							"watch them live: cagerun denials --follow\n");
+				} else {
+					/* still off the screen: the summary says what was denied */
+					devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
+					ro.notice_fd = devnull;
+					fprintf(stderr, "cagerun: note: %s; denials are listed when the command "
+							"ends\n", e);
+				}
+			}
 			fflush(stderr);
 			status = run_backend(&ro);
+			slog_close(&sl);
+			if (devnull >= 0)
+				close(devnull);
 			if (!a->quiet)
 				layers_report_changes(&L, stderr);
 		}
@@ -429,6 +453,21 @@ static int run_layers(struct run *r, struct args *a)
 
 int main(int argc, char **argv)
 {
+	/* `cagerun denials [--follow] [PID]`: a session's denials, from
+	 * another terminal (slog.h). */
+	if (argc >= 2 && !strcmp(argv[1], "denials")) {
+		bool follow = false;
+		const char *pid = NULL;
+		for (int i = 2; i < argc; i++) {
+			if (!strcmp(argv[i], "--follow") || !strcmp(argv[i], "-f"))
+				follow = true;
+			else if (!pid && argv[i][0] != '-')
+				pid = argv[i];
+			else
+				return run_fail("usage: cagerun denials [--follow] [PID]");
+		}
+		return slog_show(pid, follow, stdout, stderr);
+	}
 	/* `cagerun trust [FILE]`: a word, not an option, as direnv's allow. */
 	if (argc >= 2 && !strcmp(argv[1], "trust")) {
 		if (argc > 3)

@@ -55,6 +55,10 @@ struct run_opts {
 	bool log_denials;
 	/* the open-files limit to give the command back (run_nofile_raise) */
 	const struct run_nofile *nofile;
+	/* where the proxy writes each denial as it happens: 0 for standard
+	 * error, else the session log (slog.h) when standard error is a
+	 * terminal; nowhere under quiet (run_notice_fd) */
+	int notice_fd;
 };
 
 /* "cagerun: MESSAGE" on stderr; returns RUN_SETUP_FAILED. */

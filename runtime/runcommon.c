@@ -103,6 +103,11 @@ bool run_proxy_secret(char out[33])
 	return true;
 }
 
+int run_notice_fd(const struct run_opts *o)
+{
+	return o->quiet ? -1 : o->notice_fd > 0 ? o->notice_fd : STDERR_FILENO;
+}
+
 int run_open_log(const char *path)
 {
 	return open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);

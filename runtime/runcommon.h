@@ -26,6 +26,10 @@ int run_load_policy(const struct run_opts *o, cage_policy **pol, const struct ir
 struct cpt_table;
 int run_proxy_table(cage_policy *pol, const char *name, char **bytes, struct cpt_table *t);
 
+/* Where the proxy's live denial lines go (run.h, notice_fd): -1 under
+ * --quiet. */
+int run_notice_fd(const struct run_opts *o);
+
 /* The proxy's per-run secret: 128 random bits as 32 hex digits. */
 bool run_proxy_secret(char out[33]);
 

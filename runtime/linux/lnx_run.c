@@ -175,8 +175,9 @@ static int start_proxy_server(struct lrun *r, struct prx_policy pol, const char 
 	cfg.secret = secret;
 	cfg.overrides = r->o->resolve;
 	cfg.log_fd = -1;
-	/* Denials as they happen, on the terminal the user watches. */
-	cfg.notice_fd = r->o->quiet ? -1 : STDERR_FILENO;
+	/* Denials as they happen: on standard error, or in the session log
+	 * when that is a terminal a full-screen command may own. */
+	cfg.notice_fd = run_notice_fd(r->o);
 	cfg.on_stop_fd = on_signal;
 	cfg.stop_ctx = r;
 	if ((rc = run_proxy_fit(&cfg.limits, false)))

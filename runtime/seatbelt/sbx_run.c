@@ -125,6 +125,7 @@ static int start_proxy(struct srun *r, char *url, size_t urlen)
 	cfg.overrides = r->o->resolve;
 	cfg.secret = secret;
 	cfg.log_fd = r->log_fd;
+	cfg.notice_fd = run_notice_fd(r->o);
 	cfg.on_stop_fd = on_signal;
 	cfg.stop_ctx = r;
 	if ((rc = run_proxy_fit(&cfg.limits, false)))
