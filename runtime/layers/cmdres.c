@@ -227,6 +227,7 @@ static bool grant_js(struct ctx *c, const char *real)
 }
 
 static bool resolve_file(struct ctx *c, const char *path, int depth, const char *why);
+static bool grant_program(struct ctx *c, const char *real, const char *why);
 
 /* NAME on PATH as the interpreter of `script` (`#!/usr/bin/env NAME`, or a
  * wrapper's `exec NAME`). */
@@ -365,7 +366,37 @@ static bool resolve_script(struct ctx *c, const char *path, const char *real, co
 	bool handled;
 	if (!resolve_cmd_shim(c, path, real, head, depth, &handled))
 		return false;
-	return handled || add_grant(c, real, false, why);
+	return handled || grant_program(c, real, why);
+}
+
+/* A program installed by Homebrew (a real path through PREFIX/Cellar/)
+ * loads its own loader and libraries from PREFIX (PREFIX/lib/ld.so and
+ * PREFIX/opt/): the prefix is granted, which holds installed software
+ * only. */
+static bool grant_brew(struct ctx *c, const char *real, bool *handled)
+{
+	*handled = false;
+	const char *cel = strstr(real, "/Cellar/");
+	if (!cel || cel == real)
+		return true;
+	char prefix[PATH_MAX], probe[PATH_MAX + 16];
+	snprintf(prefix, sizeof prefix, "%.*s", (int)(cel - real), real);
+	struct stat st;
+	snprintf(probe, sizeof probe, "%s/bin", prefix);
+	if (stat(probe, &st) != 0 || !S_ISDIR(st.st_mode))
+		return true;
+	*handled = true;
+	step(c, "%s: installed by Homebrew under %s", real, prefix);
+	return pin_check(c, prefix, &st) && add_grant(c, prefix, true, "its Homebrew prefix");
+}
+
+/* A program or script file: that file, or its Homebrew prefix. */
+static bool grant_program(struct ctx *c, const char *real, const char *why)
+{
+	bool brew;
+	if (!grant_brew(c, real, &brew))
+		return false;
+	return brew || add_grant(c, real, false, why);
 }
 
 static bool resolve_file(struct ctx *c, const char *path, int depth, const char *why)
@@ -388,7 +419,7 @@ static bool resolve_file(struct ctx *c, const char *path, int depth, const char 
 		return resolve_script(c, path, real, head, depth, why);
 	if (!refuse_runtime_shim(c, path, real, ""))
 		return false;
-	return add_grant(c, real, false, why);
+	return grant_program(c, real, why);
 }
 
 enum cmd_status cmd_resolve(const char *cmd, const char *path_env, struct cmd_res *r, char *err,
@@ -405,6 +436,19 @@ enum cmd_status cmd_resolve(const char *cmd, const char *path_env, struct cmd_re
 		return CMD_REFUSED;
 	}
 	struct ctx c = { r, cmd, path_env, err, errlen };
+	/* The directory it was found in too: whoever may write there can
+	 * point the name elsewhere. */
+	char dir[PATH_MAX], real[PATH_MAX];
+	snprintf(dir, sizeof dir, "%s", found);
+	char *slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	struct stat st;
+	if (slash && (!realpath(dir[0] ? dir : "/", real) || !pin_check(&c, real, &st))) {
+		if (!err[0])
+			snprintf(err, errlen, "%s: %s", dir, strerror(errno));
+		return CMD_REFUSED;
+	}
 	return resolve_file(&c, found, 0, "the program") ? CMD_OK : CMD_REFUSED;
 }
 

@@ -8,6 +8,7 @@
 #
 #   nvm, fnm, Homebrew    bin/NAME -> ../lib/node_modules/PKG/cli.js,
 #                         `#!/usr/bin/env node`, node in the same bin
+#                         (Homebrew's a link into PREFIX/Cellar: the prefix)
 #   npx                   nvm's bin/npx -> ../lib/node_modules/npm/bin/npx-cli.js
 #   bun                   ~/.bun/bin/NAME -> ../install/global/node_modules/PKG/cli.js,
 #                         a dependency hoisted beside the package
@@ -162,6 +163,13 @@ installer nvm "$nvm/bin:$SYS" claude nvm-ok nested-dep-ok
 installer npx "$nvm/bin:$SYS" npx npx-ok
 installer fnm "$H/.local/state/fnm_multishells/4242_1700000000000/bin:$SYS" gemini fnm-ok
 installer homebrew "$brew/bin:$brew/sbin:$SYS" codex brew-ok
+# Homebrew's programs load their loader and libraries from the prefix
+run "$brew/bin:$SYS" --show -- codex
+if grep -Fqx "  grant $brew/**   (its Homebrew prefix)" "$tmp/out"; then
+	ok "homebrew: the prefix is granted for what its node loads"
+else
+	bad "homebrew: no grant of the prefix"
+fi
 installer bun "$H/.bun/bin:$SYS" claude bun-ok hoisted-dep-ok
 installer pnpm "$pn:$tmp/pnpm-node:$SYS" claude pnpm-ok store-dep-ok
 installer native "$H/.local/bin:$SYS" claude native-ok
@@ -190,6 +198,12 @@ run "$nvm/bin:$SYS" -- claude
 chmod o-w "$nvm/lib/node_modules/@anthropic-ai/claude-code"
 refused "writable: a package directory others may write is refused (125)" \
 	"cagerun: claude: $nvm/lib/node_modules/@anthropic-ai/claude-code, above $nvm/lib/node_modules/@anthropic-ai/claude-code/cli.js, is writable by others: anyone could replace what runs (chmod o-w it); nothing was run"
+# the PATH directory the name was found in, which others may write
+chmod o+w "$nvm/bin"
+run "$nvm/bin:$SYS" -- claude
+chmod o-w "$nvm/bin"
+refused "writable: a PATH directory others may write is refused (125)" \
+	"cagerun: claude: $nvm/bin is writable by others: anyone could replace what runs (chmod o-w it); nothing was run"
 # a later layer's deny over the package: 125 naming the rule, never 126
 mkdir -p "$tmp/xdg/cage/agents"
 printf 'cage 1\ndeny read exec "%s/lib/node_modules/**"\n' "$nvm" >"$tmp/xdg/cage/agents/claude.cage"
