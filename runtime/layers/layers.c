@@ -236,6 +236,17 @@ static void bind_sources(struct layers *L, const cage_policy *p)
 	}
 }
 
+/* The command layer's file is gone once the policy is compiled: it is
+ * shown as <command>, as the composition's root is <layers>. `bound`
+ * holds the sources of one load of L's layers. (The name is the arena's
+ * copy, owned by that load.) */
+static void name_generated(const struct layers *L, const struct layers *bound)
+{
+	for (size_t i = 0; i < L->n; i++)
+		if (!strcmp(L->v[i].kind, "command") && bound->v[i].src)
+			((struct src_file *)bound->v[i].src)->name = "<command>";
+}
+
 static const struct layer_src *layer_of_kind(const struct layers *L, const char *kind)
 {
 	for (size_t i = L->n; i-- > 0;)
@@ -442,6 +453,7 @@ static size_t lint_layers(struct layers *L, const char *text, const cage_options
 	 * between the two loads is refused rather than judged by its old text. */
 	struct layers seen = { .n = L->n };
 	bind_sources(&seen, L->lint);
+	name_generated(L, &seen);
 	bool changed = false;
 	for (size_t i = 0; i < L->n; i++) {
 		free(seen.v[i].path);
@@ -797,6 +809,7 @@ static int compose(struct layers *L, const struct layers_req *rq)
 		free(text);
 		return rc;
 	}
+	name_generated(L, L);
 	struct layer_src *proj = NULL;
 	for (size_t i = 0; i < L->n; i++)
 		if (!strcmp(L->v[i].kind, "project") && L->v[i].src) {
