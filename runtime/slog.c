@@ -111,12 +111,19 @@ static bool newest(const char *dir, char *path, size_t len)
 	return found;
 }
 
+/* The log's new bytes to out, control characters but newline and tab
+ * shown as '?': cagerun writes only plain lines there, and a file that a
+ * policy lets the command write must not drive the user's terminal. */
 static void copy_out(int fd, FILE *out)
 {
-	char buf[4096];
+	unsigned char buf[4096];
 	ssize_t n;
-	while ((n = read(fd, buf, sizeof buf)) > 0)
+	while ((n = read(fd, buf, sizeof buf)) > 0) {
+		for (ssize_t i = 0; i < n; i++)
+			if ((buf[i] < 0x20 && buf[i] != '\n' && buf[i] != '\t') || buf[i] == 0x7f)
+				buf[i] = '?';
 		fwrite(buf, 1, (size_t)n, out);
+	}
 	fflush(out);
 }
 

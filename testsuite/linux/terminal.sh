@@ -10,7 +10,8 @@
 #   follow    `cagerun denials --follow`, started while the program runs,
 #             prints the denial as it happens and ends with the session;
 #   summary   after the program leaves the alternate screen and exits, the
-#             pane shows cagerun's summary naming the denied host.
+#             pane shows cagerun's summary naming the denied host;
+#   view      `cagerun denials` shows a log's control characters as '?'.
 #
 # Every wait is bounded (W tenths of a second).
 set -u
@@ -135,5 +136,13 @@ else
 	bad "follow: still running, or no end line, after the session ended" "$tmp/follow"
 fi
 fpid=
+# a planted log cannot drive the terminal through the view
+printf 'cagerun: session 1: x\n\033]0;owned\007 \033[2J\n' >"$tmp/run/cage/session-1.log"
+env -i $ENVV "$cagerun" denials 1 >"$tmp/plant" 2>&1
+if ! LC_ALL=C grep -q "$(printf '\033')" "$tmp/plant" && grep -q '^?\]0;owned? ?\[2J$' "$tmp/plant"; then
+	ok "view: control characters in a session log are shown as ?"
+else
+	bad "view: control characters reached the output" "$tmp/plant"
+fi
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]
