@@ -24,6 +24,7 @@
 #include "layers.h"
 #include "run.h"
 #include "runcommon.h"
+#include "slog.h"
 #include "yolo.h"
 
 #define EXIT_START 125
@@ -42,7 +43,8 @@ static const struct cli_opt run_opts_table[] = {
 	{ "policy", 'p', "POLICY", O_POLICY, CLI_CAGERUN,
 	  "run under this .cage file exactly as written: no layers are added" },
 	{ "task", 0, "FILE", O_TASK, CLI_CAGERUN,
-	  "add FILE as the task layer, last, on top of the layers found automatically" },
+	  "add FILE as the task layer, last: on top of the layers found automatically, or of -p "
+	  "POLICY (then it may not re-open the policy's denies)" },
 	{ "mode", 0, "MODE", O_MODE, CLI_CAGERUN,
 	  "override the policy's mode: off, monitor, enforce-fs or enforce" },
 	{ "log", 0, "FILE", O_LOG, CLI_CAGERUN,
@@ -100,6 +102,7 @@ static void usage(FILE *f, bool full)
 	      "       cagerun --show [OPTIONS] [-- COMMAND...]   print what a run would enforce\n"
 	      "       cagerun --shell [OPTIONS]                  a shell inside the policy\n"
 	      "       cagerun trust [FILE]                       approve a project layer\n"
+	      "       cagerun denials [--follow] [PID]           a running session's denials\n"
 	      "       cagerun --proxy-only -p POLICY [OPTIONS]   serve the filtering proxy alone\n"
 	      "       cagerun --version | --help\n",
 	      f);
@@ -108,9 +111,10 @@ static void usage(FILE *f, bool full)
 		return;
 	}
 	fputs("\nWithout -p, the policy is composed from layers found automatically: std/base,\n"
-	      "std/secrets (and std/guard), the workspace (the project's root), the agent's\n"
-	      "module and your own (named after COMMAND), the project's .cage/policy.cage\n"
-	      "(only its denies until 'cagerun trust' approves it), then --task FILE.\n\n"
+	      "std/secrets (and std/guard), the workspace (the project's root), what starting\n"
+	      "COMMAND needs (resolved from PATH), the agent's module and your own (named\n"
+	      "after COMMAND), the project's .cage/policy.cage (only its denies until\n"
+	      "'cagerun trust' approves it), then --task FILE.\n\n"
 	      "Options:\n", f);
 	cli_print_options(f, run_tabs, 2, CLI_CAGERUN);
 	fputs("\nExit status: the command's own; 128+N when signal N ended it; 125 when\n"
@@ -178,8 +182,9 @@ static void run_free(struct run *r)
 struct args {
 	const char *policy, *task, *listen, *sock, *logpath, *mode, *pin, *backend;
 	bool proxy_only, show, shell, allow_yolo, quiet, verbose;
-	bool record_covered, record_workspace, log_denials;
+	bool record_covered, record_workspace, log_denials, max_conns_given;
 	char **argv; /* the command, or NULL */
+	const struct run_nofile *nofile;
 };
 
 /* Parses the command line into a, cfg and r; returns -1 to go on, or an
@@ -225,7 +230,10 @@ static int parse_args(int argc, char **argv, struct prx_config *cfg, struct run 
 		case O_PROXY_ONLY: a->proxy_only = true; break;
 		case O_LISTEN: a->listen = v; break;
 		case O_SOCKET: a->sock = v; break;
-		case O_MAX_CONNS: ok = parse_ms(v, &cfg->limits.max_conns); break;
+		case O_MAX_CONNS:
+			ok = parse_ms(v, &cfg->limits.max_conns);
+			a->max_conns_given = true;
+			break;
 		case O_HEADER_TIMEOUT: ok = parse_ms(v, &cfg->limits.header_timeout_ms); break;
 		case O_CONNECT_TIMEOUT: ok = parse_ms(v, &cfg->limits.connect_timeout_ms); break;
 		case O_IDLE_TIMEOUT: ok = parse_ms(v, &cfg->limits.idle_timeout_ms); break;
@@ -259,9 +267,6 @@ static int parse_args(int argc, char **argv, struct prx_config *cfg, struct run 
 			return run_fail("-- must be followed by the command to run");
 		a->argv = argv + p.i;
 	}
-	if (a->policy && a->task)
-		return run_fail("-p runs one policy as written, --task adds a layer to the ones found "
-			    "automatically: give one of them");
 	if (a->proxy_only) {
 		if (a->argv)
 			return run_fail("--proxy-only runs no command; drop it, or the -- COMMAND part");
@@ -282,7 +287,7 @@ static int parse_args(int argc, char **argv, struct prx_config *cfg, struct run 
 }
 
 static int serve(struct run *r, struct prx_config *cfg, const char *policy, const char *listen,
-		 const char *sock, const char *logpath)
+		 const char *sock, const char *logpath, bool max_conns_given)
 {
 	char err[512];
 	int rc = build_table(r, policy);
@@ -303,12 +308,10 @@ static int serve(struct run *r, struct prx_config *cfg, const char *policy, cons
 			return run_fail("--log %s: %s", logpath, strerror(errno));
 		cfg->log_fd = r->log_fd;
 	}
-	/* Tunnels need descriptors: take what the hard limit allows. */
-	struct rlimit rl;
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-		rl.rlim_cur = rl.rlim_max;
-		(void)setrlimit(RLIMIT_NOFILE, &rl);
-	}
+	/* Tunnels need descriptors: main raised the soft limit as far as it
+	 * goes; the slots are sized to it unless --max-conns was given. */
+	if ((rc = run_proxy_fit(&cfg->limits, max_conns_given)))
+		return rc;
 	if (signal(SIGPIPE, SIG_IGN) == SIG_ERR)
 		return run_fail("cannot ignore SIGPIPE");
 	static const int stop_sigs[] = { SIGINT, SIGTERM, SIGHUP };
@@ -415,9 +418,31 @@ static int run_layers(struct run *r, struct args *a)
 					       .backend = a->backend, .policy_file = a->policy,
 					       .record_covered = a->record_covered,
 					       .record_workspace = a->record_workspace,
-					       .log_denials = a->log_denials };
+					       .log_denials = a->log_denials, .nofile = a->nofile };
+			/* A full-screen command owns the terminal: its denials go to
+			 * the session log (cagerun denials --follow) and the summary
+			 * at exit, not over its screen. */
+			struct slog sl = { .fd = -1 };
+			int devnull = -1;
+			if (!a->quiet && isatty(STDERR_FILENO)) {
+				char e[600];
+				if (slog_open(&sl, a->argv[0], e, sizeof e)) {
+					ro.notice_fd = sl.fd;
+					fprintf(stderr, "cagerun: denials are listed when the command ends; to "
+							"watch them live: cagerun denials --follow\n");
+				} else {
+					/* still off the screen: the summary says what was denied */
+					devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
+					ro.notice_fd = devnull;
+					fprintf(stderr, "cagerun: note: %s; denials are listed when the command "
+							"ends\n", e);
+				}
+			}
 			fflush(stderr);
 			status = run_backend(&ro);
+			slog_close(&sl);
+			if (devnull >= 0)
+				close(devnull);
 			if (!a->quiet)
 				layers_report_changes(&L, stderr);
 		}
@@ -428,6 +453,21 @@ static int run_layers(struct run *r, struct args *a)
 
 int main(int argc, char **argv)
 {
+	/* `cagerun denials [--follow] [PID]`: a session's denials, from
+	 * another terminal (slog.h). */
+	if (argc >= 2 && !strcmp(argv[1], "denials")) {
+		bool follow = false;
+		const char *pid = NULL;
+		for (int i = 2; i < argc; i++) {
+			if (!strcmp(argv[i], "--follow") || !strcmp(argv[i], "-f"))
+				follow = true;
+			else if (!pid && argv[i][0] != '-')
+				pid = argv[i];
+			else
+				return run_fail("usage: cagerun denials [--follow] [PID]");
+		}
+		return slog_show(pid, follow, stdout, stderr);
+	}
 	/* `cagerun trust [FILE]`: a word, not an option, as direnv's allow. */
 	if (argc >= 2 && !strcmp(argv[1], "trust")) {
 		if (argc > 3)
@@ -445,13 +485,18 @@ int main(int argc, char **argv)
 	r.res = prx_resolver_new();
 	struct args a;
 	memset(&a, 0, sizeof a);
+	/* The proxy's tunnels need descriptors; the command gets back the
+	 * limit it was started with (run.h). */
+	struct run_nofile nofile;
+	run_nofile_raise(&nofile);
+	a.nofile = &nofile;
 	int status;
 	if (!r.opts || !r.res)
 		status = run_fail("out of memory");
 	else if ((status = parse_args(argc, argv, &cfg, &r, &a)) == -2)
 		status = run_layers(&r, &a);
 	else if (status == -1)
-		status = serve(&r, &cfg, a.policy, a.listen, a.sock, a.logpath);
+		status = serve(&r, &cfg, a.policy, a.listen, a.sock, a.logpath, a.max_conns_given);
 	run_free(&r);
 	return status;
 }

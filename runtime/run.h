@@ -8,12 +8,30 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <sys/resource.h>
 
 #include "cage.h"
 
 #define RUN_SETUP_FAILED 125
 
 struct prx_resolver;
+
+/* The open-files limit cagerun was started with. cagerun raises its own
+ * soft limit toward the hard one (the proxy holds four descriptors per
+ * tunnel); the command gets the limit it would have had without cagerun,
+ * restored in its process right before the exec. */
+struct run_nofile {
+	struct rlimit orig;
+	bool changed; /* the soft limit was raised: restore orig before exec */
+};
+
+/* At start: remember the limit, then raise the soft one as far as the
+ * hard one (or the kernel's nr_open) lets it. */
+void run_nofile_raise(struct run_nofile *n);
+
+/* In the command's process, right before the exec: async-signal-safe
+ * (setrlimit only). False when the limit could not be put back. */
+bool run_nofile_restore(const struct run_nofile *n);
 
 struct run_opts {
 	const char *policy;          /* the .cage file, or a name for the composed policy */
@@ -35,6 +53,12 @@ struct run_opts {
 	/* enforce modes: also observe file calls and record what the policy
 	 * denies (docs/monitor.md) */
 	bool log_denials;
+	/* the open-files limit to give the command back (run_nofile_raise) */
+	const struct run_nofile *nofile;
+	/* where the proxy writes each denial as it happens: 0 for standard
+	 * error, else the session log (slog.h) when standard error is a
+	 * terminal; nowhere under quiet (run_notice_fd) */
+	int notice_fd;
 };
 
 /* "cagerun: MESSAGE" on stderr; returns RUN_SETUP_FAILED. */

@@ -15,6 +15,7 @@
 
 #include "cli.h"
 #include "cpt.h"
+#include "prx.h"
 #include "prx_ev.h"
 #include "path.h"
 #include "sbx_run.h"
@@ -102,6 +103,11 @@ bool run_proxy_secret(char out[33])
 	return true;
 }
 
+int run_notice_fd(const struct run_opts *o)
+{
+	return o->quiet ? -1 : o->notice_fd > 0 ? o->notice_fd : STDERR_FILENO;
+}
+
 int run_open_log(const char *path)
 {
 	return open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
@@ -119,10 +125,56 @@ void run_take_terminal(void)
 	sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
-int run_unconfined(char *const *argv)
+void run_nofile_raise(struct run_nofile *n)
+{
+	memset(n, 0, sizeof *n);
+	if (getrlimit(RLIMIT_NOFILE, &n->orig) != 0 || n->orig.rlim_cur == RLIM_INFINITY ||
+	    n->orig.rlim_cur >= n->orig.rlim_max)
+		return;
+	/* An unlimited hard limit is still capped by fs.nr_open: try the hard
+	 * limit, then smaller steps, and keep the first the kernel accepts. */
+	const rlim_t tries[] = { n->orig.rlim_max, 1u << 20, 1u << 16, 1u << 13 };
+	for (size_t i = 0; i < sizeof tries / sizeof *tries; i++) {
+		struct rlimit want = { tries[i], n->orig.rlim_max };
+		if (tries[i] <= n->orig.rlim_cur || tries[i] > n->orig.rlim_max)
+			continue;
+		if (setrlimit(RLIMIT_NOFILE, &want) == 0) {
+			n->changed = true;
+			return;
+		}
+	}
+}
+
+bool run_nofile_restore(const struct run_nofile *n)
+{
+	return !n || !n->changed || setrlimit(RLIMIT_NOFILE, &n->orig) == 0;
+}
+
+int run_proxy_fit(struct prx_limits *l, bool explicit)
+{
+	struct rlimit rl;
+	if (explicit || getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY ||
+	    prx_fds_needed(l->max_conns) <= rl.rlim_cur)
+		return 0;
+	unsigned long long fit = rl.rlim_cur > 32 ? (rl.rlim_cur - 32) / 6 : 0;
+	if (fit < RUN_PROXY_MIN_CONNS)
+		return run_fail("the open-files limit is %llu (hard limit %llu); the proxy needs at "
+				"least %llu descriptors (%d connections): raise the hard limit (as "
+				"root: ulimit -Hn 4096, or nofile in /etc/security/limits.conf) and "
+				"run again; nothing was run",
+				(unsigned long long)rl.rlim_cur, (unsigned long long)rl.rlim_max,
+				prx_fds_needed(RUN_PROXY_MIN_CONNS), RUN_PROXY_MIN_CONNS);
+	l->max_conns = (unsigned)fit;
+	return 0;
+}
+
+int run_unconfined(char *const *argv, const struct run_nofile *nofile)
 {
 	fprintf(stderr, "cagerun: mode off: running %s WITHOUT any sandbox\n", argv[0]);
 	fflush(stderr);
+	if (!run_nofile_restore(nofile))
+		return run_fail("cannot restore the open-files limit: %s; nothing was run",
+				strerror(errno));
 	execvp(argv[0], argv);
 	int e = errno;
 	fprintf(stderr, "cagerun: %s: %s\n", argv[0], strerror(e));

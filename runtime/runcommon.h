@@ -26,6 +26,10 @@ int run_load_policy(const struct run_opts *o, cage_policy **pol, const struct ir
 struct cpt_table;
 int run_proxy_table(cage_policy *pol, const char *name, char **bytes, struct cpt_table *t);
 
+/* Where the proxy's live denial lines go (run.h, notice_fd): -1 under
+ * --quiet. */
+int run_notice_fd(const struct run_opts *o);
+
 /* The proxy's per-run secret: 128 random bits as 32 hex digits. */
 bool run_proxy_secret(char out[33]);
 
@@ -34,8 +38,19 @@ bool run_proxy_secret(char out[33]);
 int run_open_log(const char *path);
 
 /* `mode off`, said explicitly: exec the command with no sandbox, after
- * saying so on stderr. Returns only on failure (126/127). */
-int run_unconfined(char *const *argv);
+ * saying so on stderr, with the open-files limit it was started with
+ * (run_nofile_restore). Returns only on failure (126/127). */
+int run_unconfined(char *const *argv, const struct run_nofile *nofile);
+
+/* The proxy's connection slots, sized to the descriptors this process
+ * has (each tunnel holds two sockets and two pipes): l->max_conns is
+ * lowered to fit, never raised. `explicit` (--max-conns given) keeps the
+ * number asked for, and the proxy then refuses what does not fit. 0, or
+ * RUN_SETUP_FAILED when not even RUN_PROXY_MIN_CONNS fit, saying how to
+ * raise the limit. */
+enum { RUN_PROXY_MIN_CONNS = 32 };
+struct prx_limits;
+int run_proxy_fit(struct prx_limits *l, bool explicit);
 
 /* Makes this process's group the foreground group of the terminal on
  * standard input (SIGTTOU held off meanwhile); nothing when it is not our

@@ -12,7 +12,9 @@
 #include "layers.h"
 #include "stdlib_dir.h"
 
+#include <assert.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -234,6 +236,17 @@ static void bind_sources(struct layers *L, const cage_policy *p)
 	}
 }
 
+/* The command layer's file is gone once the policy is compiled: it is
+ * shown as <command>, as the composition's root is <layers>. `bound`
+ * holds the sources of one load of L's layers. (The name is the arena's
+ * copy, owned by that load.) */
+static void name_generated(const struct layers *L, const struct layers *bound)
+{
+	for (size_t i = 0; i < L->n; i++)
+		if (!strcmp(L->v[i].kind, "command") && bound->v[i].src)
+			((struct src_file *)bound->v[i].src)->name = "<command>";
+}
+
 static const struct layer_src *layer_of_kind(const struct layers *L, const char *kind)
 {
 	for (size_t i = L->n; i-- > 0;)
@@ -243,14 +256,15 @@ static const struct layer_src *layer_of_kind(const struct layers *L, const char 
 }
 
 /* Without --profile: the last profile of the task layer, else of a
- * trusted project layer, else the module-level rules alone. */
+ * trusted project layer, else of -p's policy (under --task), else the
+ * module-level rules alone. */
 static void select_profile(struct layers *L, const cage_options *o)
 {
 	struct ir_policy *ir = L->pol->ir;
 	if (o->profile || !ir->selected)
 		return;
-	static const char *const order[] = { "task", "project" };
-	for (size_t k = 0; k < 2; k++) {
+	static const char *const order[] = { "task", "project", "policy" };
+	for (size_t k = 0; k < 3; k++) {
 		const struct layer_src *ls = layer_of_kind(L, order[k]);
 		if (!ls || !ls->src || ls->untrusted)
 			continue;
@@ -321,6 +335,8 @@ static int narrow(struct layers *L, const struct layer_src *proj, bool quiet)
 		k++;
 	}
 	p->nrules = k;
+	/* The guards are per rule index (ir_pins.c): derived again. */
+	ir_pins_build(&L->pol->arena, p);
 	k = 0;
 	for (size_t i = 0; i < p->nenv; i++) {
 		struct ir_env_op *e = &p->env[i];
@@ -387,12 +403,44 @@ static bool parse_mode(const char *s, int *mode)
 	return false;
 }
 
+/* -p POLICY --task FILE: the task's rules and environment steps, each in
+ * its own order, moved after all of the policy's (a profile's own rules
+ * come after every module-level rule, the task's included), so that the
+ * task decides what it names unless a policy's deny or protect is
+ * re-opened, which lint's unsafe-order and protect-violation find and
+ * load_policy_task refuses. The guards (ir_pins.c) are derived again
+ * for the new order. */
+static void task_to_end(cage_policy *pol, const struct src_file *task)
+{
+	struct ir_profile *p = pol->ir->selected;
+	struct ir_rule *rules = arena_alloc(&pol->arena, (p->nrules ? p->nrules : 1) * sizeof *rules);
+	struct ir_env_op *env = arena_alloc(&pol->arena, (p->nenv ? p->nenv : 1) * sizeof *env);
+	size_t k = 0;
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < p->nrules; i++)
+			if (from_layer(p->rules[i].loc.file, task) == (pass == 1)) {
+				rules[k] = p->rules[i];
+				rules[k].index = (uint32_t)k;
+				k++;
+			}
+	assert(k == p->nrules);
+	k = 0;
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < p->nenv; i++)
+			if (from_layer(p->env[i].loc.file, task) == (pass == 1))
+				env[k++] = p->env[i];
+	assert(k == p->nenv);
+	memcpy(p->rules, rules, p->nrules * sizeof *rules);
+	memcpy(p->env, env, p->nenv * sizeof *env);
+	ir_pins_build(&pol->arena, p);
+}
+
 /* lint on a second load of the same text: its findings must not count as
  * errors of the policy that runs. Returns the errors found in `kind`'s
  * layer (0 when there is none), SIZE_MAX when a layer changed between the
  * two loads. */
 static size_t lint_layers(struct layers *L, const char *text, const cage_options *o,
-			  const char *kind)
+			  const char *kind, bool task_last)
 {
 	L->lint = cage_load_string("<layers>", text, strlen(text), o);
 	if (!L->lint || cage_error_count(L->lint) > 0 || !L->lint->ir->selected)
@@ -401,23 +449,31 @@ static size_t lint_layers(struct layers *L, const char *text, const cage_options
 		for (size_t i = 0; i < L->lint->ir->nprofiles; i++)
 			if (!strcmp(L->lint->ir->profiles[i]->name, L->pol->ir->selected->name))
 				L->lint->ir->selected = L->lint->ir->profiles[i];
-	struct lint_opts lo = { 0 };
-	lint_policy(L->lint, &lo);
-	const struct layer_src *ls = kind ? layer_of_kind(L, kind) : NULL;
-	if (!ls || !ls->path)
-		return 0;
 	/* The findings must be about the bytes that run: a layer rewritten
 	 * between the two loads is refused rather than judged by its old text. */
 	struct layers seen = { .n = L->n };
 	bind_sources(&seen, L->lint);
+	name_generated(L, &seen);
+	bool changed = false;
 	for (size_t i = 0; i < L->n; i++) {
 		free(seen.v[i].path);
 		if (seen.v[i].src && L->v[i].src && seen.v[i].fp != L->v[i].fp) {
 			fprintf(stderr, "cagerun: %s changed while cagerun was reading it\n",
 				L->v[i].path);
-			return SIZE_MAX;
+			changed = true;
 		}
 	}
+	if (changed)
+		return SIZE_MAX;
+	/* Judged in the order that runs. */
+	const struct layer_src *lt = task_last ? layer_of_kind(L, "task") : NULL;
+	if (lt && seen.v[lt - L->v].src)
+		task_to_end(L->lint, seen.v[lt - L->v].src);
+	struct lint_opts lo = { 0 };
+	lint_policy(L->lint, &lo);
+	const struct layer_src *ls = kind ? layer_of_kind(L, kind) : NULL;
+	if (!ls || !ls->path)
+		return 0;
 	size_t bad = 0;
 	for (size_t i = 0; i < L->lint->diags.n; i++) {
 		const struct diag *d = L->lint->diags.items[i];
@@ -457,6 +513,190 @@ static int load_policy_file(struct layers *L, const struct layers_req *rq)
 	return 0;
 }
 
+/* The composition's root, just loaded into L->pol: its diagnostics
+ * printed, each layer bound to its file. 0, or 125 saying `what`. */
+static int root_loaded(struct layers *L, const char *what)
+{
+	if (!L->pol)
+		return fail("out of memory");
+	cage_print_diagnostics(L->pol, stderr, cli_want_color("auto", STDERR_FILENO));
+	if (cage_error_count(L->pol) > 0 || !L->pol->ir->selected)
+		return fail("%s; nothing was run", what);
+	bind_sources(L, L->pol);
+	return 0;
+}
+
+/* -p POLICY --task FILE: the policy as written, then the task layer on
+ * top (task_to_end says in which order). The policy's profile runs; a
+ * task may add grants, denies and environment steps, and is refused when
+ * it re-opens what the policy denies or protects (lint's findings in the
+ * task file), declares a profile, or unsets nothing but keeps or sets a
+ * variable the policy unsets. */
+static int load_policy_task(struct layers *L, const struct layers_req *rq)
+{
+	char real[2][PATH_MAX];
+	const char *given[2] = { rq->policy, rq->task };
+	for (int i = 0; i < 2; i++) {
+		if (!realpath(given[i], real[i]))
+			return fail("%s%s: %s; nothing was run", i ? "--task " : "-p ", given[i],
+				    strerror(errno));
+		if (!nameable(real[i]))
+			return fail("%s cannot be named in a policy (quote, backslash or brace)", real[i]);
+	}
+	add(L, "policy", real[0]);
+	add(L, "task", real[1]);
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	if (!f)
+		return fail("out of memory");
+	fprintf(f, "cage 1\n# -p POLICY --task FILE: the task's rules come after all of the "
+		   "policy's\nimport \"%s\" # policy\nimport \"%s\" # task\n", real[0], real[1]);
+	if (fclose(f) != 0) {
+		free(text);
+		return fail("out of memory");
+	}
+	L->pol = cage_load_string("<layers>", text, strlen(text), rq->copts);
+	int rc = root_loaded(L, "-p with --task: the policy or the task has errors");
+	if (rc) {
+		free(text);
+		return rc;
+	}
+	const struct layer_src *task = &L->v[1];
+	struct ir_policy *ir = L->pol->ir;
+	for (size_t i = 0; i < ir->nprofiles; i++)
+		if (from_layer(ir->profiles[i]->loc.file, task->src)) {
+			fputs("cagerun: ", stderr);
+			print_loc(stderr, &ir->profiles[i]->loc);
+			fprintf(stderr, "error: with -p, the task layer's rules are written at module "
+					"level; its profile '%s' would not run\n", ir->profiles[i]->name);
+			rc = RUN_SETUP_FAILED;
+		}
+	select_profile(L, rq->copts);
+	/* `env unset` is how a policy keeps a variable out: the task may not
+	 * bring it back. */
+	const struct ir_profile *sel = ir->selected;
+	for (size_t i = 0; i < sel->nenv; i++) {
+		const struct ir_env_op *t = &sel->env[i];
+		if (t->kind == IR_ENV_UNSET || !from_layer(t->loc.file, task->src))
+			continue;
+		for (size_t j = 0; j < sel->nenv; j++) {
+			const struct ir_env_op *u = &sel->env[j];
+			if (u->kind == IR_ENV_UNSET && !from_layer(u->loc.file, task->src) &&
+			    !strcmp(u->name, t->name)) {
+				fputs("cagerun: ", stderr);
+				print_loc(stderr, &t->loc);
+				fprintf(stderr, "error: the task layer %s %s, which the policy unsets\n",
+					t->kind == IR_ENV_KEEP ? "keeps" : "sets", t->name);
+				rc = RUN_SETUP_FAILED;
+				break;
+			}
+		}
+	}
+	task_to_end(L->pol, task->src);
+	size_t bad = rc ? 0 : lint_layers(L, text, rq->copts, "task", true);
+	free(text);
+	if (rc)
+		return fail("%s: a task layer cannot run as it is; nothing was run", task->path);
+	if (bad == SIZE_MAX)
+		return fail("a layer changed while it was read; nothing was run");
+	if (bad && !rq->lint)
+		return fail("%s has %zu lint error%s; a task layer on -p %s may add grants and denies "
+			    "but not re-open what the policy denies or protects; nothing was run",
+			    task->path, bad, bad == 1 ? "" : "s", rq->policy);
+	return 0;
+}
+
+/* The command layer (cmdres.h): written to a private file that the
+ * composition imports, removed once the policy is compiled
+ * (command_layer_remove). Nothing when COMMAND is not on PATH: the exec
+ * says so (127). */
+static int command_layer(struct layers *L, const char *cmd)
+{
+	char err[2 * PATH_MAX];
+	enum cmd_status st = cmd_resolve(cmd, getenv("PATH"), &L->cmd, err, sizeof err);
+	if (st == CMD_NOT_FOUND)
+		return 0;
+	if (st == CMD_REFUSED)
+		return fail("%s: %s; nothing was run", cmd, err);
+	char *text = cmd_layer_text(&L->cmd, cmd);
+	if (!text)
+		return fail("out of memory");
+	const char *tmp = getenv("TMPDIR");
+	if (!tmp || tmp[0] != '/')
+		tmp = "/tmp";
+	snprintf(L->cmd_dir, sizeof L->cmd_dir, "%s/cage-command.XXXXXX", tmp);
+	if (!mkdtemp(L->cmd_dir)) {
+		int e = errno;
+		L->cmd_dir[0] = '\0';
+		free(text);
+		return fail("cannot make a directory in %s: %s; nothing was run", tmp, strerror(e));
+	}
+	char file[PATH_MAX + 32], real[PATH_MAX];
+	snprintf(file, sizeof file, "%s/command.cage", L->cmd_dir);
+	int fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	size_t n = strlen(text);
+	bool ok = fd >= 0 && write(fd, text, n) == (ssize_t)n;
+	int e = errno;
+	if (fd >= 0 && close(fd) != 0 && ok) {
+		ok = false;
+		e = errno;
+	}
+	free(text);
+	if (!ok)
+		return fail("cannot write %s: %s; nothing was run", file, strerror(e));
+	if (!realpath(file, real) || !nameable(real))
+		return fail("%s cannot be named in a policy; set TMPDIR to a plainer directory; "
+			    "nothing was run", file);
+	add(L, "command", real);
+	return 0;
+}
+
+static void command_layer_remove(struct layers *L)
+{
+	if (!L->cmd_dir[0])
+		return;
+	char file[PATH_MAX + 32];
+	snprintf(file, sizeof file, "%s/command.cage", L->cmd_dir);
+	(void)unlink(file);
+	(void)rmdir(L->cmd_dir);
+	L->cmd_dir[0] = '\0';
+}
+
+/* The composed policy must let the command start: a later layer's deny
+ * or a protect over what the command layer grants would end in a 126
+ * from inside, so it is refused here, naming the rule. */
+static int command_check(const struct layers *L, const char *cmd)
+{
+	const struct ir_profile *p = L->pol->ir->selected;
+	static const uint32_t acc[] = { IR_A_READ, IR_A_EXEC };
+	for (size_t i = 0; i < L->cmd.n; i++) {
+		const struct cmd_grant *g = &L->cmd.g[i];
+		char probe[PATH_MAX + 16];
+		snprintf(probe, sizeof probe, g->tree ? "%s/package.json" : "%s", g->path);
+		for (size_t k = 0; k < 2; k++) {
+			struct ir_verdict v;
+			ir_eval_path(p, acc[k], probe, &v);
+			if (v.allowed)
+				continue;
+			char tgt[1024] = "", where[PATH_MAX + 32] = "no rule";
+			if (v.rule) {
+				ir_target_display(v.rule, tgt, sizeof tgt);
+				snprintf(where, sizeof where, "%s:%u (%s %s)",
+					 v.rule->loc.file ? v.rule->loc.file->name : "(default)",
+					 v.rule->loc.line, ir_effect_name(v.rule->effect), tgt);
+			}
+			return fail("%s: %s (%s) is denied %s by %s, so the command cannot start; nothing "
+				    "was run. To allow it, add after that rule: allow read exec \"%s%s\"%s",
+				    cmd, probe, g->why, k ? "exec" : "read", where, g->path,
+				    g->tree ? "/**" : "",
+				    v.rule && v.rule->effect == IR_PROTECT ? " (a protect cannot be undone: "
+									      "move the program instead)" : "");
+		}
+	}
+	return 0;
+}
+
 /* Finds the layers (in order) and the project's root. */
 static int discover(struct layers *L, const struct layers_req *rq)
 {
@@ -477,6 +717,9 @@ static int discover(struct layers *L, const struct layers_req *rq)
 	if (module_exists(rq->copts, "std/guard"))
 		add(L, "defaults", "std/guard");
 	add(L, "workspace", "cagerun/workspace");
+	int rc = rq->argv && rq->argv[0] ? command_layer(L, rq->argv[0]) : 0;
+	if (rc)
+		return rc;
 	if (rq->argv && rq->argv[0]) {
 		const char *b = strrchr(rq->argv[0], '/');
 		b = b ? b + 1 : rq->argv[0];
@@ -561,17 +804,12 @@ static int compose(struct layers *L, const struct layers_req *rq)
 			free(t2);
 		}
 	}
-	if (!L->pol) {
+	if ((rc = root_loaded(L, "the composed policy has errors (cagerun --show lists its "
+				 "layers)"))) {
 		free(text);
-		return fail("out of memory");
+		return rc;
 	}
-	cage_print_diagnostics(L->pol, stderr, cli_want_color("auto", STDERR_FILENO));
-	if (cage_error_count(L->pol) > 0 || !L->pol->ir->selected) {
-		free(text);
-		return fail("the composed policy has errors (cagerun --show lists its layers); "
-			    "nothing was run");
-	}
-	bind_sources(L, L->pol);
+	name_generated(L, L);
 	struct layer_src *proj = NULL;
 	for (size_t i = 0; i < L->n; i++)
 		if (!strcmp(L->v[i].kind, "project") && L->v[i].src) {
@@ -581,7 +819,7 @@ static int compose(struct layers *L, const struct layers_req *rq)
 		}
 	select_profile(L, rq->copts);
 	if (proj || rq->lint) {
-		size_t bad = lint_layers(L, text, rq->copts, proj ? "project" : NULL);
+		size_t bad = lint_layers(L, text, rq->copts, proj ? "project" : NULL, false);
 		if (bad == SIZE_MAX) {
 			free(text);
 			return fail("a layer changed while it was read; nothing was run");
@@ -600,7 +838,12 @@ static int compose(struct layers *L, const struct layers_req *rq)
 
 int layers_load(struct layers *L, const struct layers_req *rq)
 {
-	int rc = rq->policy ? load_policy_file(L, rq) : compose(L, rq);
+	int rc = rq->policy && rq->task ? load_policy_task(L, rq)
+		 : rq->policy		? load_policy_file(L, rq)
+					: compose(L, rq);
+	command_layer_remove(L);
+	if (!rc && L->cmd.found)
+		rc = command_check(L, rq->argv[0]);
 	if (rc)
 		return rc;
 	const struct ir_profile *p = L->pol->ir->selected;
@@ -615,7 +858,7 @@ void layers_report_changes(const struct layers *L, FILE *err)
 {
 	for (size_t i = 0; i < L->n; i++) {
 		const struct layer_src *ls = &L->v[i];
-		if (!ls->path)
+		if (!ls->path || !strcmp(ls->kind, "command")) /* generated, not a file of yours */
 			continue;
 		uint64_t now;
 		char why[512];
@@ -635,6 +878,8 @@ void layers_free(struct layers *L)
 		free(L->v[i].path);
 	}
 	free(L->root);
+	command_layer_remove(L);
+	cmd_res_free(&L->cmd);
 	cage_policy_free(L->pol);
 	cage_policy_free(L->lint);
 	memset(L, 0, sizeof *L);

@@ -6,6 +6,8 @@
  *
  *   defaults   std/base, std/secrets, std/guard (when the stdlib has it)
  *   workspace  cagerun/workspace: the project's root, read, write, exec
+ *   command    what starting the command needs, resolved from PATH
+ *              (cmdres.h), generated
  *   agent      std/agents/NAME, then CONFIG/cage/agents/NAME.cage, NAME
  *              being the command's base name
  *   project    .cage/policy.cage, the nearest from the current directory
@@ -22,11 +24,13 @@
 #include <stdio.h>
 
 #include "cage.h"
+#include "cmdres.h"
 
 enum { LAYERS_MAX = 12 };
 
 struct layer_src {
-	const char *kind;   /* "defaults", "workspace", "agent", "project", "task", "policy" */
+	const char *kind;   /* "defaults", "workspace", "command", "agent", "project", "task",
+	                       "policy" */
 	char *import;       /* as imported by the composition (or the -p path) */
 	char *path;         /* the real path of the file compiled; NULL before loading */
 	uint64_t fp;        /* XXH3 of the exact bytes compiled */
@@ -44,6 +48,8 @@ struct layers {
 	int mode;          /* enum ir_mode in force (--mode applied) */
 	uint64_t fingerprint;
 	size_t ignored;    /* grants of an untrusted project layer left out */
+	struct cmd_res cmd; /* the command layer's resolution (cmd.found NULL: none) */
+	char cmd_dir[4096]; /* where its generated file lives while it is loaded, or "" */
 };
 
 struct layers_req {
@@ -62,6 +68,10 @@ int layers_load(struct layers *L, const struct layers_req *rq);
 
 /* --show: the layers, the mode, the effective grants and lint's findings. */
 void layers_show(const struct layers *L, FILE *out);
+
+/* --show: how the command was resolved and what the command layer grants
+ * (layers_show_cmd.c); nothing when there is no command layer. */
+void layers_show_command(const struct layers *L, FILE *out);
 
 /* At exit: says which layer files changed since they were compiled. */
 void layers_report_changes(const struct layers *L, FILE *err);

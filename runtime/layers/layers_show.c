@@ -87,14 +87,20 @@ void layers_show(const struct layers *L, FILE *out)
 	for (size_t i = 0; i < L->n; i++) {
 		const struct layer_src *ls = &L->v[i];
 		const struct src_file *s = ls->src;
-		fprintf(out, "  %zu. %-9s xxh3:%016" PRIx64 "  %s%s\n", i + 1, ls->kind, ls->fp,
-			s ? s->name : ls->import,
+		bool cmd = !strcmp(ls->kind, "command") && L->cmd.found;
+		fprintf(out, "  %zu. %-9s xxh3:%016" PRIx64 "  %s%s%s\n", i + 1, ls->kind, ls->fp,
+			cmd ? "(generated) " : "", cmd ? L->cmd.found : s ? s->name : ls->import,
 			ls->untrusted ? "  NOT TRUSTED" : !strcmp(ls->kind, "project") ? "  trusted" : "");
 		if (ls->untrusted)
 			fprintf(out, "     only its deny and protect rules apply (%zu grant%s ignored); "
 				     "review it, then run 'cagerun trust'\n",
 				L->ignored, L->ignored == 1 ? "" : "s");
 	}
+	if (L->n == 2 && !strcmp(L->v[0].kind, "policy") && !strcmp(L->v[1].kind, "task"))
+		fputs("  the task layer is on top of -p's policy: its rules come after all of the "
+		      "policy's; it may\n  add grants, denies and environment steps, not re-open what "
+		      "the policy denies or\n  protects, nor keep or set what it unsets\n", out);
+	layers_show_command(L, out);
 	if (L->root)
 		fprintf(out, "workspace: %s\n", L->root);
 	fprintf(out, "profile: %s\nmode: %s\nprivate:%s%s%s\nfingerprint: xxh3:%016" PRIx64 "\n",

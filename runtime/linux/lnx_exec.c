@@ -150,6 +150,8 @@ _Noreturn void lnx_exec_main(struct lnx_child *c)
 	}
 	if (syscall(SYS_close_range, 3u, ~0u, CLOSE_RANGE_CLOEXEC) != 0)
 		lnx_child_fail(c, 125, "cannot close inherited descriptors");
+	if (!run_nofile_restore(s->nofile))
+		lnx_child_fail(c, 125, "cannot restore the open-files limit");
 	/* The error pipe stays open (close-on-exec) until the exec succeeds. */
 	environ = (char **)s->envp;
 	execvp(s->argv[0], s->argv);

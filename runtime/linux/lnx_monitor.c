@@ -47,7 +47,7 @@ static int take_fd(pid_t pid, int sock)
 }
 
 static _Noreturn void child_main(char *const *argv, char *const *envp, bool take_terminal,
-				 int sock, int err_fd)
+				 const struct run_nofile *nofile, int sock, int err_fd)
 {
 	char err[512];
 	struct lnx_child lc = { .err_fd = err_fd };
@@ -70,6 +70,8 @@ static _Noreturn void child_main(char *const *argv, char *const *envp, bool take
 	close(sock);
 	if (syscall(SYS_close_range, 3u, ~0u, CLOSE_RANGE_CLOEXEC) != 0)
 		lnx_child_fail(&lc, 125, "cannot close inherited descriptors");
+	if (!run_nofile_restore(nofile))
+		lnx_child_fail(&lc, 125, "cannot restore the open-files limit");
 	environ = (char **)envp;
 	execvp(argv[0], argv);
 	int e = errno;
@@ -78,7 +80,8 @@ static _Noreturn void child_main(char *const *argv, char *const *envp, bool take
 }
 
 bool lnx_monitor_spawn(char *const *argv, char *const *envp, bool take_terminal,
-		       struct lnx_monitor_child *c, char *err, size_t errlen)
+		       const struct run_nofile *nofile, struct lnx_monitor_child *c, char *err,
+		       size_t errlen)
 {
 	int sock[2], pipefd[2];
 	c->pid = -1;
@@ -100,7 +103,7 @@ bool lnx_monitor_spawn(char *const *argv, char *const *envp, bool take_terminal,
 	if (pid == 0) {
 		close(sock[0]);
 		close(pipefd[0]);
-		child_main(argv, envp, take_terminal, sock[1], pipefd[1]);
+		child_main(argv, envp, take_terminal, nofile, sock[1], pipefd[1]);
 	}
 	close(sock[1]);
 	close(pipefd[1]);

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+struct run_nofile;
 struct lnx_monitor_child {
 	pid_t pid;
 	int listen_fd; /* the observer's listener, once received */
@@ -19,11 +20,12 @@ struct lnx_monitor_child {
 };
 
 /* Forks the command (its own process group, the terminal's foreground
- * group when take_terminal) and receives the observer's listener from it.
+ * group when take_terminal, the open-files limit `nofile` put back) and receives the observer's listener from it.
  * The child waits in its first notified call (execve) until the listener
  * is served. The caller must have blocked the signals it forwards. */
 bool lnx_monitor_spawn(char *const *argv, char *const *envp, bool take_terminal,
-		       struct lnx_monitor_child *c, char *err, size_t errlen);
+		       const struct run_nofile *nofile, struct lnx_monitor_child *c, char *err,
+		       size_t errlen);
 /* 0 once the command runs, else 126/127 with the reason in err. */
 int lnx_monitor_wait_exec(struct lnx_monitor_child *c, char *err, size_t errlen);
 /* After the command exited: kills and reaps what it left behind (cagerun

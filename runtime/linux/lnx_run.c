@@ -176,10 +176,13 @@ static int start_proxy_server(struct lrun *r, struct prx_policy pol, const char 
 	cfg.secret = secret;
 	cfg.overrides = r->o->resolve;
 	cfg.log_fd = -1;
-	/* Denials as they happen, on the terminal the user watches. */
-	cfg.notice_fd = r->o->quiet ? -1 : STDERR_FILENO;
+	/* Denials as they happen: on standard error, or in the session log
+	 * when that is a terminal a full-screen command may own. */
+	cfg.notice_fd = run_notice_fd(r->o);
 	cfg.on_stop_fd = on_signal;
 	cfg.stop_ctx = r;
+	if ((rc = run_proxy_fit(&cfg.limits, false)))
+		return rc;
 	if (r->mode != IR_MODE_MONITOR && (rc = open_log(r)))
 		return rc;
 	cfg.log_fd = r->mode == IR_MODE_MONITOR ? -1 : r->log_fd;
@@ -390,7 +393,8 @@ static int launch_monitor(struct lrun *r)
 	}
 	r->had_terminal = isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp();
 	struct lnx_monitor_child mc;
-	if (!lnx_monitor_spawn(r->o->argv, r->envp, r->had_terminal, &mc, err, sizeof err)) {
+	if (!lnx_monitor_spawn(r->o->argv, r->envp, r->had_terminal, r->o->nofile, &mc, err,
+			       sizeof err)) {
 		close(lfd);
 		if (mc.pid > 0)
 			waitpid(mc.pid, NULL, 0);
@@ -454,7 +458,7 @@ static int launch(struct lrun *r)
 	if ((rc = load_policy(r)))
 		return rc;
 	if (r->mode == IR_MODE_OFF)
-		return run_unconfined(r->o->argv);
+		return run_unconfined(r->o->argv, r->o->nofile);
 	if (r->mode == IR_MODE_MONITOR)
 		return launch_monitor(r);
 	if ((rc = check_kernel(r, &abi)))
@@ -517,6 +521,7 @@ static int launch(struct lrun *r)
 		.take_terminal = r->had_terminal,
 		.quiet = r->o->quiet,
 		.observe_sock = -1,
+		.nofile = r->o->nofile,
 	};
 	int osp[2] = { -1, -1 };
 	if (r->o->log_denials) {

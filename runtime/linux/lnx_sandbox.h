@@ -20,6 +20,7 @@
 
 #include "lnx_seccomp.h"
 #include "lplan.h"
+#include "run.h"
 
 #define LNX_MAX_LISTENERS 257 /* the proxy's and up to 256 forwarded ports */
 
@@ -45,6 +46,8 @@ struct lnx_spec {
 	 * the tree's one listener, so it observes too, into this sink (its
 	 * log descriptor is inherited; the supervisor prints the summary). */
 	struct mon_sink *guard_observe;
+	/* the open-files limit the command gets back right before its exec */
+	const struct run_nofile *nofile;
 };
 
 struct lnx_sandbox {

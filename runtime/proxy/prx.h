@@ -68,6 +68,14 @@ struct prx_limits {
  * 300 s idle, 1024 connections, 64 pooled pipes, 1 MiB bulk pipes. */
 void prx_limits_default(struct prx_limits *l);
 
+/* The descriptors a server with `conns` connection slots may hold at once:
+ * two sockets and two pipes per tunnel, plus listeners, resolver and
+ * event descriptors. prx_server_new refuses a soft limit below it. */
+static inline unsigned long long prx_fds_needed(unsigned conns)
+{
+	return (unsigned long long)conns * 6 + 32;
+}
+
 struct prx_resolver;
 
 struct prx_config {

@@ -55,12 +55,11 @@ struct prx_server *prx_server_new(const struct prx_config *cfg, char *err, size_
 	/* Each tunnel holds two sockets and two pipes. */
 	struct rlimit rl;
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
-	    (uint64_t)L->max_conns * 6 + 32 > rl.rlim_cur) {
+	    prx_fds_needed(L->max_conns) > rl.rlim_cur) {
 		snprintf(err, errlen,
 			 "proxy: %u connections need %llu descriptors, the limit is %llu "
 			 "(raise it with ulimit -n or lower max connections)",
-			 L->max_conns, (unsigned long long)L->max_conns * 6 + 32,
-			 (unsigned long long)rl.rlim_cur);
+			 L->max_conns, prx_fds_needed(L->max_conns), (unsigned long long)rl.rlim_cur);
 		return NULL;
 	}
 	struct prx_server *s = calloc(1, sizeof *s);

@@ -125,8 +125,11 @@ static int start_proxy(struct srun *r, char *url, size_t urlen)
 	cfg.overrides = r->o->resolve;
 	cfg.secret = secret;
 	cfg.log_fd = r->log_fd;
+	cfg.notice_fd = run_notice_fd(r->o);
 	cfg.on_stop_fd = on_signal;
 	cfg.stop_ctx = r;
+	if ((rc = run_proxy_fit(&cfg.limits, false)))
+		return rc;
 	char bound[80] = "";
 	r->srv = prx_server_new(&cfg, err, sizeof err);
 	if (!r->srv || !prx_server_listen_tcp(r->srv, "127.0.0.1:0", bound, sizeof bound, err,
@@ -266,8 +269,13 @@ static int exec_plan(struct srun *r)
 		sigemptyset(&none);
 		(void)sigprocmask(SIG_SETMASK, &none, NULL);
 		signal(SIGPIPE, SIG_DFL);
-		execve(r->plan.argv[0], r->plan.argv, (char *const *)r->plan.envp);
-		int e = errno;
+		int e = 0;
+		if (run_nofile_restore(r->o->nofile)) {
+			execve(r->plan.argv[0], r->plan.argv, (char *const *)r->plan.envp);
+			e = errno;
+		} else {
+			e = errno;
+		}
 		if (write(ep[1], &e, sizeof e) < 0)
 			(void)0;
 		_exit(RUN_SETUP_FAILED);
@@ -298,7 +306,7 @@ static int launch(struct srun *r)
 	if ((rc = run_load_policy(r->o, &r->pol, &r->prof, &r->mode)))
 		return rc;
 	if (r->mode == IR_MODE_OFF)
-		return run_unconfined(r->o->argv);
+		return run_unconfined(r->o->argv, r->o->nofile);
 	if (sbx_nested_refusal(sbx_in_sandbox(), err, sizeof err))
 		return run_fail("%s", err);
 	if (!lease_create(&r->lease, r->prof->private_home, err, sizeof err))

@@ -9,6 +9,10 @@
 #       WORKDIR/npm-cache, so a reinstall does not download again.
 #   agents.sh run WORKDIR CAGEC CAGERUN SRCDIR AGENT
 #       AGENT is claude, codex or gemini.
+#   agents.sh run-user USER WORKDIR CAGEC CAGERUN SRCDIR AGENT
+#       the same runs as the unprivileged USER (when run as root) with the
+#       soft open-files limit of an ordinary login (ulimit -Sn 1024); the
+#       installed tree stays root's, the fixture home is USER's.
 #
 # The agents are laid out as nvm lays out a user's global installs
 # (~/.nvm/versions/node/vX/{bin,lib/node_modules}, node itself in that bin
@@ -23,7 +27,9 @@
 #             is shown as notes);
 #   set-up    the agent's state directory exists, as after a first run
 #             outside the cage: in enforce-fs and enforce, the version line,
-#             the key not readable, and no permission error from the agent.
+#             the key not readable, and no permission error from the agent;
+#   layered   `cagerun -- AGENT --version` with no -p: the command layer
+#             finds what starting the agent needs; status 0, the version.
 # Every run is bounded by `timeout`: a hang is a failure.
 #
 # A SKIP line and success only when the agents are not installed yet and npm
@@ -45,12 +51,42 @@ install_secs=900
 run_secs=120
 
 cmd=${1:-}
+# run-user: root lays out the fixture home (hard links into the installed
+# tree, which an ordinary user may not make), then runs `run` as USER.
+if [ "$cmd" = run-user ]; then
+	user=${2:-}
+	shift 2
+	[ $# -eq 5 ] || { echo "usage: agents.sh run-user USER WORKDIR CAGEC CAGERUN SRCDIR AGENT" >&2; exit 2; }
+	if [ "$(id -u)" -ne 0 ]; then
+		exec sh "$0" run "$@"
+	fi
+	if ! id "$user" >/dev/null 2>&1; then
+		echo "FAIL: user $user does not exist (.ci/deps creates it)"
+		exit 1
+	fi
+	work=$(cd "$1" && pwd) || exit 1
+	if [ ! -f "$work/agents/.cage-pins" ]; then
+		exec sh "$0" run "$@" # reports the SKIP, or why the agents are missing
+	fi
+	pre=$(mktemp -d "$work/run-$5-$user.XXXXXX") || exit 1
+	nv=$(node --version) || exit 1
+	mkdir -p "$pre/home/.nvm/versions/node" && cp -al "$work/agents" "$pre/home/.nvm/versions/node/$nv" &&
+		chown "$user:" "$pre" "$pre/home" && chmod 755 "$pre" || { rm -rf "$pre"; exit 1; }
+	if [ "$(ulimit -Sn)" = unlimited ] || [ "$(ulimit -Sn)" -gt 1024 ]; then
+		ulimit -Sn 1024 || exit 1
+	fi
+	setpriv --reuid="$user" --regid="$user" --init-groups env -i PATH=/usr/local/bin:/usr/bin:/bin \
+		LANG=C.UTF-8 HOME=/nonexistent CAGE_AGENTS_TMP="$pre" sh "$0" run "$@"
+	rc=$?
+	rm -rf "$pre"
+	exit $rc
+fi
 work=${2:-}
 if [ -z "$cmd" ] || [ -z "$work" ]; then
 	echo "usage: agents.sh install WORKDIR | run WORKDIR CAGEC CAGERUN SRCDIR AGENT" >&2
 	exit 2
 fi
-mkdir -p "$work" || exit 1
+[ -n "${CAGE_AGENTS_TMP:-}" ] || mkdir -p "$work" || exit 1
 work=$(cd "$work" && pwd) || exit 1
 installed=$work/agents
 # npm's cache and logs stay in the build directory, never in ~/.npm.
@@ -135,13 +171,19 @@ if ! is_installed; then
 	exit 1
 fi
 
-tmp=$(mktemp -d "$work/run-$agent.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
+if [ -n "${CAGE_AGENTS_TMP:-}" ]; then
+	# run-user: the home and its nvm tree were laid out by root.
+	tmp=$CAGE_AGENTS_TMP
+else
+	tmp=$(mktemp -d "$work/run-$agent.XXXXXX") || exit 1
+	trap 'rm -rf "$tmp"' EXIT
+fi
 home=$tmp/home
 ws=$home/src/app
 nvm_bin=$home/.nvm/versions/node/$node_version/bin
 mkdir -p "$home/.ssh" "$home/.nvm/versions/node" "$ws" || exit 1
-cp -al "$installed" "$home/.nvm/versions/node/$node_version" || exit 1
+[ -d "$home/.nvm/versions/node/$node_version" ] ||
+	cp -al "$installed" "$home/.nvm/versions/node/$node_version" || exit 1
 key="cage-agents-test-key-$$-$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')"
 printf '%s\n' "$key" >"$home/.ssh/id_rsa" && chmod 700 "$home/.ssh" && chmod 600 "$home/.ssh/id_rsa" ||
 	exit 1
@@ -249,6 +291,21 @@ probe "set up, enforce-fs" denied yes \
 	"$cagerun" --mode enforce-fs -p "$policy" -D workspace="$ws"
 probe "set up, enforce" denied yes \
 	"$cagerun" --log "$tmp/proxy.log" -p "$policy" -D workspace="$ws"
+# The layered form (no -p): the command layer follows nvm's symlink, the
+# agent's #! line and node on PATH to what starting it needs.
+label="layered, cagerun -- $agent --version"
+(cd "$ws" && timeout -k 5 "$run_secs" env HOME="$home" PATH="$nvm_bin:/usr/local/bin:/usr/bin:/bin" \
+	USER="$(id -un)" LANG=C.UTF-8 TERM=dumb "$cagerun" -- "$agent" --version) \
+	>"$tmp/out" 2>"$tmp/err" </dev/null
+status=$?
+if [ "$status" -ne 0 ]; then
+	fail "exit status $status"
+elif ! grep -Fqx -- "$line" "$tmp/out"; then
+	fail "no version line '$line' on stdout"
+else
+	echo "ok: $agent: $label"
+	passed=$((passed + 1))
+fi
 if [ -s "$tmp/proxy.log" ]; then
 	echo "  note: $agent: requests through the proxy at --version:"
 	sed 's/^/    /' "$tmp/proxy.log"

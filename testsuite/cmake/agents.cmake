@@ -3,7 +3,8 @@
 # SSH key stays unreadable (testsuite/agents/agents.sh says what each run
 # checks). agents/install installs the pinned releases once per build
 # directory (about 900 MB installed, 370 MB of cached tarballs); it and the
-# runs pass with a SKIP line only when npm cannot reach its registry.
+# runs pass with a SKIP line only when npm cannot reach its registry. Each
+# agent runs as root and as the unprivileged cage-test (ulimit -Sn 1024).
 find_program(CAGE_AGENTS_NPM npm)
 find_program(CAGE_AGENTS_NODE node)
 if(CMAKE_SYSTEM_NAME STREQUAL "Linux" AND TARGET cagerun)
@@ -16,7 +17,12 @@ if(CMAKE_SYSTEM_NAME STREQUAL "Linux" AND TARGET cagerun)
       add_test(NAME agents/${agent}
         COMMAND sh ${CAGE_AGENTS_SH} run ${CAGE_AGENTS_WORK} $<TARGET_FILE:cagec>
           $<TARGET_FILE:cagerun> ${CMAKE_SOURCE_DIR} ${agent})
-      set_tests_properties(agents/${agent} PROPERTIES TIMEOUT 600 FIXTURES_REQUIRED cage_agents)
+      # The same as the unprivileged cage-test, soft open-files limit 1024.
+      add_test(NAME agents/${agent}/user
+        COMMAND sh ${CAGE_AGENTS_SH} run-user cage-test ${CAGE_AGENTS_WORK} $<TARGET_FILE:cagec>
+          $<TARGET_FILE:cagerun> ${CMAKE_SOURCE_DIR} ${agent})
+      set_tests_properties(agents/${agent} agents/${agent}/user PROPERTIES TIMEOUT 600
+        FIXTURES_REQUIRED cage_agents)
     endforeach()
   else()
     message(WARNING "node or npm not found: the agents/* tests are not registered")

@@ -26,4 +26,17 @@ if(CMAKE_SYSTEM_NAME STREQUAL "Linux" AND TARGET cagerun)
     /bin/sh ${CMAKE_CURRENT_SOURCE_DIR}/linux/failclosed.sh
     $<TARGET_FILE:cagerun> $<TARGET_FILE:lnx_failinj>)
   set_tests_properties(linux/plan-vs-sandbox/user linux/fail-closed/user PROPERTIES TIMEOUT 300)
+  # The README's first command as cage-test under the default soft
+  # open-files limit (1024), in a clone of the checkout that user owns.
+  add_test(NAME linux/readme-user COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/linux/readme_user.sh
+    $<TARGET_FILE:cagerun> ${CMAKE_SOURCE_DIR} cage-test)
+  set_tests_properties(linux/readme-user PROPERTIES TIMEOUT 300)
+  # Denials while a full-screen program owns the terminal (tmux): the
+  # screen stays the program's, cagerun denials --follow shows them live,
+  # the summary at exit names them. As root and as cage-test.
+  add_test(NAME linux/terminal COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/linux/terminal.sh
+    $<TARGET_FILE:cagerun> ${CMAKE_SOURCE_DIR})
+  add_test(NAME linux/terminal/user COMMAND ${CAGE_AS_USER}
+    /bin/sh ${CMAKE_CURRENT_SOURCE_DIR}/linux/terminal.sh $<TARGET_FILE:cagerun> ${CMAKE_SOURCE_DIR})
+  set_tests_properties(linux/terminal linux/terminal/user PROPERTIES TIMEOUT 120)
 endif()

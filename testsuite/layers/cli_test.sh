@@ -49,7 +49,7 @@ expect 125 "option '--show' takes no value" --show=yes
 expect 125 "unexpected argument 'true': the command to run goes after --" true
 expect 125 '-- must be followed by the command' --
 expect 125 'nothing to run' -q
-expect 125 'give one of them' -p a.cage --task b.cage -- true
+expect 125 '^cagerun: -p a.cage: No such file or directory; nothing was run' -p a.cage --task b.cage -- true
 expect 125 '--proxy-only needs -p POLICY' --proxy-only
 expect 125 "bad value for --max-conns" --proxy-only -p x.cage --max-conns 0
 expect 125 "-D wants NAME=VALUE" -D novalue -- true

@@ -148,7 +148,8 @@ expect_not_in "$XDG_CONFIG_HOME/cage/trust" "forged" "approvals unchanged"
 rm -f "$XDG_CONFIG_HOME/beside" "$tmp/wide.cage"
 
 # ---- --pin ----
-run "$deep" -- true
+# (the command layer is part of what is pinned: the same command, sh)
+run "$deep" -- sh -c true
 fp=$(sed -n 's/^cagerun: policy \(xxh3:[0-9a-f]*\) .*/\1/p' "$tmp/err")
 [ -n "$fp" ] && ok || bad "fingerprint printed at start"
 run "$deep" --pin "$fp" -- sh -c "echo ran >$repo/pinned"
@@ -159,11 +160,11 @@ printf 'cage 1\ndeny write "%s/a/b/**"\n' "$repo" >"$repo/.cage/policy.cage"
 run "$deep" --pin "$fp" -- sh -c "echo ran >$repo/pinned"
 expect_rc 125 "--pin mismatch"
 [ -f "$repo/pinned" ] && bad "--pin mismatch: the command ran" || ok
-run "$deep" -q --pin "$fp" -- true
+run "$deep" -q --pin "$fp" -- sh -c true
 expect_rc 125 "--pin mismatch with --quiet"
 # comments do not change the fingerprint
 printf 'cage 1\n# a comment\ndeny write "%s/a/**"\n' "$repo" >"$repo/.cage/policy.cage"
-run "$deep" --pin "$fp" -- true
+run "$deep" --pin "$fp" -- sh -c true
 expect_rc 0 "--pin survives a comment"
 
 # ---- a layer edited during the run ----

@@ -2,9 +2,12 @@
 # as_user.sh USER COMMAND ARGS... - runs a test as the unprivileged USER
 # when CTest runs as root (USER is created by .ci/deps), so that what holds
 # for root is shown to hold for an ordinary user too; run as anyone else,
-# it runs the command as that user. Fails (never skips) when USER is
+# it runs the command as that user. Either way the soft open-files limit
+# is lowered to 1024, Debian's and Ubuntu's default for a login, so that
+# what the tests show holds under it. Fails (never skips) when USER is
 # missing or cannot reach the programs.
 set -u
+[ "$(ulimit -Sn)" = unlimited ] || [ "$(ulimit -Sn)" -gt 1024 ] && ulimit -Sn 1024
 user=$1
 shift
 if [ "$(id -u)" -ne 0 ]; then

@@ -11,8 +11,8 @@
 # per run, removed at the end.
 #
 # --user NAME: when run as root, create the fixture directory owned by NAME
-# and run the whole suite as NAME (setpriv); when not root, run as the
-# current user.
+# and run the whole suite as NAME (setpriv) with the soft open-files limit
+# an ordinary login has (1024); when not root, run as the current user.
 #
 # Prints PASS/FAIL/SKIP per case (QUAL_VERBOSE=1: with each case's output),
 # the number of skips, and a closing "N passed, N failed" line; exits 1 on
@@ -52,6 +52,10 @@ if [ -n "$user" ] && [ -z "$base" ] && [ "$(id -u)" -eq 0 ]; then
 	done
 	base=$(mktemp -d "${TMPDIR:-/tmp}/cage-qual.XXXXXX") || exit 1
 	chmod 755 "$base" && chown "$user:" "$base" || exit 1
+	# An ordinary login's soft open-files limit (Debian's, Ubuntu's).
+	if [ "$(ulimit -Sn)" = unlimited ] || [ "$(ulimit -Sn)" -gt 1024 ]; then
+		ulimit -Sn 1024 || exit 1
+	fi
 	setpriv --reuid="$user" --regid="$user" --init-groups \
 		env -i PATH="$SYSPATH" LANG=C.UTF-8 HOME="$base" \
 		sh "$0" --base "$base" "$CAGERUN" "$CAGEC" "$SRC"
