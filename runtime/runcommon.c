@@ -19,6 +19,34 @@
 #include "path.h"
 #include "sbx_run.h"
 
+int run_limits_gate(const struct ir_profile *p, const char *const why[IR_LIM_N], bool quiet)
+{
+	char v[64], line[1024] = "";
+	size_t used = 0;
+	for (int k = 0; k < IR_LIM_N; k++) {
+		const struct ir_limit *l = &p->limits[k];
+		if (!l->set || !why[k])
+			continue;
+		ir_limit_display(l, false, v, sizeof v);
+		const char *name = ir_limit_name((enum ir_limit_kind)k);
+		if (!l->best_effort) {
+			const struct loc *at = &l->loc;
+			return run_fail("%s:%u:%u: limit %s %s cannot be enforced here: %s; mark it "
+					"best-effort to run without it (docs/cagerun.md, \"Resource "
+					"limits\"); nothing was run",
+					at->file ? at->file->name : "?", at->line, at->col, name, v,
+					why[k]);
+		}
+		int n = snprintf(line + used, sizeof line - used, "%s%s %s (%s)", used ? "; " : "",
+				 name, v, why[k]);
+		if (n > 0 && (size_t)n < sizeof line - used)
+			used += (size_t)n;
+	}
+	if (used && !quiet)
+		fprintf(stderr, "cagerun: best-effort limits NOT enforced here: %s\n", line);
+	return 0;
+}
+
 int run_fail(const char *fmt, ...)
 {
 	va_list ap;

@@ -37,6 +37,14 @@ int run_open_log(const char *path);
  * saying so on stderr. Returns only on failure (126/127). */
 int run_unconfined(char *const *argv);
 
+/* The policy's limits against what this machine can enforce: why[k] is
+ * NULL for a limit the launcher enforces, else the reason it cannot. A
+ * limit it cannot enforce refuses the run (RUN_SETUP_FAILED, with the
+ * statement's location) unless the policy marks it best-effort; those it
+ * names in one line on stderr (unless `quiet`), so that a bound is never
+ * dropped in silence. 0 when the run may go on. */
+int run_limits_gate(const struct ir_profile *p, const char *const why[IR_LIM_N], bool quiet);
+
 /* Makes this process's group the foreground group of the terminal on
  * standard input (SIGTTOU held off meanwhile); nothing when it is not our
  * terminal. The command's side takes the terminal with it, cagerun takes

@@ -73,6 +73,8 @@ static struct ir_profile *build_profile(struct rsv *r, const char *name, struct 
 		}
 		p->private_tmp |= L->private_tmp;
 		p->private_home |= L->private_home;
+		for (int k = 0; k < IR_LIM_N; k++)
+			ir_limit_merge(&p->limits[k], &L->limits[k]);
 	}
 	for (size_t i = 0; i < p->nrules; i++)
 		p->rules[i].index = (uint32_t)i;

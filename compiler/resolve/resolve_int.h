@@ -63,6 +63,7 @@ struct layer {
 	enum ir_mode mode;
 	struct loc mode_loc;
 	bool private_tmp, private_home;
+	struct ir_limit limits[IR_LIM_N]; /* the tightest of the layer's own */
 };
 
 struct pdef {
@@ -150,5 +151,7 @@ void rsv_expand_word(struct rsv *r, struct ast_str *w, rword_vec *out, size_t de
 
 /* resolve_rules.c: one item (rule, mode, env, private) into a layer. */
 void rsv_add_item(struct rsv *r, struct layer *L, struct ast_node *n, const char *layer_name);
+/* A `limit` statement into L->limits (resolve_limit.c). */
+void rsv_add_limit(struct rsv *r, struct layer *L, struct ast_node *n);
 
 #endif

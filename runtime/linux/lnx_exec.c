@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "lnx_landlock.h"
+#include "lnx_limits.h"
 #include "lnx_notify.h"
 #include "lnx_seccomp.h"
 #include "runcommon.h"
@@ -120,6 +121,9 @@ _Noreturn void lnx_exec_main(struct lnx_child *c)
 		snprintf(err, sizeof err, "cannot change to %s: %s", s->cwd, strerror(errno));
 		lnx_child_fail(c, 125, err);
 	}
+	/* The process limit counts from here: the command and all it starts. */
+	if (!lnx_limits_apply_rlimits(s->nproc, &s->nofile, err, sizeof err))
+		lnx_child_fail(c, 125, err);
 	/* Under the supervisor, privileges are already gone (it dropped them
 	 * before forking us, and securebits cannot be set again without
 	 * them); Landlock is applied once more, a layer below the

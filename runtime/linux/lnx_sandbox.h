@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 
 #include "lnx_seccomp.h"
@@ -45,6 +46,15 @@ struct lnx_spec {
 	 * the tree's one listener, so it observes too, into this sink (its
 	 * log descriptor is inherited; the supervisor prints the summary). */
 	struct mon_sink *guard_observe;
+	/* Resource limits (lnx_limits.h): the command's rlimits, the size of
+	 * the tmpfs on tmp_dir (0: the lease's directory as it is), and the
+	 * cgroup.procs init is moved into before it starts anything (-1:
+	 * none). */
+	rlim_t nproc;
+	struct rlimit nofile;
+	uint64_t tmp_bytes;
+	const char *tmp_text;
+	int cgroup_procs;
 };
 
 struct lnx_sandbox {
