@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -18,6 +19,19 @@
 #include "prx_ev.h"
 #include "path.h"
 #include "sbx_run.h"
+
+void run_nofile_for(const struct ir_profile *p, const struct rlimit *start, struct rlimit *out)
+{
+	*out = *start;
+	const struct ir_limit *l = &p->limits[IR_LIM_FILES];
+	if (!l->set)
+		return;
+	rlim_t v = (rlim_t)l->value;
+	if (out->rlim_max == RLIM_INFINITY || out->rlim_max > v)
+		out->rlim_max = v;
+	if (out->rlim_cur == RLIM_INFINITY || out->rlim_cur > out->rlim_max)
+		out->rlim_cur = out->rlim_max;
+}
 
 int run_limits_gate(const struct ir_profile *p, const char *const why[IR_LIM_N], bool quiet)
 {

@@ -45,6 +45,12 @@ int run_unconfined(char *const *argv);
  * dropped in silence. 0 when the run may go on. */
 int run_limits_gate(const struct ir_profile *p, const char *const why[IR_LIM_N], bool quiet);
 
+/* RLIMIT_NOFILE for the command: what cagerun was started with (`start`),
+ * both values lowered to the policy's `limit files` when it has one. The
+ * soft value is never raised: programs that use select(2) rely on it. */
+struct rlimit;
+void run_nofile_for(const struct ir_profile *p, const struct rlimit *start, struct rlimit *out);
+
 /* Makes this process's group the foreground group of the terminal on
  * standard input (SIGTTOU held off meanwhile); nothing when it is not our
  * terminal. The command's side takes the terminal with it, cagerun takes

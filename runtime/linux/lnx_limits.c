@@ -4,6 +4,7 @@
  * command gets, and what the cgroup's events say at exit.
  */
 #include "lnx_limits.h"
+#include "runcommon.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -148,15 +149,8 @@ bool lnx_limits_prepare(struct lnx_limits *l, const struct ir_profile *p,
 	memset(l, 0, sizeof *l);
 	l->prof = p;
 	l->cg_procs = -1;
-	l->nofile = *nofile_start;
 	const struct ir_limit *procs = &p->limits[IR_LIM_PROCESSES], *mem = &p->limits[IR_LIM_MEMORY];
-	if (p->limits[IR_LIM_FILES].set) {
-		/* Never above the hard limit cagerun has: that it cannot raise. */
-		rlim_t v = (rlim_t)p->limits[IR_LIM_FILES].value;
-		if (nofile_start->rlim_max != RLIM_INFINITY && v > nofile_start->rlim_max)
-			v = nofile_start->rlim_max;
-		l->nofile.rlim_cur = l->nofile.rlim_max = v;
-	}
+	run_nofile_for(p, nofile_start, &l->nofile);
 	if (p->limits[IR_LIM_TMP].set) {
 		l->tmp_bytes = p->limits[IR_LIM_TMP].value;
 		ir_limit_display(&p->limits[IR_LIM_TMP], false, l->tmp_text, sizeof l->tmp_text);
