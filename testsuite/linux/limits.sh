@@ -183,7 +183,10 @@ for ex in "$src"/examples/*.cage; do
 	forked=$(value forked "$tmp/out")
 	if [ -n "$forked" ] && [ "$forked" -ge 4000 ] && [ "$forked" -lt 4096 ] && grep -q err=EAGAIN "$tmp/out"; then ok; else bad "$name: fork bomb stops at 4096 (forked ${forked:-?})"; fi
 done
-# The same under the layered form (cagerun's defaults include std/limits).
+# The same under the layered form (cagerun's defaults include std/limits),
+# and --show says what it will bound.
+(cd "$ws" && timeout -k 5 60 "$cagerun" --show -- "$hog") >"$tmp/out" 2>"$tmp/err"
+if grep -qx 'limits: processes 4096, memory 16 GiB best-effort, tmp 4 GiB, files 65536' "$tmp/out"; then ok; else bad "--show lists the limits"; fi
 (cd "$ws" && timeout -k 5 120 "$cagerun" -q -- "$hog" fork 5000 0) >"$tmp/out" 2>"$tmp/err"
 forked=$(value forked "$tmp/out")
 if [ -n "$forked" ] && [ "$forked" -ge 4000 ] && [ "$forked" -lt 4096 ]; then ok; else bad "layered form: fork bomb stops at 4096 (forked ${forked:-?})"; fi
