@@ -127,6 +127,11 @@ if [ "$(id -u)" -ne 0 ]; then
 	outside=$(value forked "$tmp/out")
 	if [ -n "$outside" ] && [ "$outside" -lt "$inside" ]; then ok; else bad "control: RLIMIT_NPROC 64 outside forked ${outside:-?}, not fewer than inside (${inside})"; fi
 fi
+if [ "$(id -u)" -eq 0 ]; then
+	# Why root needs the cgroup: the kernel exempts it from RLIMIT_NPROC.
+	"$hog" nproc-rlimit 20 "$hog" fork 40 0 >"$tmp/out" 2>"$tmp/err"
+	if [ "$(value forked "$tmp/out")" = 40 ]; then ok; else bad "root: RLIMIT_NPROC 20 did not stop 40 forks"; fi
+fi
 kill $sleepers 2>/dev/null
 wait 2>/dev/null
 sleepers=
