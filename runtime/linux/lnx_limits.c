@@ -128,7 +128,10 @@ static char *make_child(const char *ctl)
 	if (!child)
 		return NULL;
 	snprintf(child, n, "%s/cage-run.%d", dir, (int)getpid());
-	if (mkdir(child, 0755) != 0) {
+	/* One left by a cagerun that was killed, whose pid we now have: gone
+	 * if it is empty (a cgroup with processes cannot be removed). */
+	if (mkdir(child, 0755) != 0 && !(errno == EEXIST && rmdir(child) == 0 &&
+					 mkdir(child, 0755) == 0)) {
 		free(child);
 		return NULL;
 	}
