@@ -73,8 +73,8 @@ struct srun {
 static const char *const sbx_limits_why[IR_LIM_N] = {
 	[IR_LIM_PROCESSES] = "macOS counts RLIMIT_NPROC per user, not per sandbox",
 	[IR_LIM_MEMORY] = "macOS has no per-sandbox memory bound a user can set",
-	[IR_LIM_TMP] = "the private TMPDIR is a directory on the user's disk, not a size-limited "
-		       "volume",
+	[IR_LIM_TMP] = ("the private TMPDIR is a directory on the user's disk, not a "
+			"size-limited volume"),
 };
 
 static int write_profile(struct srun *r)
