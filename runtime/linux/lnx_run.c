@@ -535,6 +535,7 @@ static int launch(struct lrun *r)
 		.nofile = r->lim.nofile,
 		.tmp_bytes = r->lim.tmp_bytes,
 		.tmp_text = r->lim.tmp_text,
+		.in_cgroup = r->lim.cg_procs >= 0,
 		.cgroup_procs = r->lim.cg_procs,
 	};
 	int osp[2] = { -1, -1 };

@@ -130,7 +130,7 @@ bool lnx_sandbox_start(const struct lnx_spec *s, struct lnx_sandbox *sb, char *e
 	 * process of the sandbox is counted. */
 	char pidtext[24];
 	int plen = snprintf(pidtext, sizeof pidtext, "%d\n", (int)pid);
-	if (s->cgroup_procs >= 0 && write(s->cgroup_procs, pidtext, (size_t)plen) != plen) {
+	if (s->in_cgroup && write(s->cgroup_procs, pidtext, (size_t)plen) != plen) {
 		snprintf(err, errlen, "cannot move the sandbox into its cgroup: %s", strerror(errno));
 		goto out;
 	}

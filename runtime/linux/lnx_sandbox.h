@@ -47,13 +47,14 @@ struct lnx_spec {
 	 * log descriptor is inherited; the supervisor prints the summary). */
 	struct mon_sink *guard_observe;
 	/* Resource limits (lnx_limits.h): the command's rlimits, the size of
-	 * the tmpfs on tmp_dir (0: the lease's directory as it is), and the
-	 * cgroup.procs init is moved into before it starts anything (-1:
-	 * none). */
+	 * the tmpfs on tmp_dir (0: the lease's directory as it is), and, when
+	 * in_cgroup, the cgroup.procs init is moved into before it starts
+	 * anything. */
 	rlim_t nproc;
 	struct rlimit nofile;
 	uint64_t tmp_bytes;
 	const char *tmp_text;
+	bool in_cgroup;
 	int cgroup_procs;
 };
 
