@@ -30,10 +30,11 @@ static bool has_word(const char *list, const char *w)
 }
 
 /* Where the hierarchy of `ctl` is mounted (v2: ctl NULL, the unified
- * one) and the root of that mount, from /proc/self/mountinfo. */
-static bool find_mount(const char *ctl, char *mnt, size_t mlen, char *root, size_t rlen)
+ * one) and the root of that mount, from a mountinfo file. */
+static bool find_mount(const char *mountinfo, const char *ctl, char *mnt, size_t mlen,
+		       char *root, size_t rlen)
 {
-	FILE *f = fopen("/proc/self/mountinfo", "re");
+	FILE *f = fopen(mountinfo, "re");
 	if (!f)
 		return false;
 	char line[4096];
@@ -62,13 +63,13 @@ static bool find_mount(const char *ctl, char *mnt, size_t mlen, char *root, size
 	return found;
 }
 
-/* This process's cgroup in that hierarchy, as a directory. */
-static bool own_cgroup_dir(const char *ctl, char *dir, size_t len)
+bool lnx_cgroup_dir(const char *mountinfo, const char *cgroup, const char *ctl, char *dir,
+		    size_t len)
 {
 	char mnt[1024], root[1024];
-	if (!find_mount(ctl, mnt, sizeof mnt, root, sizeof root))
+	if (!find_mount(mountinfo, ctl, mnt, sizeof mnt, root, sizeof root))
 		return false;
-	FILE *f = fopen("/proc/self/cgroup", "re");
+	FILE *f = fopen(cgroup, "re");
 	if (!f)
 		return false;
 	char line[4096];
@@ -121,7 +122,7 @@ static bool write_value(const char *dir, const char *name, uint64_t v, char *err
 static char *make_child(const char *ctl)
 {
 	char dir[4096];
-	if (!own_cgroup_dir(ctl, dir, sizeof dir))
+	if (!lnx_cgroup_dir("/proc/self/mountinfo", "/proc/self/cgroup", ctl, dir, sizeof dir))
 		return NULL;
 	size_t n = strlen(dir) + 64;
 	char *child = malloc(n);

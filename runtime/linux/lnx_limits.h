@@ -51,6 +51,13 @@ bool lnx_limits_prepare(struct lnx_limits *l, const struct ir_profile *p,
 void lnx_limits_report(const struct lnx_limits *l, FILE *out);
 /* Removes the cgroup (once the sandbox's processes are gone). */
 void lnx_limits_free(struct lnx_limits *l);
+/* The directory of a process's own cgroup in the hierarchy of controller
+ * `ctl` (cgroup v1), or in the unified hierarchy (ctl NULL), from its
+ * mountinfo and cgroup files (/proc/self/...): the mount point joined with
+ * the cgroup's path below the mount's root. False when there is no such
+ * mount or the cgroup lies outside what it shows. */
+bool lnx_cgroup_dir(const char *mountinfo, const char *cgroup, const char *ctl, char *dir,
+		    size_t len);
 /* In the command, before exec: its rlimits. */
 bool lnx_limits_apply_rlimits(rlim_t nproc, const struct rlimit *nofile, char *err,
 			      size_t errlen);
