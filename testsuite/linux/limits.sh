@@ -192,6 +192,11 @@ done
 # and --show says what it will bound.
 (cd "$ws" && timeout -k 5 60 "$cagerun" --show -- "$hog") >"$tmp/out" 2>"$tmp/err"
 if grep -qx 'limits: processes 4096, memory 16 GiB best-effort, tmp 4 GiB, files 65536' "$tmp/out"; then ok; else bad "--show lists the limits"; fi
+# Raising a default: the user's own std/limits, found first through -I.
+mkdir -p "$tmp/inc/std"
+printf 'cage 1\nlimit processes 10000\n' >"$tmp/inc/std/limits.cage"
+(cd "$ws" && timeout -k 5 60 "$cagerun" -I "$tmp/inc" --show -- "$hog") >"$tmp/out" 2>"$tmp/err"
+if grep -qx 'limits: processes 10000' "$tmp/out"; then ok; else bad "-I DIR/std/limits.cage replaces the defaults"; fi
 (cd "$ws" && timeout -k 5 120 "$cagerun" -q -- "$hog" fork 5000 0) >"$tmp/out" 2>"$tmp/err"
 forked=$(value forked "$tmp/out")
 if [ -n "$forked" ] && [ "$forked" -ge 4000 ] && [ "$forked" -lt 4096 ]; then ok; else bad "layered form: fork bomb stops at 4096 (forked ${forked:-?})"; fi
