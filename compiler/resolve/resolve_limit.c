@@ -112,3 +112,24 @@ void rsv_add_limit(struct rsv *r, struct layer *L, struct ast_node *n)
 	}
 	ir_limit_merge(&L->limits[k], &l);
 }
+
+void rsv_merge_limit(struct rsv *r, struct ir_limit *cur, const struct ir_limit *l,
+		     enum ir_limit_kind k)
+{
+	if (l->set && cur->set && l->value > cur->value) {
+		bool told = false;
+		for (size_t i = 0; i < r->loose_warned.n && !told; i++)
+			told = r->loose_warned.v[i] == l;
+		if (!told) {
+			char mine[64], wins[64];
+			ir_limit_display(l, false, mine, sizeof mine);
+			ir_limit_display(cur, false, wins, sizeof wins);
+			rsv_diag(r, DIAG_WARNING, l->loc, "limit",
+				 "'limit %s %s' has no effect: %s, set at %s:%u, is tighter, and the "
+				 "tightest limit of all layers wins", ir_limit_name(k), mine, wins,
+				 cur->loc.file ? cur->loc.file->name : "?", cur->loc.line);
+			VEC_PUSH(r->loose_warned, l);
+		}
+	}
+	ir_limit_merge(cur, l);
+}
