@@ -117,18 +117,15 @@ static bool write_value(const char *dir, const char *name, uint64_t v, char *err
 	return ok;
 }
 
-/* A child cgroup for this run under our own one in that hierarchy, or
- * NULL when there is none we may create. */
-static char *make_child(const char *ctl)
+/* A child cgroup for this run under `base`, or NULL when we may not
+ * create one there. */
+static char *make_child(const char *base)
 {
-	char dir[4096];
-	if (!lnx_cgroup_dir("/proc/self/mountinfo", "/proc/self/cgroup", ctl, dir, sizeof dir))
-		return NULL;
-	size_t n = strlen(dir) + 64;
+	size_t n = strlen(base) + 64;
 	char *child = malloc(n);
 	if (!child)
 		return NULL;
-	snprintf(child, n, "%s/cage-run.%d", dir, (int)getpid());
+	snprintf(child, n, "%s/cage-run.%d", base, (int)getpid());
 	/* One left by a cagerun that was killed, whose pid we now have: gone
 	 * if it is empty (a cgroup with processes cannot be removed). */
 	if (mkdir(child, 0755) != 0 && !(errno == EEXIST && rmdir(child) == 0 &&
@@ -147,6 +144,21 @@ static void remove_child(char *dir)
 	free(dir);
 }
 
+/* A child under `base` that bounds what is asked for (pids, memory; what
+ * it has is set in *pids, *memory), or NULL. */
+static char *child_with(const char *base, bool want_pids, bool want_mem, bool *pids, bool *memory)
+{
+	char *c = make_child(base);
+	if (!c)
+		return NULL;
+	*pids = want_pids && file_exists(c, "pids.max");
+	*memory = want_mem && file_exists(c, "memory.max");
+	if (*pids || *memory)
+		return c;
+	remove_child(c);
+	return NULL;
+}
+
 bool lnx_limits_prepare(struct lnx_limits *l, const struct ir_profile *p,
 			const struct rlimit *nofile_start, char *err, size_t errlen)
 {
@@ -159,25 +171,22 @@ bool lnx_limits_prepare(struct lnx_limits *l, const struct ir_profile *p,
 		l->tmp_bytes = p->limits[IR_LIM_TMP].value;
 		ir_limit_display(&p->limits[IR_LIM_TMP], false, l->tmp_text, sizeof l->tmp_text);
 	}
-	if (procs->set || mem->set) {
-		/* cgroup v2 first: the memory controller lives only there. */
-		l->cg_dir = make_child(NULL);
-		if (l->cg_dir) {
-			l->cg_pids = procs->set && file_exists(l->cg_dir, "pids.max");
-			l->cg_memory = mem->set && file_exists(l->cg_dir, "memory.max");
-			if (!l->cg_pids && !l->cg_memory) {
-				remove_child(l->cg_dir);
-				l->cg_dir = NULL;
-			}
-		}
-		if (!l->cg_dir && procs->set && (l->cg_dir = make_child("pids"))) {
-			l->cg_pids = file_exists(l->cg_dir, "pids.max");
-			if (!l->cg_pids) {
-				remove_child(l->cg_dir);
-				l->cg_dir = NULL;
-			}
-		}
+	char own[4096], top[4096], rootdir[1024];
+	const char *mi = "/proc/self/mountinfo", *cg = "/proc/self/cgroup";
+	if ((procs->set || mem->set) && lnx_cgroup_dir(mi, cg, NULL, own, sizeof own)) {
+		/* cgroup v2 first: the memory controller lives only there. Our
+		 * own cgroup when it delegates the controllers; for root, else
+		 * the hierarchy's root cgroup, which (exempt from the rule that
+		 * a cgroup with processes has no controllers for its children)
+		 * usually has them enabled. */
+		l->cg_dir = child_with(own, procs->set, mem->set, &l->cg_pids, &l->cg_memory);
+		if (!l->cg_dir && getuid() == 0 &&
+		    find_mount(mi, NULL, top, sizeof top, rootdir, sizeof rootdir) &&
+		    strcmp(top, own) != 0)
+			l->cg_dir = child_with(top, procs->set, mem->set, &l->cg_pids, &l->cg_memory);
 	}
+	if (!l->cg_dir && procs->set && lnx_cgroup_dir(mi, cg, "pids", own, sizeof own))
+		l->cg_dir = child_with(own, true, false, &l->cg_pids, &l->cg_memory);
 	if (l->cg_dir) {
 		char procs_path[4200];
 		snprintf(procs_path, sizeof procs_path, "%s/cgroup.procs", l->cg_dir);

@@ -4,8 +4,9 @@
  * cannot be.
  *
  *   processes  a pids cgroup this user may create children in (cgroup v2
- *              with pids delegated, or a writable cgroup v1 pids hierarchy,
- *              as root has); else RLIMIT_NPROC set in the command, which
+ *              with pids delegated; for root also the v2 hierarchy's root
+ *              cgroup; a writable cgroup v1 pids hierarchy, as root has);
+ *              else RLIMIT_NPROC set in the command, which
  *              since Linux 5.14 counts per user namespace, so only the
  *              sandbox's own processes - but never for root, whom the
  *              kernel exempts from RLIMIT_NPROC.
