@@ -39,6 +39,7 @@ enum ast_kind {
 	AST_ENV_SET,
 	AST_ENV_UNSET,
 	AST_PRIVATE,
+	AST_LIMIT,
 };
 
 enum ast_effect { AST_ALLOW, AST_DENY, AST_PROTECT };
@@ -65,6 +66,9 @@ struct ast_node {
 		struct { struct ast_str *value; } mode;
 		struct { struct ast_str *names; } names; /* keep, unset, private */
 		struct { struct ast_str *name, *value; } env_set;
+		/* `limit what number words...`: words are the unit and
+		 * `best-effort`, in any order, checked by the resolver */
+		struct { struct ast_str *what, *number, *words; } limit;
 	} u;
 };
 

@@ -49,6 +49,7 @@
 %token CAGE IMPORT PARAM LIST PROFILE EXTENDS.
 %token ALLOW DENY PROTECT MODE ENV KEEP SET UNSET PRIVATE.
 %token READ READ_METADATA WRITE CREATE DELETE EXEC CONNECT UNIX MACH.
+%token LIMIT.
 
 file ::= stmts.
 
@@ -79,6 +80,10 @@ item(A) ::= ENV(K) KEEP idents(L). { A = parse_names(ctx, AST_ENV_KEEP, &K, L.he
 item(A) ::= ENV(K) UNSET idents(L). { A = parse_names(ctx, AST_ENV_UNSET, &K, L.head); }
 item(A) ::= ENV(K) SET IDENT(N) EQ STRING(V). { A = parse_env_set(ctx, &K, &N, &V); }
 item(A) ::= PRIVATE(K) idents(L). { A = parse_names(ctx, AST_PRIVATE, &K, L.head); }
+/* `limit WHAT N [UNIT] [best-effort]`: the words after the number are
+ * names, checked by the resolver, so a misspelt unit gets a hint. */
+item(A) ::= LIMIT(K) IDENT(W) INT(N). { A = parse_limit(ctx, &K, &W, &N, NULL); }
+item(A) ::= LIMIT(K) IDENT(W) INT(N) idents(L). { A = parse_limit(ctx, &K, &W, &N, L.head); }
 
 %type effect { struct token }
 effect(A) ::= ALLOW(K). { A = K; }

@@ -163,6 +163,7 @@ again:
 	"set"           { t->kind = TK_SET; goto tok; }
 	"unset"         { t->kind = TK_UNSET; goto tok; }
 	"private"       { t->kind = TK_PRIVATE; goto tok; }
+	"limit"         { t->kind = TK_LIMIT; goto tok; }
 	"read"          { t->kind = TK_READ; goto tok; }
 	"read-metadata" { t->kind = TK_READ_METADATA; goto tok; }
 	"write"         { t->kind = TK_WRITE; goto tok; }
@@ -257,6 +258,7 @@ const char *lex_token_name(int kind)
 	case TK_SET: return "'set'";
 	case TK_UNSET: return "'unset'";
 	case TK_PRIVATE: return "'private'";
+	case TK_LIMIT: return "'limit'";
 	case TK_READ: return "'read'";
 	case TK_READ_METADATA: return "'read-metadata'";
 	case TK_WRITE: return "'write'";

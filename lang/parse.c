@@ -33,7 +33,7 @@ static const char *const parse_access_names[] = {
 /* Every keyword, accesses included: a misspelt one lexes as a name. */
 static const char *const parse_keywords[] = {
 	"cage", "import", "param", "list", "profile", "extends", "allow", "deny", "protect",
-	"mode", "env", "keep", "set", "unset", "private", "read", "read-metadata", "write",
+	"mode", "env", "keep", "set", "unset", "private", "limit", "read", "read-metadata", "write",
 	"create", "delete", "exec", "connect", "unix", "mach", NULL,
 };
 
@@ -277,6 +277,16 @@ struct ast_node *parse_env_set(struct parse_ctx *ctx, const struct token *k, con
 	struct ast_node *n = node(ctx, AST_ENV_SET, k);
 	n->u.env_set.name = parse_str(ctx, name, true);
 	n->u.env_set.value = parse_str(ctx, value, false);
+	return n;
+}
+
+struct ast_node *parse_limit(struct parse_ctx *ctx, const struct token *k, const struct token *what,
+			     const struct token *number, struct ast_str *words)
+{
+	struct ast_node *n = node(ctx, AST_LIMIT, k);
+	n->u.limit.what = parse_str(ctx, what, true);
+	n->u.limit.number = parse_str(ctx, number, false);
+	n->u.limit.words = words;
 	return n;
 }
 

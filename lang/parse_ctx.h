@@ -49,6 +49,8 @@ void parse_access_add(struct parse_ctx *ctx, struct parse_access *a, const struc
 struct ast_node *parse_mode(struct parse_ctx *ctx, const struct token *k, const struct token *v);
 struct ast_node *parse_names(struct parse_ctx *ctx, enum ast_kind kind, const struct token *k,
 			     struct ast_str *names);
+struct ast_node *parse_limit(struct parse_ctx *ctx, const struct token *k, const struct token *what,
+			     const struct token *number, struct ast_str *words);
 struct ast_node *parse_env_set(struct parse_ctx *ctx, const struct token *k, const struct token *name,
 			       const struct token *value);
 

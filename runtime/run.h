@@ -22,6 +22,7 @@ struct prx_resolver;
  * restored in its process right before the exec. */
 struct run_nofile {
 	struct rlimit orig;
+	bool known;   /* orig was read */
 	bool changed; /* the soft limit was raised: restore orig before exec */
 };
 
@@ -32,6 +33,11 @@ void run_nofile_raise(struct run_nofile *n);
 /* In the command's process, right before the exec: async-signal-safe
  * (setrlimit only). False when the limit could not be put back. */
 bool run_nofile_restore(const struct run_nofile *n);
+
+/* The limit cagerun was started with (what the command gets unless a
+ * policy's `limit files` lowers it): n's record, or the current limit
+ * where there is none. False when it cannot be read. */
+bool run_nofile_start(const struct run_nofile *n, struct rlimit *out);
 
 struct run_opts {
 	const char *policy;          /* the .cage file, or a name for the composed policy */

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -19,6 +20,47 @@
 #include "prx_ev.h"
 #include "path.h"
 #include "sbx_run.h"
+
+void run_nofile_for(const struct ir_profile *p, const struct rlimit *start, struct rlimit *out)
+{
+	*out = *start;
+	const struct ir_limit *l = &p->limits[IR_LIM_FILES];
+	if (!l->set)
+		return;
+	rlim_t v = (rlim_t)l->value;
+	if (out->rlim_max == RLIM_INFINITY || out->rlim_max > v)
+		out->rlim_max = v;
+	if (out->rlim_cur == RLIM_INFINITY || out->rlim_cur > out->rlim_max)
+		out->rlim_cur = out->rlim_max;
+}
+
+int run_limits_gate(const struct ir_profile *p, const char *const why[IR_LIM_N], bool quiet)
+{
+	char v[64], line[1024] = "";
+	size_t used = 0;
+	for (int k = 0; k < IR_LIM_N; k++) {
+		const struct ir_limit *l = &p->limits[k];
+		if (!l->set || !why[k])
+			continue;
+		ir_limit_display(l, false, v, sizeof v);
+		const char *name = ir_limit_name((enum ir_limit_kind)k);
+		if (!l->best_effort) {
+			const struct loc *at = &l->loc;
+			return run_fail("%s:%u:%u: limit %s %s cannot be enforced here: %s; mark it "
+					"best-effort to run without it (docs/cagerun.md, \"Resource "
+					"limits\"); nothing was run",
+					at->file ? at->file->name : "?", at->line, at->col, name, v,
+					why[k]);
+		}
+		int n = snprintf(line + used, sizeof line - used, "%s%s %s (%s)", used ? "; " : "",
+				 name, v, why[k]);
+		if (n > 0 && (size_t)n < sizeof line - used)
+			used += (size_t)n;
+	}
+	if (used && !quiet)
+		fprintf(stderr, "cagerun: best-effort limits NOT enforced here: %s\n", line);
+	return 0;
+}
 
 int run_fail(const char *fmt, ...)
 {
@@ -128,8 +170,10 @@ void run_take_terminal(void)
 void run_nofile_raise(struct run_nofile *n)
 {
 	memset(n, 0, sizeof *n);
-	if (getrlimit(RLIMIT_NOFILE, &n->orig) != 0 || n->orig.rlim_cur == RLIM_INFINITY ||
-	    n->orig.rlim_cur >= n->orig.rlim_max)
+	if (getrlimit(RLIMIT_NOFILE, &n->orig) != 0)
+		return;
+	n->known = true;
+	if (n->orig.rlim_cur == RLIM_INFINITY || n->orig.rlim_cur >= n->orig.rlim_max)
 		return;
 	/* An unlimited hard limit is still capped by fs.nr_open: try the hard
 	 * limit, then smaller steps, and keep the first the kernel accepts. */
@@ -148,6 +192,15 @@ void run_nofile_raise(struct run_nofile *n)
 bool run_nofile_restore(const struct run_nofile *n)
 {
 	return !n || !n->changed || setrlimit(RLIMIT_NOFILE, &n->orig) == 0;
+}
+
+bool run_nofile_start(const struct run_nofile *n, struct rlimit *out)
+{
+	if (n && n->known) {
+		*out = n->orig;
+		return true;
+	}
+	return getrlimit(RLIMIT_NOFILE, out) == 0;
 }
 
 int run_proxy_fit(struct prx_limits *l, bool explicit)

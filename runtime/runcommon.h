@@ -52,6 +52,20 @@ enum { RUN_PROXY_MIN_CONNS = 32 };
 struct prx_limits;
 int run_proxy_fit(struct prx_limits *l, bool explicit);
 
+/* The policy's limits against what this machine can enforce: why[k] is
+ * NULL for a limit the launcher enforces, else the reason it cannot. A
+ * limit it cannot enforce refuses the run (RUN_SETUP_FAILED, with the
+ * statement's location) unless the policy marks it best-effort; those it
+ * names in one line on stderr (unless `quiet`), so that a bound is never
+ * dropped in silence. 0 when the run may go on. */
+int run_limits_gate(const struct ir_profile *p, const char *const why[IR_LIM_N], bool quiet);
+
+/* RLIMIT_NOFILE for the command: what cagerun was started with (`start`),
+ * both values lowered to the policy's `limit files` when it has one. The
+ * soft value is never raised: programs that use select(2) rely on it. */
+struct rlimit;
+void run_nofile_for(const struct ir_profile *p, const struct rlimit *start, struct rlimit *out);
+
 /* Makes this process's group the foreground group of the terminal on
  * standard input (SIGTTOU held off meanwhile); nothing when it is not our
  * terminal. The command's side takes the terminal with it, cagerun takes

@@ -115,6 +115,19 @@ struct ir_env_op {
 	struct loc loc;
 };
 
+/* Resource limits (`limit WHAT N [UNIT] [best-effort]`, docs/language.md
+ * "limit"). Across layers and `extends` the tightest value wins, so no
+ * layer can loosen a bound another set. */
+enum ir_limit_kind { IR_LIM_PROCESSES, IR_LIM_MEMORY, IR_LIM_TMP, IR_LIM_FILES, IR_LIM_N };
+
+struct ir_limit {
+	bool set;
+	bool best_effort; /* where the platform cannot enforce it: run, and say so */
+	uint64_t value;   /* a count, or bytes for memory and tmp */
+	uint64_t unit;    /* bytes of the unit written (1 for counts), for display */
+	struct loc loc;   /* the `limit` statement that decided it */
+};
+
 /* Directories above what a deny or protect (its guard) names: they may
  * not be deleted or renamed away, or the guard would lose its hold on a
  * file (ir_pins.c, docs/language.md "Renames and links"). */
@@ -130,6 +143,7 @@ struct ir_profile {
 	enum ir_mode mode;
 	struct loc mode_loc; /* file == NULL: the default (enforce) */
 	bool private_tmp, private_home;
+	struct ir_limit limits[IR_LIM_N];
 	struct ir_rule *rules;
 	size_t nrules;
 	struct ir_env_op *env;
@@ -254,6 +268,16 @@ void ir_path_display(const struct ir_path *p, char *buf, size_t size);
 void ir_host_display(const struct ir_host *h, char *buf, size_t size);
 /* A rule's target as the user would write it (path, host or service). */
 void ir_target_display(const struct ir_rule *r, char *buf, size_t size);
+/* "processes", "memory", "tmp", "files". */
+const char *ir_limit_name(enum ir_limit_kind k);
+/* Does the kind take a size unit (memory, tmp)? */
+bool ir_limit_sized(enum ir_limit_kind k);
+/* The value as written: "2048", "8 GiB" (plus " best-effort" when marked
+ * and `mark` is true). */
+void ir_limit_display(const struct ir_limit *l, bool mark, char *buf, size_t size);
+/* The tighter of two limits into *dst (a limit not set is no bound; on equal
+ * values an enforced one beats a best-effort one). */
+void ir_limit_merge(struct ir_limit *dst, const struct ir_limit *src);
 void ir_print_profile(FILE *out, const struct ir_policy *pol, const struct ir_profile *p);
 
 #endif

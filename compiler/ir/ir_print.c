@@ -148,6 +148,15 @@ void ir_print_profile(FILE *out, const struct ir_policy *pol, const struct ir_pr
 	fprintf(out, "  mode %s\n", ir_mode_name(p->mode));
 	if (p->private_tmp || p->private_home)
 		fprintf(out, "  private%s%s\n", p->private_tmp ? " tmp" : "", p->private_home ? " home" : "");
+	for (int k = 0; k < IR_LIM_N; k++) {
+		char v[64];
+		if (!p->limits[k].set)
+			continue;
+		ir_limit_display(&p->limits[k], true, v, sizeof v);
+		fprintf(out, "  limit %s %s", ir_limit_name((enum ir_limit_kind)k), v);
+		print_loc(out, &p->limits[k].loc);
+		fputc('\n', out);
+	}
 	for (size_t i = 0; i < pol->nparams; i++) {
 		fprintf(out, "  param %s = ", pol->params[i].name);
 		print_quoted(out, pol->params[i].value ? pol->params[i].value : "");

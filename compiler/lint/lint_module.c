@@ -43,6 +43,9 @@ static bool import_used(const struct lint_ctx *c, const struct src_file *t)
 				return true;
 		if (within(p->mode_loc.file, t))
 			return true;
+		for (int k = 0; k < IR_LIM_N; k++)
+			if (p->limits[k].set && within(p->limits[k].loc.file, t))
+				return true;
 	}
 	for (size_t i = 0; i < ir->nparams; i++)
 		if (ir->params[i].used && within(ir->params[i].loc.file, t))

@@ -73,6 +73,8 @@ static struct ir_profile *build_profile(struct rsv *r, const char *name, struct 
 		}
 		p->private_tmp |= L->private_tmp;
 		p->private_home |= L->private_home;
+		for (int k = 0; k < IR_LIM_N; k++)
+			rsv_merge_limit(r, &p->limits[k], &L->limits[k], (enum ir_limit_kind)k);
 	}
 	for (size_t i = 0; i < p->nrules; i++)
 		p->rules[i].index = (uint32_t)i;
@@ -277,6 +279,7 @@ void resolve_policy(struct cage_policy *pol, const char *path, const char *text,
 	layer_free(&module);
 	for (size_t i = 0; i < r.profiles.n; i++)
 		layer_free(r.profiles.v[i]->body);
+	VEC_FREE(r.loose_warned);
 	VEC_FREE(r.files);
 	VEC_FREE(r.loading);
 	VEC_FREE(r.all_loaded);

@@ -63,6 +63,7 @@ struct layer {
 	enum ir_mode mode;
 	struct loc mode_loc;
 	bool private_tmp, private_home;
+	struct ir_limit limits[IR_LIM_N]; /* the tightest of the layer's own */
 };
 
 struct pdef {
@@ -113,6 +114,7 @@ struct rsv {
 	size_t ir_rules; /* rules in all profiles built so far */
 	size_t expand_steps; /* words expanded so far (see rsv_expand_word) */
 	bool too_large;  /* RESOLVE_MAX_IR_RULES was reported */
+	VEC(const struct ir_limit *) loose_warned; /* limits told they have no effect */
 	const char *stdlib; /* --stdlib, or the default found once (stdlib_dir.h) */
 };
 
@@ -150,5 +152,13 @@ void rsv_expand_word(struct rsv *r, struct ast_str *w, rword_vec *out, size_t de
 
 /* resolve_rules.c: one item (rule, mode, env, private) into a layer. */
 void rsv_add_item(struct rsv *r, struct layer *L, struct ast_node *n, const char *layer_name);
+/* A `limit` statement into L->limits (resolve_limit.c). */
+void rsv_add_limit(struct rsv *r, struct layer *L, struct ast_node *n);
+/* Merges a layer's limit `l` into the profile's `cur`, which holds what
+ * the earlier layers decided: a later limit that is looser has no effect,
+ * which someone used to "the last one wins" would not expect, so it gets a
+ * warning (once per statement). */
+void rsv_merge_limit(struct rsv *r, struct ir_limit *cur, const struct ir_limit *l,
+		     enum ir_limit_kind k);
 
 #endif

@@ -192,6 +192,9 @@ void rsv_add_item(struct rsv *r, struct layer *L, struct ast_node *n, const char
 							 (const char *const[]){ "tmp", "home", NULL }));
 		}
 		break;
+	case AST_LIMIT:
+		rsv_add_limit(r, L, n);
+		break;
 	default:
 		break;
 	}

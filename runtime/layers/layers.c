@@ -716,6 +716,9 @@ static int discover(struct layers *L, const struct layers_req *rq)
 	 * build has it, the defaults are the two modules above. */
 	if (module_exists(rq->copts, "std/guard"))
 		add(L, "defaults", "std/guard");
+	/* Resource bounds; an -I directory may hold the user's own. */
+	if (module_exists(rq->copts, "std/limits"))
+		add(L, "defaults", "std/limits");
 	add(L, "workspace", "cagerun/workspace");
 	int rc = rq->argv && rq->argv[0] ? command_layer(L, rq->argv[0]) : 0;
 	if (rc)

@@ -103,10 +103,21 @@ void layers_show(const struct layers *L, FILE *out)
 	layers_show_command(L, out);
 	if (L->root)
 		fprintf(out, "workspace: %s\n", L->root);
-	fprintf(out, "profile: %s\nmode: %s\nprivate:%s%s%s\nfingerprint: xxh3:%016" PRIx64 "\n",
-		p->name, ir_mode_name((enum ir_mode)L->mode), p->private_tmp ? " tmp" : "",
-		p->private_home ? " home" : "", p->private_tmp || p->private_home ? "" : " none",
-		L->fingerprint);
+	fprintf(out, "profile: %s\nmode: %s\nprivate:%s%s%s\n", p->name,
+		ir_mode_name((enum ir_mode)L->mode), p->private_tmp ? " tmp" : "",
+		p->private_home ? " home" : "", p->private_tmp || p->private_home ? "" : " none");
+	fputs("limits:", out);
+	bool any = false;
+	for (int k = 0; k < IR_LIM_N; k++) {
+		char v[64];
+		if (!p->limits[k].set)
+			continue;
+		ir_limit_display(&p->limits[k], true, v, sizeof v);
+		fprintf(out, "%s %s %s", any ? "," : "", ir_limit_name((enum ir_limit_kind)k), v);
+		any = true;
+	}
+	fputs(any ? "\n" : " none\n", out);
+	fprintf(out, "fingerprint: xxh3:%016" PRIx64 "\n", L->fingerprint);
 	fputs("\nfiles and sockets (in rule order):\n", out);
 	show_rules(out, p, false);
 	fputs("hosts (through the proxy, in rule order):\n", out);

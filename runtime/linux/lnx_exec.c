@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "lnx_landlock.h"
+#include "lnx_limits.h"
 #include "lnx_notify.h"
 #include "lnx_seccomp.h"
 #include "runcommon.h"
@@ -120,6 +121,11 @@ _Noreturn void lnx_exec_main(struct lnx_child *c)
 		snprintf(err, sizeof err, "cannot change to %s: %s", s->cwd, strerror(errno));
 		lnx_child_fail(c, 125, err);
 	}
+	/* The process limit counts from here: the command and all it starts.
+	 * The open-files limit is the one cagerun was started with (it raised
+	 * its own for the proxy), lowered by the policy's `limit files`. */
+	if (!lnx_limits_apply_rlimits(s->nproc, &s->nofile, err, sizeof err))
+		lnx_child_fail(c, 125, err);
 	/* Under the supervisor, privileges are already gone (it dropped them
 	 * before forking us, and securebits cannot be set again without
 	 * them); Landlock is applied once more, a layer below the
@@ -150,8 +156,6 @@ _Noreturn void lnx_exec_main(struct lnx_child *c)
 	}
 	if (syscall(SYS_close_range, 3u, ~0u, CLOSE_RANGE_CLOEXEC) != 0)
 		lnx_child_fail(c, 125, "cannot close inherited descriptors");
-	if (!run_nofile_restore(s->nofile))
-		lnx_child_fail(c, 125, "cannot restore the open-files limit");
 	/* The error pipe stays open (close-on-exec) until the exec succeeds. */
 	environ = (char **)s->envp;
 	execvp(s->argv[0], s->argv);

@@ -17,6 +17,7 @@
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/statfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -135,8 +136,20 @@ void lnx_block_forwarded(sigset_t *ss)
 	sigprocmask(SIG_BLOCK, ss, NULL);
 }
 
+/* At the command's end: a private tmp with no room left is the likely
+ * cause of its failure, and the command may not have said so. */
+static void report_tmp_full(const struct lnx_spec *s)
+{
+	struct statfs st;
+	if (!s->tmp_bytes || s->quiet || statfs(s->tmp_dir, &st) != 0)
+		return;
+	if (st.f_bavail == 0 || (st.f_files > 0 && st.f_ffree == 0))
+		fprintf(stderr, "cagerun: the private tmp was full at the end (limit tmp %s): writes "
+				"there failed with ENOSPC\n", s->tmp_text);
+}
+
 /* Forward signals to the command's process group, reap everything. */
-static _Noreturn void supervise(pid_t cmd, bool guarded)
+static _Noreturn void supervise(const struct lnx_spec *s, pid_t cmd, bool guarded)
 {
 	sigset_t ss;
 	lnx_block_forwarded(&ss);
@@ -169,6 +182,7 @@ static _Noreturn void supervise(pid_t cmd, bool guarded)
 	}
 	/* The command is done: nothing it started may go on running. */
 	kill(-1, SIGKILL);
+	report_tmp_full(s);
 	while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
 		;
 	_exit(code);
@@ -188,7 +202,10 @@ _Noreturn void lnx_init_main(struct lnx_child *c)
 		rw[nrw++] = c->s->tmp_dir;
 	if (c->s->home_dir)
 		rw[nrw++] = c->s->home_dir;
+	if (c->s->in_cgroup)
+		close(c->s->cgroup_procs); /* moved already; nothing inside may move again */
 	if (!lnx_mount_prepare(err, sizeof err) ||
+	    (c->s->tmp_bytes && !lnx_mount_tmpfs(c->s->tmp_dir, c->s->tmp_bytes, err, sizeof err)) ||
 	    !lnx_mount_apply(c->s->plan, c->s->empty_file, err, sizeof err) ||
 	    !lnx_mount_readonly_rest(c->s->plan, rw, nrw, err, sizeof err))
 		lnx_child_fail(c, 125, err);
@@ -216,5 +233,5 @@ _Noreturn void lnx_init_main(struct lnx_child *c)
 	/* Others in the sandbox (same user) must not inspect or trace init,
 	 * which still holds capabilities in the sandbox's user namespace. */
 	prctl(PR_SET_DUMPABLE, 0);
-	supervise(cmd, guarded);
+	supervise(c->s, cmd, guarded);
 }

@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <linux/mount.h>
 #include <linux/openat2.h>
 #include <stdio.h>
@@ -72,6 +73,30 @@ static bool hide_dir(int tfd, const char *path, char *err, size_t errlen)
 	ok = move_onto(mfd, tfd) == 0;
 	close(mfd);
 	return ok ? true : fail(err, errlen, "cannot hide", path);
+}
+
+bool lnx_mount_tmpfs(const char *path, uint64_t bytes, char *err, size_t errlen)
+{
+	char size[32];
+	snprintf(size, sizeof size, "%" PRIu64, bytes);
+	int tfd = lnx_open_nofollow(path);
+	if (tfd < 0)
+		return fail(err, errlen, "cannot open", path);
+	int fs = (int)syscall(SYS_fsopen, "tmpfs", FSOPEN_CLOEXEC);
+	bool ok = fs >= 0 &&
+		  syscall(SYS_fsconfig, fs, FSCONFIG_SET_STRING, "mode", "0700", 0) == 0 &&
+		  syscall(SYS_fsconfig, fs, FSCONFIG_SET_STRING, "size", size, 0) == 0 &&
+		  syscall(SYS_fsconfig, fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) == 0;
+	int mfd = ok ? (int)syscall(SYS_fsmount, fs, FSMOUNT_CLOEXEC,
+				    MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV)
+		     : -1;
+	if (fs >= 0)
+		close(fs);
+	ok = mfd >= 0 ? move_onto(mfd, tfd) == 0 : false;
+	if (mfd >= 0)
+		close(mfd);
+	close(tfd);
+	return ok ? true : fail(err, errlen, "cannot mount the size-limited tmpfs on", path);
 }
 
 /* A recursive clone of `src` with attributes set on its top, moved onto

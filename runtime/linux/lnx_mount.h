@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "lplan.h"
 
@@ -24,6 +25,11 @@ bool lnx_mount_prepare(char *err, size_t errlen);
  * unreadable file that hides a denied file (NULL when the plan hides no
  * file: a hide without it fails the run). */
 bool lnx_mount_apply(const struct lplan *plan, const char *empty_file, char *err, size_t errlen);
+
+/* A tmpfs of at most `bytes` (rounded up to pages), mode 0700, owned by
+ * the caller, over the directory `path`: the private TMPDIR, so that
+ * filling it fails with ENOSPC inside instead of filling the host's disk. */
+bool lnx_mount_tmpfs(const char *path, uint64_t bytes, char *err, size_t errlen);
 
 /* Makes every mount read-only and nosuid except the trees where the plan
  * grants writing and the given private directories, which keep their

@@ -35,6 +35,7 @@
 #include "lease.h"
 #include "lnx_gitreport.h"
 #include "lnx_landlock.h"
+#include "lnx_limits.h"
 #include "lnx_monitor.h"
 #include "lnx_notify.h"
 #include "lnx_observe.h"
@@ -89,6 +90,9 @@ struct lrun {
 	int status; /* init's exit status, once it exited */
 	bool exited;
 	bool had_terminal;
+	struct rlimit nofile_start; /* what the command gets without `limit files` */
+	struct lnx_limits lim;
+	bool have_lim;
 };
 
 #define fail run_fail
@@ -486,6 +490,20 @@ static int launch(struct lrun *r)
 		if (r->o->verbose)
 			fprintf(stderr, "cagerun: created %s (the policy lets the command create it)\n", d);
 	}
+	r->have_lim = true;
+	if (!lnx_limits_prepare(&r->lim, r->prof, &r->nofile_start, err, sizeof err))
+		return fail("%s; nothing was run", err);
+	if ((rc = run_limits_gate(r->prof, r->lim.why, r->o->quiet)))
+		return rc;
+	if (r->o->verbose)
+		for (int k = 0; k < IR_LIM_N; k++)
+			if (r->prof->limits[k].set && !r->lim.why[k])
+				fprintf(stderr, "cagerun: limit %s: %s\n", ir_limit_name((enum ir_limit_kind)k),
+					k == IR_LIM_PROCESSES ? (r->lim.cg_pids ? "pids cgroup"
+									 : "RLIMIT_NPROC in the user namespace")
+					: k == IR_LIM_MEMORY ? "memory cgroup"
+					: k == IR_LIM_TMP    ? "size of the tmpfs on TMPDIR"
+							     : "RLIMIT_NOFILE");
 	bool isolate = r->mode == IR_MODE_ENFORCE;
 	if (!lease_create(&r->lease, r->prof->private_home, err, sizeof err) ||
 	    (plan_hides_file(&r->plan) && !lease_make_empty(&r->lease, err, sizeof err)))
@@ -521,7 +539,12 @@ static int launch(struct lrun *r)
 		.take_terminal = r->had_terminal,
 		.quiet = r->o->quiet,
 		.observe_sock = -1,
-		.nofile = r->o->nofile,
+		.nproc = r->lim.nproc,
+		.nofile = r->lim.nofile,
+		.tmp_bytes = r->lim.tmp_bytes,
+		.tmp_text = r->lim.tmp_text,
+		.in_cgroup = r->lim.cg_procs >= 0,
+		.cgroup_procs = r->lim.cg_procs,
 	};
 	int osp[2] = { -1, -1 };
 	if (r->o->log_denials) {
@@ -603,9 +626,18 @@ int run_command(const struct run_opts *o)
 	r.sb.init = -1;
 	r.sb.err_fd = -1;
 	r.sb.go_fd = -1;
+	/* As cagerun was started, before it raised its own soft limit for
+	 * the proxy (run_nofile_raise). */
+	if (!run_nofile_start(o->nofile, &r.nofile_start))
+		return fail("getrlimit: %s", strerror(errno));
 	int status = launch(&r);
 	lnx_seccomp_prog_free(&r.sc);
 	lnx_sandbox_kill(&r.sb);
+	if (r.have_lim) {
+		if (r.ran && !o->quiet)
+			lnx_limits_report(&r.lim, stderr);
+		lnx_limits_free(&r.lim);
+	}
 	lnx_observer_stop(r.obs);
 	if (r.obs_sock >= 0)
 		close(r.obs_sock);

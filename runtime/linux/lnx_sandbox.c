@@ -126,6 +126,14 @@ bool lnx_sandbox_start(const struct lnx_spec *s, struct lnx_sandbox *sb, char *e
 	errp[0] = -1;
 	if (!write_maps(pid, err, errlen))
 		goto out;
+	/* Into the run's cgroup before init can start anything, so that every
+	 * process of the sandbox is counted. */
+	char pidtext[24];
+	int plen = snprintf(pidtext, sizeof pidtext, "%d\n", (int)pid);
+	if (s->in_cgroup && write(s->cgroup_procs, pidtext, (size_t)plen) != plen) {
+		snprintf(err, errlen, "cannot move the sandbox into its cgroup: %s", strerror(errno));
+		goto out;
+	}
 	if (write(sync[1], "g", 1) != 1) {
 		snprintf(err, errlen, "cannot start the sandbox: %s", strerror(errno));
 		goto out;

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 
 #include "lnx_seccomp.h"
@@ -46,8 +47,16 @@ struct lnx_spec {
 	 * the tree's one listener, so it observes too, into this sink (its
 	 * log descriptor is inherited; the supervisor prints the summary). */
 	struct mon_sink *guard_observe;
-	/* the open-files limit the command gets back right before its exec */
-	const struct run_nofile *nofile;
+	/* Resource limits (lnx_limits.h): the command's rlimits, the size of
+	 * the tmpfs on tmp_dir (0: the lease's directory as it is), and, when
+	 * in_cgroup, the cgroup.procs init is moved into before it starts
+	 * anything. */
+	rlim_t nproc;
+	struct rlimit nofile;
+	uint64_t tmp_bytes;
+	const char *tmp_text;
+	bool in_cgroup;
+	int cgroup_procs;
 };
 
 struct lnx_sandbox {

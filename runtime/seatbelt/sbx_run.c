@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -62,6 +63,18 @@ struct srun {
 	int status;
 	bool exited;
 	bool had_terminal;
+	struct rlimit nofile; /* the command's RLIMIT_NOFILE */
+};
+
+/* What the host of Seatbelt can bound per sandbox (docs/cagerun.md,
+ * "Resource limits"): open files, by the rlimit sandbox-exec and its
+ * command inherit. The rest has no per-sandbox mechanism cagerun could
+ * set here, so run_limits_gate refuses them unless best-effort. */
+static const char *const sbx_limits_why[IR_LIM_N] = {
+	[IR_LIM_PROCESSES] = "macOS counts RLIMIT_NPROC per user, not per sandbox",
+	[IR_LIM_MEMORY] = "macOS has no per-sandbox memory bound a user can set",
+	[IR_LIM_TMP] = ("the private TMPDIR is a directory on the user's disk, not a "
+			"size-limited volume"),
 };
 
 static int write_profile(struct srun *r)
@@ -269,13 +282,14 @@ static int exec_plan(struct srun *r)
 		sigemptyset(&none);
 		(void)sigprocmask(SIG_SETMASK, &none, NULL);
 		signal(SIGPIPE, SIG_DFL);
-		int e = 0;
-		if (run_nofile_restore(r->o->nofile)) {
-			execve(r->plan.argv[0], r->plan.argv, (char *const *)r->plan.envp);
-			e = errno;
-		} else {
-			e = errno;
+		if (setrlimit(RLIMIT_NOFILE, &r->nofile) != 0) {
+			int e = errno;
+			if (write(ep[1], &e, sizeof e) < 0)
+				(void)0;
+			_exit(RUN_SETUP_FAILED);
 		}
+		execve(r->plan.argv[0], r->plan.argv, (char *const *)r->plan.envp);
+		int e = errno;
 		if (write(ep[1], &e, sizeof e) < 0)
 			(void)0;
 		_exit(RUN_SETUP_FAILED);
@@ -309,6 +323,16 @@ static int launch(struct srun *r)
 		return run_unconfined(r->o->argv, r->o->nofile);
 	if (sbx_nested_refusal(sbx_in_sandbox(), err, sizeof err))
 		return run_fail("%s", err);
+	/* Monitor mode blocks nothing, limits included (as on Linux). */
+	struct rlimit start;
+	if (!run_nofile_start(r->o->nofile, &start))
+		return run_fail("getrlimit: %s; nothing was run", strerror(errno));
+	r->nofile = start;
+	if (r->mode != IR_MODE_MONITOR) {
+		if ((rc = run_limits_gate(r->prof, sbx_limits_why, r->o->quiet)))
+			return rc;
+		run_nofile_for(r->prof, &start, &r->nofile);
+	}
 	if (!lease_create(&r->lease, r->prof->private_home, err, sizeof err))
 		return run_fail("%s; nothing was run", err);
 	unsigned char rnd[8];

@@ -39,4 +39,17 @@ if(CMAKE_SYSTEM_NAME STREQUAL "Linux" AND TARGET cagerun)
   add_test(NAME linux/terminal/user COMMAND ${CAGE_AS_USER}
     /bin/sh ${CMAKE_CURRENT_SOURCE_DIR}/linux/terminal.sh $<TARGET_FILE:cagerun> ${CMAKE_SOURCE_DIR})
   set_tests_properties(linux/terminal linux/terminal/user PROPERTIES TIMEOUT 120)
+  # Resource limits: a fork bomb, a disk filler, a file-descriptor hog and
+  # an allocation, each beside its control, as root and as cage-test.
+  add_executable(lnx_hog ${CMAKE_CURRENT_SOURCE_DIR}/linux/lnx_hog.c)
+  target_compile_options(lnx_hog PRIVATE -fno-sanitize=all)
+  target_link_options(lnx_hog PRIVATE -fno-sanitize=all)
+  add_test(NAME linux/limits COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/linux/limits.sh
+    $<TARGET_FILE:cagerun> $<TARGET_FILE:lnx_hog> ${CMAKE_SOURCE_DIR})
+  add_test(NAME linux/limits/user COMMAND ${CAGE_AS_USER}
+    /bin/sh ${CMAKE_CURRENT_SOURCE_DIR}/linux/limits.sh
+    $<TARGET_FILE:cagerun> $<TARGET_FILE:lnx_hog> ${CMAKE_SOURCE_DIR})
+  # One at a time: each counts the processes of its user.
+  set_tests_properties(linux/limits linux/limits/user PROPERTIES TIMEOUT 300
+    RESOURCE_LOCK cage-limits)
 endif()

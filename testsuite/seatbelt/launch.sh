@@ -76,5 +76,33 @@ wait $pid
 check "SIGTERM to cagerun is forwarded: 143" test $? = 143
 check "the lease is removed after a signal" test -z "$(ls "$T/tmp")"
 
+# Resource limits on Seatbelt's host: open files are bounded (the rlimit
+# sandbox-exec and the command inherit); processes, memory and tmp have no
+# per-sandbox mechanism, so a strict one refuses the run (the command never
+# starts) and a best-effort one runs and says so in one line.
+lim() { sed "s|^    private tmp home|    private tmp home\n    $1|" "$T/p.cage" > "$T/lim.cage"; }
+runlim() { TMPDIR="$T/tmp" timeout -s KILL 30 "$CAGERUN" --backend seatbelt -p "$T/lim.cage" -D workspace="$T/ws" "$@"; }
+run -- sh -c 'ulimit -Hn' > "$T/out" 2>"$T/err"
+check "control: without a limit the command gets cagerun's hard open-file limit" test "$(cat "$T/out")" = "$(ulimit -Hn)"
+lim 'limit files 64'
+runlim -- sh -c 'ulimit -Hn; ulimit -Sn' > "$T/out" 2>"$T/err"
+check "limit files 64: hard and soft 64" test "$(tr '\n' ' ' < "$T/out")" = "64 64 "
+for l in 'processes 100' 'memory 64 MiB' 'tmp 64 MiB'; do
+	lim "limit $l"
+	rm -f "$T/ws/ran"
+	runlim -- touch "$T/ws/ran" > "$T/out" 2>"$T/err"
+	rc=$?
+	check "strict limit $l: 125" test $rc = 125
+	check "strict limit $l: said, with its place" grep -q "lim.cage:6:5: limit $l cannot be enforced here" "$T/err"
+	check "strict limit $l: the command never ran" test ! -e "$T/ws/ran"
+	lim "limit $l best-effort"
+	runlim -- touch "$T/ws/ran" > "$T/out" 2>"$T/err"
+	rc=$?
+	check "best-effort limit $l: runs" test $rc = 0 -a -e "$T/ws/ran"
+	check "best-effort limit $l: one line" test "$(grep -c "best-effort limits NOT enforced here: $l" "$T/err")" = 1
+	runlim -q -- true > "$T/out" 2>"$T/err"
+	check "best-effort limit $l: nothing with --quiet" sh -c "! grep -q 'NOT enforced' '$T/err'"
+done
+
 echo "$fails failures"
 [ "$fails" = 0 ]

@@ -1,0 +1,280 @@
+/*
+ * lnx_limits.c - the policy's resource limits on Linux (see lnx_limits.h):
+ * finding a cgroup this user may create children in, the rlimits the
+ * command gets, and what the cgroup's events say at exit.
+ */
+#include "lnx_limits.h"
+#include "runcommon.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* The word `w` in the comma-separated list `list`. */
+static bool has_word(const char *list, const char *w)
+{
+	size_t n = strlen(w);
+	for (const char *p = list; p && *p;) {
+		const char *e = strchr(p, ',');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		if (len == n && !memcmp(p, w, n))
+			return true;
+		p = e ? e + 1 : NULL;
+	}
+	return false;
+}
+
+/* Where the hierarchy of `ctl` is mounted (v2: ctl NULL, the unified
+ * one) and the root of that mount, from a mountinfo file. */
+static bool find_mount(const char *mountinfo, const char *ctl, char *mnt, size_t mlen,
+		       char *root, size_t rlen)
+{
+	FILE *f = fopen(mountinfo, "re");
+	if (!f)
+		return false;
+	char line[4096];
+	bool found = false;
+	while (!found && fgets(line, sizeof line, f)) {
+		char *sep = strstr(line, " - ");
+		if (!sep)
+			continue;
+		*sep = '\0';
+		char fstype[64], src[256], opts[1024] = "";
+		if (sscanf(sep + 3, "%63s %255s %1023s", fstype, src, opts) < 2)
+			continue;
+		char r[1024], m[1024];
+		if (sscanf(line, "%*s %*s %*s %1023s %1023s", r, m) != 2 || strchr(m, '\\') ||
+		    strchr(r, '\\'))
+			continue; /* an escaped name: not a cgroup mount cagerun would use */
+		if (ctl ? !strcmp(fstype, "cgroup") && has_word(opts, ctl) : !strcmp(fstype, "cgroup2")) {
+			found = strlen(m) < mlen && strlen(r) < rlen;
+			if (found) {
+				snprintf(mnt, mlen, "%s", m);
+				snprintf(root, rlen, "%s", r);
+			}
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+bool lnx_cgroup_dir(const char *mountinfo, const char *cgroup, const char *ctl, char *dir,
+		    size_t len)
+{
+	char mnt[1024], root[1024];
+	if (!find_mount(mountinfo, ctl, mnt, sizeof mnt, root, sizeof root))
+		return false;
+	FILE *f = fopen(cgroup, "re");
+	if (!f)
+		return false;
+	char line[4096];
+	bool found = false;
+	while (!found && fgets(line, sizeof line, f)) {
+		line[strcspn(line, "\n")] = '\0';
+		char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+		if (!c2)
+			continue;
+		*c1 = *c2 = '\0';
+		const char *ctls = c1 + 1, *path = c2 + 1;
+		if (ctl ? !has_word(ctls, ctl) : (strcmp(line, "0") || *ctls))
+			continue;
+		/* Below the mount's root: a container's view starts there. */
+		size_t rl = strcmp(root, "/") ? strlen(root) : 0;
+		if (rl && (strncmp(path, root, rl) || (path[rl] && path[rl] != '/')))
+			break;
+		const char *rest = strcmp(path + rl, "/") ? path + rl : "";
+		int n = snprintf(dir, len, "%s%s", mnt, rest);
+		found = n > 0 && (size_t)n < len;
+	}
+	fclose(f);
+	return found;
+}
+
+static bool file_exists(const char *dir, const char *name)
+{
+	char p[4200];
+	snprintf(p, sizeof p, "%s/%s", dir, name);
+	return access(p, F_OK) == 0;
+}
+
+static bool write_value(const char *dir, const char *name, uint64_t v, char *err, size_t errlen)
+{
+	char p[4200], text[32];
+	snprintf(p, sizeof p, "%s/%s", dir, name);
+	int n = snprintf(text, sizeof text, "%" PRIu64 "\n", v);
+	int fd = open(p, O_WRONLY | O_CLOEXEC);
+	bool ok = fd >= 0 && write(fd, text, (size_t)n) == n;
+	int e = errno;
+	if (fd >= 0)
+		close(fd);
+	if (!ok)
+		snprintf(err, errlen, "cannot write %s: %s", p, strerror(e));
+	return ok;
+}
+
+/* A child cgroup for this run under `base`, or NULL when we may not
+ * create one there. */
+static char *make_child(const char *base)
+{
+	size_t n = strlen(base) + 64;
+	char *child = malloc(n);
+	if (!child)
+		return NULL;
+	snprintf(child, n, "%s/cage-run.%d", base, (int)getpid());
+	/* One left by a cagerun that was killed, whose pid we now have: gone
+	 * if it is empty (a cgroup with processes cannot be removed). */
+	if (mkdir(child, 0755) != 0 && !(errno == EEXIST && rmdir(child) == 0 &&
+					 mkdir(child, 0755) == 0)) {
+		free(child);
+		return NULL;
+	}
+	return child;
+}
+
+static void remove_child(char *dir)
+{
+	/* The last processes may still be leaving: a few tries, 10 ms apart. */
+	for (int i = 0; i < 50 && rmdir(dir) != 0 && errno == EBUSY; i++)
+		nanosleep(&(struct timespec){ 0, 10000000 }, NULL);
+	free(dir);
+}
+
+/* A child under `base` that bounds what is asked for (pids, memory; what
+ * it has is set in *pids, *memory), or NULL. */
+static char *child_with(const char *base, bool want_pids, bool want_mem, bool *pids, bool *memory)
+{
+	char *c = make_child(base);
+	if (!c)
+		return NULL;
+	*pids = want_pids && file_exists(c, "pids.max");
+	*memory = want_mem && file_exists(c, "memory.max");
+	if (*pids || *memory)
+		return c;
+	remove_child(c);
+	return NULL;
+}
+
+bool lnx_limits_prepare(struct lnx_limits *l, const struct ir_profile *p,
+			const struct rlimit *nofile_start, char *err, size_t errlen)
+{
+	memset(l, 0, sizeof *l);
+	l->prof = p;
+	l->cg_procs = -1;
+	const struct ir_limit *procs = &p->limits[IR_LIM_PROCESSES], *mem = &p->limits[IR_LIM_MEMORY];
+	run_nofile_for(p, nofile_start, &l->nofile);
+	if (p->limits[IR_LIM_TMP].set) {
+		l->tmp_bytes = p->limits[IR_LIM_TMP].value;
+		ir_limit_display(&p->limits[IR_LIM_TMP], false, l->tmp_text, sizeof l->tmp_text);
+	}
+	char own[4096], top[4096], rootdir[1024];
+	const char *mi = "/proc/self/mountinfo", *cg = "/proc/self/cgroup";
+	if ((procs->set || mem->set) && lnx_cgroup_dir(mi, cg, NULL, own, sizeof own)) {
+		/* cgroup v2 first: the memory controller lives only there. Our
+		 * own cgroup when it delegates the controllers; for root, else
+		 * the hierarchy's root cgroup, which (exempt from the rule that
+		 * a cgroup with processes has no controllers for its children)
+		 * usually has them enabled. */
+		l->cg_dir = child_with(own, procs->set, mem->set, &l->cg_pids, &l->cg_memory);
+		if (!l->cg_dir && getuid() == 0 &&
+		    find_mount(mi, NULL, top, sizeof top, rootdir, sizeof rootdir) &&
+		    strcmp(top, own) != 0)
+			l->cg_dir = child_with(top, procs->set, mem->set, &l->cg_pids, &l->cg_memory);
+	}
+	if (!l->cg_dir && procs->set && lnx_cgroup_dir(mi, cg, "pids", own, sizeof own))
+		l->cg_dir = child_with(own, true, false, &l->cg_pids, &l->cg_memory);
+	if (l->cg_dir) {
+		char procs_path[4200];
+		snprintf(procs_path, sizeof procs_path, "%s/cgroup.procs", l->cg_dir);
+		if ((l->cg_pids && !write_value(l->cg_dir, "pids.max", procs->value, err, errlen)) ||
+		    (l->cg_memory && !write_value(l->cg_dir, "memory.max", mem->value, err, errlen)))
+			return false;
+		l->cg_procs = open(procs_path, O_WRONLY | O_CLOEXEC);
+		if (l->cg_procs < 0) {
+			snprintf(err, errlen, "cannot open %s: %s", procs_path, strerror(errno));
+			return false;
+		}
+	}
+	if (procs->set && !l->cg_pids) {
+		/* The kernel exempts the global root user from RLIMIT_NPROC,
+		 * whatever the namespace (kernel/fork.c, copy_process). */
+		if (getuid() == 0)
+			l->why[IR_LIM_PROCESSES] = "root is exempt from RLIMIT_NPROC and no pids cgroup "
+						   "can be created";
+		else
+			l->nproc = (rlim_t)procs->value;
+	}
+	if (mem->set && !l->cg_memory)
+		l->why[IR_LIM_MEMORY] = "no cgroup v2 memory controller is delegated to this user";
+	return true;
+}
+
+/* "KEY N" from a cgroup's events file, 0 when absent. */
+static uint64_t event_count(const char *dir, const char *file, const char *key)
+{
+	char p[4200], line[256];
+	snprintf(p, sizeof p, "%s/%s", dir, file);
+	FILE *f = fopen(p, "re");
+	uint64_t n = 0;
+	size_t kl = strlen(key);
+	while (f && fgets(line, sizeof line, f))
+		if (!strncmp(line, key, kl) && line[kl] == ' ')
+			n = strtoull(line + kl + 1, NULL, 10);
+	if (f)
+		fclose(f);
+	return n;
+}
+
+void lnx_limits_report(const struct lnx_limits *l, FILE *out)
+{
+	char v[64];
+	if (!l->cg_dir)
+		return;
+	uint64_t n;
+	if (l->cg_pids && (n = event_count(l->cg_dir, "pids.events", "max")) > 0) {
+		ir_limit_display(&l->prof->limits[IR_LIM_PROCESSES], false, v, sizeof v);
+		fprintf(out, "cagerun: limit processes %s was reached: %" PRIu64 " fork%s failed "
+			     "(EAGAIN)\n", v, n, n == 1 ? "" : "s");
+	}
+	if (l->cg_memory && (n = event_count(l->cg_dir, "memory.events", "oom_kill")) > 0) {
+		ir_limit_display(&l->prof->limits[IR_LIM_MEMORY], false, v, sizeof v);
+		fprintf(out, "cagerun: limit memory %s was reached: %" PRIu64 " process%s killed "
+			     "for memory\n", v, n, n == 1 ? "" : "es");
+	}
+}
+
+void lnx_limits_free(struct lnx_limits *l)
+{
+	if (l->cg_procs >= 0)
+		close(l->cg_procs);
+	l->cg_procs = -1;
+	if (l->cg_dir)
+		remove_child(l->cg_dir);
+	l->cg_dir = NULL;
+}
+
+bool lnx_limits_apply_rlimits(rlim_t nproc, const struct rlimit *nofile, char *err, size_t errlen)
+{
+	if (setrlimit(RLIMIT_NOFILE, nofile) != 0) {
+		snprintf(err, errlen, "cannot set the open-file limit to %llu: %s",
+			 (unsigned long long)nofile->rlim_cur, strerror(errno));
+		return false;
+	}
+	if (nproc) {
+		struct rlimit cur, rl = { nproc, nproc };
+		/* Never above the hard limit the user has: it cannot be raised. */
+		if (getrlimit(RLIMIT_NPROC, &cur) == 0 && cur.rlim_max != RLIM_INFINITY &&
+		    cur.rlim_max < nproc)
+			rl.rlim_cur = rl.rlim_max = cur.rlim_max;
+		if (setrlimit(RLIMIT_NPROC, &rl) != 0) {
+			snprintf(err, errlen, "cannot set the process limit to %llu: %s",
+				 (unsigned long long)nproc, strerror(errno));
+			return false;
+		}
+	}
+	return true;
+}

@@ -1,0 +1,218 @@
+#!/bin/sh
+# limits.sh - the policy's resource limits hold on Linux (docs/cagerun.md,
+# "Resource limits"), each case beside its control:
+#   - a fork bomb ends inside the cage: the same bomb outside forks every
+#     child it asks for; inside it stops at the limit with EAGAIN, the host
+#     can still fork meanwhile, and none of its processes outlive the run;
+#     a process limit counts the sandbox only (the same limit as a plain
+#     rlimit, outside, counts the user's other processes too);
+#   - a disk filler in TMPDIR stops with ENOSPC at `limit tmp`;
+#   - a descriptor hog stops with EMFILE at `limit files`, and without a
+#     limit the command gets the limit cagerun was started with;
+#   - memory: enforced where a cgroup v2 memory controller is delegated,
+#     else refused (125) unless best-effort, which says so in one line;
+#   - the shipped examples and the layered form carry the defaults, a fork
+#     bomb stops under them, and ordinary parallel work still passes.
+# Every hog is bounded in count and time on its own (lnx_hog.c).
+# usage: limits.sh CAGERUN HOG SRCDIR
+set -u
+cagerun=$1
+src=$3
+tmp=$(mktemp -d)
+chmod 755 "$tmp"
+sleepers=
+cleanup() {
+	[ -n "$sleepers" ] && kill $sleepers 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+home=$tmp/home
+ws=$home/src/app
+# What the examples' path params name.
+mkdir -p "$ws/bin" "$tmp/xdg" "$home/.cache/go-build" "$home/go" "$home/datasets"
+git init -q "$ws" || exit 1
+# The hog under a name of this run only, so that counting its processes
+# counts nobody else's.
+hog=$ws/bin/hog-$$
+cp "$2" "$hog" || exit 1
+export HOME="$home" XDG_CONFIG_HOME="$tmp/xdg"
+passed=0
+failed=0
+ok() { passed=$((passed + 1)); }
+bad() {
+	echo "FAIL: $*"
+	for f in out err; do
+		[ -s "$tmp/$f" ] && { echo "  $f:"; sed 's/^/    /' "$tmp/$f"; }
+	done
+	failed=$((failed + 1))
+}
+# value KEY FILE: the number after KEY= in FILE
+value() { sed -n "s/.*$1=\([0-9]*\).*/\1/p" "$2" | tail -n 1; }
+hogs() { n=$(pgrep -c -f "^$hog ") ; echo "${n:-0}"; }
+
+# policy NAME LIMIT-LINES...: a small policy with these limit lines.
+policy() {
+	name=$1
+	shift
+	{
+		echo 'cage 1'
+		echo 'param workspace : path'
+		echo 'profile t {'
+		echo '    allow read exec "/usr/**", "/bin/**", "/lib/**", "/lib64/**", "/etc/**", "/proc/**"'
+		echo '    allow read write "/dev/null"'
+		echo '    allow read write exec workspace'
+		for l in "$@"; do echo "    $l"; done
+		echo '}'
+	} >"$tmp/$name.cage"
+}
+# run POLICY ARGS...: cagerun on it, output in out/err, status in $rc
+run() {
+	p=$1
+	shift
+	timeout -k 5 60 "$cagerun" -p "$tmp/$p.cage" -D workspace="$ws" "$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+}
+
+policy none
+policy procs 'limit processes 64'
+policy tmp 'limit tmp 8 MiB'
+policy files 'limit files 64'
+policy mem 'limit memory 64 MiB'
+policy membe 'limit memory 64 MiB best-effort'
+
+# ---- processes ----
+# Control: outside any cage, the bomb gets every child it asks for.
+"$hog" fork 200 0 >"$tmp/out" 2>"$tmp/err"
+if [ "$(value forked "$tmp/out")" = 200 ]; then ok; else bad "control: 200 forks outside"; fi
+# Inside: it stops at the limit (the sandbox's init and the bomb itself
+# count too), with EAGAIN; the host forks meanwhile, and its count of the
+# bomb's processes is bounded by the limit.
+rm -f "$ws/full"
+timeout -k 5 60 "$cagerun" -v -p "$tmp/procs.cage" -D workspace="$ws" -- \
+	"$hog" fork 1000 3 "$ws/full" >"$tmp/out" 2>"$tmp/err" &
+bg=$!
+i=0
+while [ ! -e "$ws/full" ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+during=$(hogs)
+if sh -c 'exit 0'; then host_fork=yes; else host_fork=no; fi
+wait $bg
+rc=$?
+forked=$(value forked "$tmp/out")
+if [ "$rc" -eq 0 ] && [ -n "$forked" ] && [ "$forked" -ge 50 ] && [ "$forked" -lt 64 ] &&
+	grep -q 'err=EAGAIN' "$tmp/out"; then ok; else bad "fork bomb stops at limit processes 64 (forked ${forked:-?})"; fi
+if [ "$during" -ge 50 ] && [ "$during" -le 64 ]; then ok; else bad "host sees ${during} bomb processes at the limit (want 50..64)"; fi
+if [ "$host_fork" = yes ]; then ok; else bad "the host could not fork during the bomb"; fi
+after=$(hogs)
+if [ "$after" -eq 0 ]; then ok; else bad "$after bomb processes outlived the run"; fi
+# How it was enforced, and what cagerun says at exit: a pids cgroup reports
+# the failed forks; RLIMIT_NPROC leaves nothing to read.
+if grep -q 'limit processes: pids cgroup' "$tmp/err"; then
+	if grep -q 'cagerun: limit processes 64 was reached: [0-9]* forks\? failed' "$tmp/err"; then ok; else bad "exit report of the pids cgroup"; fi
+elif grep -q 'limit processes: RLIMIT_NPROC in the user namespace' "$tmp/err" && [ "$(id -u)" -ne 0 ]; then
+	ok
+else
+	bad "how limit processes was enforced"
+fi
+# The limit counts the sandbox only: with 40 more processes of this user
+# running outside, the bomb inside still reaches the limit, while the same
+# limit as a plain RLIMIT_NPROC outside (the control) counts them. Root is
+# exempt from RLIMIT_NPROC, so the control means something only for others.
+i=0
+while [ $i -lt 40 ]; do sleep 30 & sleepers="$sleepers $!"; i=$((i + 1)); done
+run procs -- "$hog" fork 1000 0
+inside=$(value forked "$tmp/out")
+if [ -n "$inside" ] && [ "$inside" -ge 50 ]; then ok; else bad "with 40 processes outside, the bomb inside forked ${inside:-?} (want >= 50)"; fi
+if [ "$(id -u)" -ne 0 ]; then
+	"$hog" nproc-rlimit 64 "$hog" fork 1000 0 >"$tmp/out" 2>"$tmp/err"
+	outside=$(value forked "$tmp/out")
+	if [ -n "$outside" ] && [ "$outside" -lt "$inside" ]; then ok; else bad "control: RLIMIT_NPROC 64 outside forked ${outside:-?}, not fewer than inside (${inside})"; fi
+fi
+if [ "$(id -u)" -eq 0 ]; then
+	# Why root needs the cgroup: the kernel exempts it from RLIMIT_NPROC.
+	"$hog" nproc-rlimit 20 "$hog" fork 40 0 >"$tmp/out" 2>"$tmp/err"
+	if [ "$(value forked "$tmp/out")" = 40 ]; then ok; else bad "root: RLIMIT_NPROC 20 did not stop 40 forks"; fi
+fi
+kill $sleepers 2>/dev/null
+wait 2>/dev/null
+sleepers=
+
+# ---- tmp ----
+# Control: with no limit, 16 MiB fit in TMPDIR.
+run none -- sh -c '"$1" fill 16 "$TMPDIR/f"' sh "$hog"
+if [ "$rc" -eq 0 ] && grep -q 'wrote=16 err=none' "$tmp/out"; then ok; else bad "control: 16 MiB into TMPDIR without a limit"; fi
+run tmp -- sh -c '"$1" fill 16 "$TMPDIR/f"' sh "$hog"
+wrote=$(value wrote "$tmp/out")
+if [ "$rc" -eq 0 ] && grep -q 'err=ENOSPC' "$tmp/out" && [ "${wrote:-99}" -le 8 ]; then ok; else bad "limit tmp 8 MiB: ENOSPC by 8 MiB"; fi
+if grep -q 'the private tmp was full at the end (limit tmp 8 MiB)' "$tmp/err"; then ok; else bad "exit report of the full tmp"; fi
+run tmp -q -- sh -c '"$1" fill 16 "$TMPDIR/f"' sh "$hog"
+if ! grep -q 'tmp was full' "$tmp/err"; then ok; else bad "--quiet still reports the full tmp"; fi
+
+# ---- files ----
+"$hog" files 200 >"$tmp/out"
+if grep -q 'opened=200 err=none' "$tmp/out"; then ok; else bad "control: 200 descriptors outside"; fi
+run files -- "$hog" files 200
+if [ "$rc" -eq 0 ] && grep -q 'err=EMFILE' "$tmp/out" && [ "$(value opened "$tmp/out")" -lt 64 ]; then ok; else bad "limit files 64: EMFILE before 64"; fi
+run files -- sh -c 'ulimit -Hn'
+if [ "$(cat "$tmp/out")" = 64 ]; then ok; else bad "limit files 64: hard limit $(cat "$tmp/out")"; fi
+# Without a limit: the limits cagerun was started with.
+want="$(ulimit -Sn) $(ulimit -Hn)"
+run none -- sh -c 'echo "$(ulimit -Sn) $(ulimit -Hn)"'
+if [ "$(cat "$tmp/out")" = "$want" ]; then ok; else bad "no limit files: the command got $(cat "$tmp/out"), want $want"; fi
+
+# ---- memory ----
+# Enforced only through a delegated cgroup v2 memory controller.
+run mem -- "$hog" alloc 256
+if [ "$rc" -eq 125 ]; then
+	if grep -q 'limit memory 64 MiB cannot be enforced here' "$tmp/err" &&
+		grep -q 'mem.cage:7:5' "$tmp/err" && [ ! -s "$tmp/out" ]; then ok; else bad "strict memory refused with its location"; fi
+	run membe -- "$hog" alloc 128
+	if [ "$rc" -eq 0 ] && [ "$(grep -c 'best-effort limits NOT enforced here: memory 64 MiB' "$tmp/err")" = 1 ] &&
+		grep -q 'allocated=128' "$tmp/out"; then ok; else bad "best-effort memory runs and says so once"; fi
+	run membe -q -- "$hog" alloc 16
+	if [ "$rc" -eq 0 ] && ! grep -q 'NOT enforced' "$tmp/err"; then ok; else bad "--quiet: no best-effort line"; fi
+else
+	# A delegated cgroup: the allocation ends the command, not the machine.
+	if [ "$rc" -ne 0 ] && grep -q 'limit memory 64 MiB was reached' "$tmp/err"; then ok; else bad "memory cgroup: the allocation was not stopped (status $rc)"; fi
+fi
+
+# ---- the shipped examples and the layered form ----
+for ex in "$src"/examples/*.cage; do
+	name=$(basename "$ex" .cage)
+	timeout -k 5 60 "$cagerun" -q -p "$ex" -D workspace="$ws" --mode enforce -- sh -c \
+		'echo "$(ulimit -Hn)"; cat /proc/self/mountinfo' >"$tmp/out" 2>"$tmp/err"
+	if [ "$(head -n 1 "$tmp/out")" -le 65536 ] && grep -q "/cage-run\.[^ ]*/tmp rw,.* tmpfs .*size=4194304k" "$tmp/out"; then ok; else bad "$name: the defaults of std/limits (files, tmp)"; fi
+	# A fork bomb stops at the default 4096 (it asks for more; each child
+	# only waits).
+	timeout -k 5 120 "$cagerun" -q -p "$ex" -D workspace="$ws" --mode enforce -- \
+		"$hog" fork 5000 0 >"$tmp/out" 2>"$tmp/err"
+	forked=$(value forked "$tmp/out")
+	if [ -n "$forked" ] && [ "$forked" -ge 4000 ] && [ "$forked" -lt 4096 ] && grep -q err=EAGAIN "$tmp/out"; then ok; else bad "$name: fork bomb stops at 4096 (forked ${forked:-?})"; fi
+done
+# The same under the layered form (cagerun's defaults include std/limits),
+# and --show says what it will bound.
+(cd "$ws" && timeout -k 5 60 "$cagerun" --show -- "$hog") >"$tmp/out" 2>"$tmp/err"
+if grep -qx 'limits: processes 4096, memory 16 GiB best-effort, tmp 4 GiB, files 65536' "$tmp/out"; then ok; else bad "--show lists the limits"; fi
+# Raising a default: the user's own std/limits, found first through -I.
+mkdir -p "$tmp/inc/std"
+printf 'cage 1\nlimit processes 10000\n' >"$tmp/inc/std/limits.cage"
+(cd "$ws" && timeout -k 5 60 "$cagerun" -I "$tmp/inc" --show -- "$hog") >"$tmp/out" 2>"$tmp/err"
+if grep -qx 'limits: processes 10000' "$tmp/out"; then ok; else bad "-I DIR/std/limits.cage replaces the defaults"; fi
+(cd "$ws" && timeout -k 5 120 "$cagerun" -q -- "$hog" fork 5000 0) >"$tmp/out" 2>"$tmp/err"
+forked=$(value forked "$tmp/out")
+if [ -n "$forked" ] && [ "$forked" -ge 4000 ] && [ "$forked" -lt 4096 ]; then ok; else bad "layered form: fork bomb stops at 4096 (forked ${forked:-?})"; fi
+if [ "$(hogs)" -eq 0 ]; then ok; else bad "bomb processes outlived the example runs"; fi
+# Ordinary heavy work passes under the defaults: a parallel make of 200
+# targets, 64 at a time, each a shell and a compiler-like child.
+{
+	printf 'all:'
+	i=0
+	while [ $i -lt 200 ]; do printf ' o%d' $i; i=$((i + 1)); done
+	printf '\n\t@echo built\no%%:\n\t@sh -c '\''i=0; while [ $$i -lt 200 ]; do i=$$((i+1)); done; echo $$i > $$TMPDIR/$@'\''\n'
+} >"$ws/Makefile"
+timeout -k 5 120 "$cagerun" -q -p "$src/examples/claude-code.cage" -D workspace="$ws" -- \
+	make -C "$ws" -j64 >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ "$rc" -eq 0 ] && grep -q '^built$' "$tmp/out"; then ok; else bad "make -j64 under claude-code (status $rc)"; fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
