@@ -23,6 +23,9 @@
 #include "sbpl_eval.h"
 
 #include <locale.h>
+#ifdef __APPLE__
+#include <xlocale.h> /* locale_t, newlocale, uselocale: not in <locale.h> there */
+#endif
 #include <regex.h>
 #include <stdarg.h>
 #include <stdint.h>
