@@ -68,8 +68,8 @@ static int write_profile(struct srun *r)
 {
 	FILE *mem = open_memstream(&r->profile_text, &r->profile_len);
 	const char *err = NULL;
-	/* Monitor profiles allow and report; only deny rules carry the tag. */
-	const char *tag = r->mode == IR_MODE_MONITOR ? NULL : r->tag;
+	/* Every rule that denies, or in monitor mode reports, carries the tag. */
+	const char *tag = r->tag;
 	/* The profile in the run's mode (--mode may override the policy's). */
 	struct ir_profile prof = *r->prof;
 	prof.mode = r->mode;
