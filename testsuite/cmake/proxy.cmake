@@ -75,14 +75,9 @@ if(CMAKE_SYSTEM_NAME STREQUAL "Linux")
   target_link_libraries(tun_bench PRIVATE Threads::Threads)
 endif()
 
-# libFuzzer target for the request parser, only with -DCAGE_FUZZ=ON and clang:
-#   mkdir -p /tmp/fh/seeds && cd /tmp/fh && .../build-fuzz/testsuite/fuzz_prx_http -max_total_time=300 seeds
-if(CAGE_FUZZ)
-  add_executable(fuzz_prx_http ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/fuzz_prx_http.c)
-  target_link_libraries(fuzz_prx_http PRIVATE cage)
-  target_compile_options(fuzz_prx_http PRIVATE -fsanitize=fuzzer)
-  target_link_options(fuzz_prx_http PRIVATE -fsanitize=fuzzer)
-endif()
+# libFuzzer target for the request parser, only with -DCAGE_FUZZ=ON and clang.
+cage_fuzz_target(fuzz_prx_http SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/fuzz_prx_http.c
+  SEEDS ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/seeds/prx_http)
 
 # What the user sees of a denial (host, port, rule; the rule that would
 # allow an internal address; the mode note) from cagerun --proxy-only and
