@@ -221,7 +221,9 @@ static void stop_logger(struct srun *r)
 	if (r->o->quiet) {
 		/* --quiet: the log gets the records, stderr nothing */
 	} else if (n && !mon_summary_empty(&s)) {
-		fprintf(stderr, "cagerun: what the sandbox refused:\n");
+		fprintf(stderr, "cagerun: %s:\n", r->mode == IR_MODE_MONITOR
+							   ? "what enforce mode would have refused"
+							   : "what the sandbox refused");
 		mon_summary_print(&s, stderr, "cagerun: ");
 	}
 	if (other && !r->o->quiet)
