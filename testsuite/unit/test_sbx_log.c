@@ -341,6 +341,70 @@ Test(sbx_tag, every_deny_carries_the_tag)
 	cr_expect_not(sbpl_tag_ok(""));
 }
 
+/* The tagged monitor profile of an example against its golden file
+ * (testsuite/golden/monitor-first.sb, what `cagec --emit sbpl` writes):
+ * the same text, with the tag right after every (with report). */
+Test(sbx_tag, tagged_monitor_example_is_its_golden_with_the_tag)
+{
+	static const char tag[] = "cage-0123456789abcdef";
+	cr_assert_eq(chdir(CAGE_SOURCE_DIR), 0);
+	cage_options *o = cage_options_new();
+	cage_options_target(o, "macos");
+	cage_options_home(o, "/Users/alice");
+	cr_assert(cage_options_define(o, "workspace=/Users/alice/src/app"));
+	cage_policy *p = cage_load_file("examples/monitor-first.cage", o);
+	cr_assert(p && cage_error_count(p) == 0);
+	cr_assert_eq(p->ir->selected->mode, IR_MODE_MONITOR);
+	char *got = NULL;
+	size_t got_len = 0;
+	FILE *f = open_memstream(&got, &got_len);
+	const char *err = NULL;
+	cr_assert(sbpl_emit_tagged(p->ir, p->ir->selected, tag, f, &p->arena, &err), "%s", err);
+	fclose(f);
+	cage_policy_free(p);
+	cage_options_free(o);
+
+	FILE *g = fopen("testsuite/golden/monitor-first.sb", "r");
+	cr_assert(g);
+	char *want = NULL;
+	size_t want_len = 0;
+	FILE *w = open_memstream(&want, &want_len);
+	static const char rep[] = "(with report)";
+	char line[4096];
+	size_t reports = 0;
+	while (fgets(line, sizeof line, g)) {
+		for (char *q = line, *hit; *q; q = hit + sizeof rep - 1) {
+			hit = strstr(q, rep);
+			if (!hit) {
+				fputs(q, w);
+				break;
+			}
+			fwrite(q, 1, (size_t)(hit - q), w);
+			fprintf(w, "%s (with message \"%s\")", rep, tag);
+			reports++;
+		}
+	}
+	fclose(g);
+	fclose(w);
+	cr_expect_geq(reports, 2, "the golden is a monitor profile with reports");
+	cr_expect_str_eq(got, want);
+	/* And the evaluator takes it: every report carries the tag. */
+	struct sbpl_eval_param ps[] = { { "PROXY_PORT", "3128" },
+					{ "PRIVATE_TMP", "/private/var/folders/q/T/cage" } };
+	char e1[256];
+	struct sbpl_eval_profile *ev = sbpl_eval_parse(got, got_len, ps, 2, e1, sizeof e1);
+	cr_assert(ev, "%s", e1);
+	struct sbpl_eval_result r;
+	cr_assert(sbpl_eval_decide_path(ev, "file-read-data", "/Users/alice/.ssh/id_ed25519", &r, e1,
+					sizeof e1),
+		  "%s", e1);
+	cr_expect(r.allowed && r.report, "monitor: the secret's read is allowed and reported");
+	cr_expect(r.message && strcmp(r.message, tag) == 0, "with the tag");
+	sbpl_eval_free(ev);
+	free(got);
+	free(want);
+}
+
 /* Monitor mode: what enforce would deny is allowed and reported, and each
  * of those reports carries the tag, or cagerun's log reader (which keeps
  * only lines ending in the tag) would collect nothing. Judged by the
