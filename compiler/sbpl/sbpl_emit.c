@@ -119,11 +119,14 @@ static void put_action(struct em *e, struct sbpl_buf *h, bool deny)
 		sbpl_buf_puts(h, "(allow");
 }
 
+/* What enforce would deny carries the run tag either way: denied with it,
+ * or, in monitor mode, allowed and reported with it, so that cagerun's log
+ * reader finds this run's lines in both modes. */
 static void put_report(struct em *e, struct sbpl_buf *h, bool deny)
 {
 	if (deny && e->monitor)
 		sbpl_buf_puts(h, " (with report)");
-	else if (deny && e->tag)
+	if (deny && e->tag)
 		sbpl_buf_printf(h, " (with message \"%s\")", e->tag);
 }
 
@@ -607,7 +610,10 @@ bool sbpl_emit_tagged(const struct ir_policy *pol, const struct ir_profile *prof
 
 	emit_header(&e, proxy);
 	sbpl_buf_puts(&e.b, "(version 1)\n");
-	if (e.monitor)
+	if (e.monitor && tag)
+		sbpl_buf_printf(&e.b, "; monitor: nothing is blocked; what enforce would block is reported\n"
+				      "(allow default (with report) (with message \"%s\"))\n\n", tag);
+	else if (e.monitor)
 		sbpl_buf_puts(&e.b, "; monitor: nothing is blocked; what enforce would block is reported\n"
 				    "(allow default (with report))\n\n");
 	else if (tag)

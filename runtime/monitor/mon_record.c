@@ -105,11 +105,15 @@ static char *parse_string(char *p, char **out)
 		case 't': *w++ = '\t'; p++; break;
 		case 'r': *w++ = '\r'; p++; break;
 		case 'u': {
-			int a = host_hex_val((unsigned char)p[1]), b = host_hex_val((unsigned char)p[2]),
-			    c = host_hex_val((unsigned char)p[3]), d = host_hex_val((unsigned char)p[4]);
-			if (a != 0 || b != 0 || c < 0 || d < 0 || (c == 0 && d == 0))
+			/* Digit by digit: a line may end (NUL) inside the escape,
+			 * and nothing after that NUL may be read. */
+			int v[4];
+			for (int i = 0; i < 4; i++)
+				if ((v[i] = host_hex_val((unsigned char)p[1 + i])) < 0)
+					return NULL;
+			if (v[0] != 0 || v[1] != 0 || (v[2] == 0 && v[3] == 0))
 				return NULL;
-			*w++ = (char)(c * 16 + d);
+			*w++ = (char)(v[2] * 16 + v[3]);
 			p += 5;
 			break;
 		}
@@ -223,5 +227,8 @@ bool mon_record_parse(char *line, struct mon_record *r)
 		return false;
 	if (r->access == IR_A_CONNECT || r->access == IR_A_MACH)
 		return r->host != NULL && r->path == NULL;
-	return r->path != NULL && r->path[0] == '/';
+	/* A file record names a path and no host, as mon_record_write writes
+	 * it; one with both would be summarised as one thing and written back
+	 * as another. */
+	return r->path != NULL && r->path[0] == '/' && r->host == NULL;
 }

@@ -81,8 +81,8 @@ static int write_profile(struct srun *r)
 {
 	FILE *mem = open_memstream(&r->profile_text, &r->profile_len);
 	const char *err = NULL;
-	/* Monitor profiles allow and report; only deny rules carry the tag. */
-	const char *tag = r->mode == IR_MODE_MONITOR ? NULL : r->tag;
+	/* Every rule that denies, or in monitor mode reports, carries the tag. */
+	const char *tag = r->tag;
 	/* The profile in the run's mode (--mode may override the policy's). */
 	struct ir_profile prof = *r->prof;
 	prof.mode = r->mode;
@@ -237,7 +237,9 @@ static void stop_logger(struct srun *r)
 	if (r->o->quiet) {
 		/* --quiet: the log gets the records, stderr nothing */
 	} else if (n && !mon_summary_empty(&s)) {
-		fprintf(stderr, "cagerun: what the sandbox refused:\n");
+		fprintf(stderr, "cagerun: %s:\n", r->mode == IR_MODE_MONITOR
+							   ? "what enforce mode would have refused"
+							   : "what the sandbox refused");
 		mon_summary_print(&s, stderr, "cagerun: ");
 	}
 	if (other && !r->o->quiet)

@@ -1,23 +1,31 @@
 # Proxy integration tests: prx_testproxy runs libcage's proxy with rules from
 # its command line; prx_itest starts local servers on 127.0.0.x (echo, HTTP,
 # a never-accepting listener, openssl s_server) and drives the proxy with raw
-# sockets and curl. Needs the curl and openssl programs.
+# sockets and curl. Needs the curl and openssl programs. prx_itest is
+# Linux-only: it counts the proxy's descriptors in /proc/PID/fd, ties its
+# servers' lives to its own with PR_SET_PDEATHSIG and shares bench_net.c's
+# epoll servers. Everywhere else the proxy is tested in process
+# (unit/test_prx_server.c, portable).
 add_executable(prx_testproxy ${CMAKE_CURRENT_SOURCE_DIR}/proxy/prx_testproxy.c)
 target_link_libraries(prx_testproxy PRIVATE cage)
 find_package(Threads REQUIRED)
-add_executable(prx_itest ${CMAKE_CURRENT_SOURCE_DIR}/proxy/prx_itest.c
-  ${CMAKE_CURRENT_SOURCE_DIR}/bench/bench_net.c)
-target_link_libraries(prx_itest PRIVATE PkgConfig::XXHASH Threads::Threads)
-# With -DCAGE_PORTABLE_PROXY=ON libcage's own proxy is the portable one.
-if(CAGE_PORTABLE_PROXY)
+# With -DCAGE_PORTABLE_PROXY=ON, and off Linux, libcage's own proxy is the
+# portable one.
+if(CAGE_PORTABLE_PROXY OR NOT CMAKE_SYSTEM_NAME STREQUAL "Linux")
+  set(CAGE_PROXY_IS_PORTABLE ON)
   set(PRX_ITEST_PORTABLE --portable)
 endif()
-add_test(NAME proxy/integration COMMAND prx_itest $<TARGET_FILE:prx_testproxy> ${PRX_ITEST_PORTABLE})
-set_tests_properties(proxy/integration PROPERTIES TIMEOUT 300)
-if(TARGET cagerun)
-  add_test(NAME proxy/cagerun COMMAND prx_itest $<TARGET_FILE:prx_testproxy> ${PRX_ITEST_PORTABLE}
-    --cagerun $<TARGET_FILE:cagerun>)
-  set_tests_properties(proxy/cagerun PROPERTIES TIMEOUT 120)
+if(CMAKE_SYSTEM_NAME STREQUAL "Linux")
+  add_executable(prx_itest ${CMAKE_CURRENT_SOURCE_DIR}/proxy/prx_itest.c
+    ${CMAKE_CURRENT_SOURCE_DIR}/bench/bench_net.c)
+  target_link_libraries(prx_itest PRIVATE PkgConfig::XXHASH Threads::Threads)
+  add_test(NAME proxy/integration COMMAND prx_itest $<TARGET_FILE:prx_testproxy> ${PRX_ITEST_PORTABLE})
+  set_tests_properties(proxy/integration PROPERTIES TIMEOUT 300)
+  if(TARGET cagerun)
+    add_test(NAME proxy/cagerun COMMAND prx_itest $<TARGET_FILE:prx_testproxy> ${PRX_ITEST_PORTABLE}
+      --cagerun $<TARGET_FILE:cagerun>)
+    set_tests_properties(proxy/cagerun PROPERTIES TIMEOUT 120)
+  endif()
 endif()
 
 # The portable proxy (event/prx_ev_poll.c: poll, a pipe for wake-ups, the
@@ -25,8 +33,9 @@ endif()
 # and driven through the same suites: the integration and hostile-request
 # cases (prx_itest), cagerun --proxy-only, and the server's unit tests. Its
 # objects come first on the link line, so libcage's epoll objects of the
-# same names are never pulled in.
-if(NOT CAGE_PORTABLE_PROXY)
+# same names are never pulled in. (Where libcage's proxy is the portable
+# one, the tests above already are these.)
+if(NOT CAGE_PROXY_IS_PORTABLE)
   file(GLOB PRX_PORTABLE_SOURCES CONFIGURE_DEPENDS
     ${CMAKE_SOURCE_DIR}/runtime/proxy/prx_*.c ${CMAKE_SOURCE_DIR}/runtime/proxy/event/*.c)
   add_library(cage_prx_portable OBJECT ${PRX_PORTABLE_SOURCES})
@@ -55,22 +64,20 @@ if(NOT CAGE_PORTABLE_PROXY)
 endif()
 
 # Benchmarks (not tests): build/testsuite/prx_bench build/testsuite/prx_testproxy,
-# and tun_bench, run by testsuite/bench/tunnel.sh.
-add_executable(prx_bench ${CMAKE_SOURCE_DIR}/testsuite/bench/prx_bench.c
-  ${CMAKE_SOURCE_DIR}/testsuite/bench/bench_net.c)
-target_link_libraries(prx_bench PRIVATE Threads::Threads)
-add_executable(tun_bench ${CMAKE_SOURCE_DIR}/testsuite/bench/tun_bench.c
-  ${CMAKE_SOURCE_DIR}/testsuite/bench/bench_net.c)
-target_link_libraries(tun_bench PRIVATE Threads::Threads)
-
-# libFuzzer target for the request parser, only with -DCAGE_FUZZ=ON and clang:
-#   mkdir -p /tmp/fh/seeds && cd /tmp/fh && .../build-fuzz/testsuite/fuzz_prx_http -max_total_time=300 seeds
-if(CAGE_FUZZ)
-  add_executable(fuzz_prx_http ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/fuzz_prx_http.c)
-  target_link_libraries(fuzz_prx_http PRIVATE cage)
-  target_compile_options(fuzz_prx_http PRIVATE -fsanitize=fuzzer)
-  target_link_options(fuzz_prx_http PRIVATE -fsanitize=fuzzer)
+# and tun_bench, run by testsuite/bench/tunnel.sh. Linux-only: their
+# servers (bench_net.c) run on epoll, and the benchmarks are Linux's.
+if(CMAKE_SYSTEM_NAME STREQUAL "Linux")
+  add_executable(prx_bench ${CMAKE_SOURCE_DIR}/testsuite/bench/prx_bench.c
+    ${CMAKE_SOURCE_DIR}/testsuite/bench/bench_net.c)
+  target_link_libraries(prx_bench PRIVATE Threads::Threads)
+  add_executable(tun_bench ${CMAKE_SOURCE_DIR}/testsuite/bench/tun_bench.c
+    ${CMAKE_SOURCE_DIR}/testsuite/bench/bench_net.c)
+  target_link_libraries(tun_bench PRIVATE Threads::Threads)
 endif()
+
+# libFuzzer target for the request parser, only with -DCAGE_FUZZ=ON and clang.
+cage_fuzz_target(fuzz_prx_http SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/fuzz_prx_http.c
+  SEEDS ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/seeds/prx_http)
 
 # What the user sees of a denial (host, port, rule; the rule that would
 # allow an internal address; the mode note) from cagerun --proxy-only and

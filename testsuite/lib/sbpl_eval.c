@@ -23,6 +23,9 @@
 #include "sbpl_eval.h"
 
 #include <locale.h>
+#ifdef __APPLE__
+#include <xlocale.h> /* locale_t, newlocale, uselocale: not in <locale.h> there */
+#endif
 #include <regex.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -63,6 +66,7 @@ struct filter {
 
 struct rule {
 	bool allow, report;
+	const char *message; /* (with message "..."), or NULL */
 	unsigned line;
 	const char **ops; /* canonical names */
 	size_t nops;
@@ -524,6 +528,9 @@ static bool parse_modifier(struct ctx *c, const struct sx *x, struct rule *r, bo
 	} else if (strcmp(m, "message") == 0) {
 		if (x->n != 3 || x->kids[2]->kind != SX_STR)
 			return fail(c, x, "(with message \"...\") takes one string");
+		if (r->message)
+			return fail(c, x, "a rule carries one (with message ...)");
+		r->message = x->kids[2]->text;
 	} else {
 		return fail(c, x, "unsupported modifier '%s'", m);
 	}
@@ -757,6 +764,7 @@ static void decided(struct sbpl_eval_result *out, const struct rule *r, const ch
 {
 	out->allowed = r->allow;
 	out->report = r->report;
+	out->message = r->message;
 	out->line = r->line;
 	out->op = op;
 	out->by_default = strcmp(op, "default") == 0;

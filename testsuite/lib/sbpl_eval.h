@@ -88,6 +88,8 @@ struct sbpl_eval_result {
 	bool allowed;
 	bool by_default;  /* decided by a rule on `default` */
 	bool report;      /* the deciding rule carries (with report) */
+	const char *message; /* its (with message "...") text, or NULL; points
+				into the profile */
 	unsigned line;    /* line of the deciding rule */
 	const char *op;   /* operation the deciding rule was written on; points
 			     into the profile, the table or `operation` */

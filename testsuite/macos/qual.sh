@@ -57,7 +57,8 @@ PORT=$(cat "$F/port") PORT2=$(cat "$F/port2")
 # cage CMD...: the command under the policy; a marker line proves the
 # sandbox started (a refusal is never a sandbox that failed to start).
 cage() {
-	(cd "$W" && HOME="$H" "$CAGERUN" -p "$POL" -D workspace="$W" -D home="$H" -D port="$PORT" \
+	# shellcheck disable=SC2086 # MODE: empty, or "--mode monitor"
+	(cd "$W" && HOME="$H" "$CAGERUN" -p "$POL" ${MODE:-} -D workspace="$W" -D home="$H" -D port="$PORT" \
 		--resolve "qual.test:$PORT:127.0.0.1" -- /bin/sh -c 'echo CAGE-STARTED; '"$1" \
 		>"$F/out" 2>"$F/err")
 }
@@ -132,6 +133,17 @@ if started && grep -q "what the sandbox refused" "$F/err" && grep -q "read .*/ho
 	pass report/summary
 else
 	fail report/summary "no tagged denial of the sentinel in the summary (log stream)"
+fi
+# Monitor mode: nothing refused, and the same read reported from the
+# tagged (with report) rules' log lines as would-block.
+MODE="--mode monitor"
+cage "cat '$H/.ssh/id_rsa'"
+MODE=
+if started && grep -q SENTINEL "$F/out" && grep -q "would-block" "$F/err" &&
+	grep -q "read .*/home/\.ssh" "$F/err"; then
+	pass report/monitor
+else
+	fail report/monitor "monitor mode did not report the read of the sentinel (log stream): $(head -c 300 "$F/err")"
 fi
 cage 'echo TMPDIR=$TMPDIR; touch "$TMPDIR/x" && echo tmp-ok'
 if started && grep -q "^TMPDIR=/private/var/\|^TMPDIR=/var/\|^TMPDIR=/private/tmp/" "$F/out" && grep -q tmp-ok "$F/out"; then

@@ -7,37 +7,72 @@
  * The server runs on a thread of its own against an echo server this file
  * starts on 127.0.0.1; clients are plain sockets. Every wait is bounded by
  * poll(2) time-outs, every loop by a count; nothing depends on timing.
+ * Portable POSIX but for the network-namespace case, which is Linux's.
  */
 #include <criterion/criterion.h>
 
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <net/if.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <net/if.h>
+#include <sched.h>
+#include <sys/ioctl.h>
+#endif
 
 #include "prx.h"
 
 #define WAIT_MS 10000
 
+/* ---- descriptors ---- */
+
+/* Descriptors are made close-on-exec in two steps (no SOCK_CLOEXEC or
+ * pipe2 on macOS): the tests fork only before any thread starts. */
+static int cloexec(int fd)
+{
+	if (fd >= 0 && fcntl(fd, F_SETFD, FD_CLOEXEC) != 0)
+		cr_assert_fail("FD_CLOEXEC: %s", strerror(errno));
+	return fd;
+}
+
+static int sock_new(int domain, int type)
+{
+	return cloexec(socket(domain, type, 0));
+}
+
+static void pipe_new(int fds[2])
+{
+	cr_assert_eq(pipe(fds), 0, "pipe: %s", strerror(errno));
+	cloexec(fds[0]);
+	cloexec(fds[1]);
+}
+
+/* An anonymous file (what memfd_create gives on Linux alone). */
+static int anon_file(void)
+{
+	char path[] = "/tmp/cage-prx-test-XXXXXX";
+	int fd = mkstemp(path);
+	cr_assert(fd >= 0, "mkstemp: %s", strerror(errno));
+	cr_assert_eq(unlink(path), 0);
+	return cloexec(fd);
+}
+
 /* ---- sockets ---- */
 
 static int listen_lo(const char *ip, unsigned *port)
 {
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int fd = sock_new(AF_INET, SOCK_STREAM);
 	struct sockaddr_in a = { .sin_family = AF_INET };
 	inet_pton(AF_INET, ip, &a.sin_addr);
 	socklen_t sl = sizeof a;
@@ -50,7 +85,7 @@ static int listen_lo(const char *ip, unsigned *port)
 
 static int connect_lo(unsigned port)
 {
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int fd = sock_new(AF_INET, SOCK_STREAM);
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
 	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	if (fd < 0)
@@ -168,7 +203,7 @@ static void *echo_main(void *arg)
 		struct pollfd pf = { .fd = e->lfd, .events = POLLIN };
 		if (poll(&pf, 1, WAIT_MS * 3) != 1)
 			break;
-		int fd = accept4(e->lfd, NULL, NULL, SOCK_CLOEXEC);
+		int fd = cloexec(accept(e->lfd, NULL, NULL));
 		if (fd < 0)
 			break;
 		char buf[65536];
@@ -230,6 +265,7 @@ struct px {
 	struct prx_resolver *res;
 	int stop[2]; /* the test writes 'c' (go on) or 'q' (quit) */
 	int ack[2];  /* the hook answers every call with one byte */
+	int done[2]; /* the server's thread writes one byte when it returns */
 	int log_fd;
 	int notice_fd; /* the denial lines meant for the user */
 	bool use_hook;
@@ -252,12 +288,11 @@ static void px_new(struct px *p, bool use_hook)
 {
 	memset(p, 0, sizeof *p);
 	signal(SIGPIPE, SIG_IGN);
-	cr_assert_eq(pipe2(p->stop, O_CLOEXEC), 0);
-	cr_assert_eq(pipe2(p->ack, O_CLOEXEC), 0);
-	p->log_fd = memfd_create("prx-log", MFD_CLOEXEC);
-	cr_assert(p->log_fd >= 0);
-	p->notice_fd = memfd_create("prx-notice", MFD_CLOEXEC);
-	cr_assert(p->notice_fd >= 0);
+	pipe_new(p->stop);
+	pipe_new(p->ack);
+	pipe_new(p->done);
+	p->log_fd = anon_file();
+	p->notice_fd = anon_file();
 	p->res = prx_resolver_new();
 	char err[256];
 	cr_assert(prx_resolver_add(p->res, "internal.test:80:10.1.2.3", err, sizeof err), "%s", err);
@@ -283,6 +318,8 @@ static void *px_main(void *arg)
 {
 	struct px *p = arg;
 	p->ok = prx_server_run(p->s, p->stop[0], p->err, sizeof p->err);
+	ssize_t w = write(p->done[1], "d", 1);
+	(void)w;
 	return NULL;
 }
 
@@ -319,10 +356,10 @@ static void px_stop(struct px *p)
 {
 	char q = 'q';
 	cr_assert_eq(write(p->stop[1], &q, 1), 1);
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += WAIT_MS / 1000;
-	cr_assert_eq(pthread_timedjoin_np(p->th, NULL, &ts), 0, "the server did not stop");
+	/* A bounded wait for the thread's end, then the join that cannot block. */
+	struct pollfd pf = { .fd = p->done[0], .events = POLLIN };
+	cr_assert_eq(poll(&pf, 1, WAIT_MS), 1, "the server did not stop");
+	cr_assert_eq(pthread_join(p->th, NULL), 0);
 	cr_assert(p->ok, "prx_server_run: %s", p->err);
 }
 
@@ -348,6 +385,8 @@ static void px_free(struct px *p)
 	close(p->stop[1]);
 	close(p->ack[0]);
 	close(p->ack[1]);
+	close(p->done[0]);
+	close(p->done[1]);
 	close(p->log_fd);
 	close(p->notice_fd);
 }
@@ -413,7 +452,7 @@ Test(prx_server, adopt_refuses_and_closes)
 	cr_expect(strstr(err, "loopback"), "%s", err);
 	cr_expect_not(fd_is_open(any), "the server owns a descriptor also when it refuses it");
 	/* Not listening. */
-	int idle = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int idle = sock_new(AF_INET, SOCK_STREAM);
 	cr_expect_not(prx_server_adopt_listener(p.s, idle, false, err, sizeof err));
 	cr_expect_not(fd_is_open(idle));
 	/* A forward needs a destination with a port. */
@@ -433,6 +472,7 @@ Test(prx_server, adopt_refuses_and_closes)
 	px_free(&p);
 }
 
+#ifdef __linux__
 /* The sandbox's case: a listener made inside a fresh network namespace,
  * where the host's servers cannot be reached, is passed out with
  * SCM_RIGHTS; through it, and only through it, the host's server answers. */
@@ -477,7 +517,7 @@ static void netns_child(int sock)
 	 * grants it (the sandbox's own way). */
 	if (unshare(CLONE_NEWNET) != 0 && unshare(CLONE_NEWUSER | CLONE_NEWNET) != 0)
 		_exit(77);
-	int ctl = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	int ctl = sock_new(AF_INET, SOCK_DGRAM);
 	struct ifreq ifr;
 	memset(&ifr, 0, sizeof ifr);
 	snprintf(ifr.ifr_name, sizeof ifr.ifr_name, "lo");
@@ -487,7 +527,7 @@ static void netns_child(int sock)
 	if (ioctl(ctl, SIOCSIFFLAGS, &ifr) != 0)
 		_exit(78);
 	close(ctl);
-	int lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int lfd = sock_new(AF_INET, SOCK_STREAM);
 	struct sockaddr_in a = { .sin_family = AF_INET };
 	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	socklen_t sl = sizeof a;
@@ -565,6 +605,7 @@ Test(prx_server, listener_from_another_network_namespace, .timeout = 60)
 	expect_log(&p, "\"decision\":\"allow\"", "\"method\":\"CONNECT\"");
 	close(sp[0]);
 }
+#endif /* __linux__ */
 
 /* ---- forwards ---- */
 

@@ -6,7 +6,11 @@
  */
 #include <criterion/criterion.h>
 #include <locale.h>
+#ifdef __APPLE__
+#include <xlocale.h> /* locale_t, newlocale, uselocale: not in <locale.h> there */
+#endif
 #include <stdio.h>
+#include <stdlib.h> /* MB_CUR_MAX */
 #include <string.h>
 
 #include "sbpl_eval.h"
@@ -240,18 +244,29 @@ Test(sbpl_eval_decide, regex_is_a_search)
 
 /* Seatbelt's regexes match bytes (paths reach the kernel as UTF-8 bytes),
  * so `[^/]` takes one byte of 'ü', not the character, even when the
- * caller's locale is a UTF-8 one. */
+ * caller's locale is a UTF-8 one. The test needs that locale: where it is
+ * missing the test fails, since without it the evaluator's own switch to
+ * the C locale would not be exercised. glibc always has C.UTF-8; macOS has
+ * no C.UTF-8 but always en_US.UTF-8. */
+#ifdef __APPLE__
+#define UTF8_LOCALE "en_US.UTF-8"
+#else
+#define UTF8_LOCALE "C.UTF-8"
+#endif
 Test(sbpl_eval_decide, regex_matches_bytes)
 {
-	locale_t utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
-	locale_t was = utf8 != (locale_t)0 ? uselocale(utf8) : (locale_t)0;
+	locale_t utf8 = newlocale(LC_CTYPE_MASK, UTF8_LOCALE, (locale_t)0);
+	cr_assert_neq(utf8, (locale_t)0, "no %s locale here: this test needs one", UTF8_LOCALE);
+	locale_t was = uselocale(utf8);
+	cr_assert_neq(was, (locale_t)0);
+	/* In effect for this thread: a character may take more than a byte. */
+	size_t mb_max = MB_CUR_MAX;
 	struct sbpl_eval_profile *p = load("(version 1)(deny default)\n"
 				      "(allow file-read* (regex \"^/U[^/]ers$\"))\n"
 				      "(allow file-write* (regex \"^/U[^/][^/]ers$\"))\n");
-	if (utf8 != (locale_t)0) {
-		uselocale(was);
-		freelocale(utf8);
-	}
+	uselocale(was);
+	freelocale(utf8);
+	cr_assert_gt(mb_max, 1, "%s is not a multibyte locale here", UTF8_LOCALE);
 	cr_assert(allowed(p, "file-read-data", "/Users"));
 	cr_assert_not(allowed(p, "file-read-data", "/U\xc3\xbc" "ers"), "one byte of two");
 	cr_assert(allowed(p, "file-write-data", "/U\xc3\xbc" "ers"), "two bytes");

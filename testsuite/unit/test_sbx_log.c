@@ -268,8 +268,8 @@ Test(sbx_nest, message_path)
 #endif
 }
 
-/* The run tag: on every deny rule (and the default), never in monitor
- * mode, and the tagged profile means what the untagged one means. */
+/* The run tag: on every deny rule (and the default), on every report in
+ * monitor mode, and the tagged profile means what the untagged one means. */
 static char *emit(const char *src, const char *tag, const char **err)
 {
 	cage_options *o = cage_options_new();
@@ -341,14 +341,146 @@ Test(sbx_tag, every_deny_carries_the_tag)
 	cr_expect_not(sbpl_tag_ok(""));
 }
 
-Test(sbx_tag, monitor_profiles_stay_untagged)
+/* The tagged monitor profile of an example against its golden file
+ * (testsuite/golden/monitor-first.sb, what `cagec --emit sbpl` writes):
+ * the same text, with the tag right after every (with report). */
+Test(sbx_tag, tagged_monitor_example_is_its_golden_with_the_tag)
 {
+	static const char tag[] = "cage-0123456789abcdef";
+	cr_assert_eq(chdir(CAGE_SOURCE_DIR), 0);
+	cage_options *o = cage_options_new();
+	cage_options_target(o, "macos");
+	cage_options_home(o, "/Users/alice");
+	cr_assert(cage_options_define(o, "workspace=/Users/alice/src/app"));
+	cage_policy *p = cage_load_file("examples/monitor-first.cage", o);
+	cr_assert(p && cage_error_count(p) == 0);
+	cr_assert_eq(p->ir->selected->mode, IR_MODE_MONITOR);
+	char *got = NULL;
+	size_t got_len = 0;
+	FILE *f = open_memstream(&got, &got_len);
 	const char *err = NULL;
-	char *t = emit("cage 1\nprofile main {\n  mode monitor\n  allow read \"/Users/alice/src/**\"\n"
-		       "  deny read \"/Users/alice/src/.env\"\n}\n",
-		       "cage-00ff", &err);
+	cr_assert(sbpl_emit_tagged(p->ir, p->ir->selected, tag, f, &p->arena, &err), "%s", err);
+	fclose(f);
+	cage_policy_free(p);
+	cage_options_free(o);
+
+	FILE *g = fopen("testsuite/golden/monitor-first.sb", "r");
+	cr_assert(g);
+	char *want = NULL;
+	size_t want_len = 0;
+	FILE *w = open_memstream(&want, &want_len);
+	static const char rep[] = "(with report)";
+	char line[4096];
+	size_t reports = 0;
+	while (fgets(line, sizeof line, g)) {
+		for (char *q = line, *hit; *q; q = hit + sizeof rep - 1) {
+			hit = strstr(q, rep);
+			if (!hit) {
+				fputs(q, w);
+				break;
+			}
+			fwrite(q, 1, (size_t)(hit - q), w);
+			fprintf(w, "%s (with message \"%s\")", rep, tag);
+			reports++;
+		}
+	}
+	fclose(g);
+	fclose(w);
+	cr_expect_geq(reports, 2, "the golden is a monitor profile with reports");
+	cr_expect_str_eq(got, want);
+	/* And the evaluator takes it: every report carries the tag. */
+	struct sbpl_eval_param ps[] = { { "PROXY_PORT", "3128" },
+					{ "PRIVATE_TMP", "/private/var/folders/q/T/cage" } };
+	char e1[256];
+	struct sbpl_eval_profile *ev = sbpl_eval_parse(got, got_len, ps, 2, e1, sizeof e1);
+	cr_assert(ev, "%s", e1);
+	struct sbpl_eval_result r;
+	cr_assert(sbpl_eval_decide_path(ev, "file-read-data", "/Users/alice/.ssh/id_ed25519", &r, e1,
+					sizeof e1),
+		  "%s", e1);
+	cr_expect(r.allowed && r.report, "monitor: the secret's read is allowed and reported");
+	cr_expect(r.message && strcmp(r.message, tag) == 0, "with the tag");
+	sbpl_eval_free(ev);
+	free(got);
+	free(want);
+}
+
+/* Monitor mode: what enforce would deny is allowed and reported, and each
+ * of those reports carries the tag, or cagerun's log reader (which keeps
+ * only lines ending in the tag) would collect nothing. Judged by the
+ * evaluator against the enforce profile: for every query, enforce denies
+ * exactly when monitor allows with a report tagged with the run's tag. */
+Test(sbx_tag, monitor_reports_carry_the_tag)
+{
+	static const char mon_policy[] =
+		"cage 1\nprotect read \"/Users/alice/.ssh/**\"\nprofile main {\n  mode monitor\n"
+		"  allow read write \"/Users/alice/src/**\"\n  deny write \"/Users/alice/src/.git/**\"\n"
+		"  deny read \"/Users/alice/src/.env\"\n  allow connect \"example.com:443\"\n}\n";
+	const char *err = NULL;
+	char *t = emit(mon_policy, "cage-00ff", &err);
 	cr_assert(t, "%s", err);
-	cr_expect_null(strstr(t, "with message"));
-	cr_expect(strstr(t, "(allow default (with report))"));
+	cr_expect_null(strstr(t, "\n(deny "), "monitor mode must not deny anything");
+	cr_expect(strstr(t, "(allow default (with report) (with message \"cage-00ff\"))\n"));
+	size_t reports = 0;
+	for (const char *p = t; (p = strstr(p, "(with report)")); p++) {
+		reports++;
+		cr_expect_eq(strncmp(p, "(with report) (with message \"cage-00ff\")", 40), 0,
+			     "untagged report: %.80s", p);
+	}
+	cr_expect_geq(reports, 4);
+	/* Untagged, the profile is what `cagec --emit sbpl` writes. */
+	char *u = emit(mon_policy, NULL, &err);
+	cr_assert(u, "%s", err);
+	cr_expect_null(strstr(u, "with message"));
+	/* The same policy in enforce mode, untagged. */
+	static const char enf_policy_head[] = "cage 1\nprotect read \"/Users/alice/.ssh/**\"\n"
+					      "profile main {\n";
+	const char *body = strstr(mon_policy, "  allow read write");
+	cr_assert(body);
+	size_t hn = strlen(enf_policy_head), bn = strlen(body);
+	char *enf_src = malloc(hn + bn + 1);
+	cr_assert(enf_src);
+	memcpy(enf_src, enf_policy_head, hn);
+	memcpy(enf_src + hn, body, bn + 1);
+	char *e = emit(enf_src, NULL, &err);
+	cr_assert(e, "%s", err);
+	struct sbpl_eval_param ps[] = { { "PROXY_PORT", "3128" } };
+	char e1[256], e2[256];
+	struct sbpl_eval_profile *pm = sbpl_eval_parse(t, strlen(t), ps, 1, e1, sizeof e1);
+	struct sbpl_eval_profile *pe = sbpl_eval_parse(e, strlen(e), ps, 1, e2, sizeof e2);
+	cr_assert(pm, "%s", e1);
+	cr_assert(pe, "%s", e2);
+	const char *paths[] = { "/Users/alice/.ssh/id_rsa", "/Users/alice/src/a.c",
+				"/Users/alice/src/.git/config", "/Users/alice/src/.env",
+				"/etc/passwd", "/Users/alice/Documents/x" };
+	const char *ops[] = { "file-read-data", "file-write-data" };
+	size_t denied = 0, allowed = 0;
+	for (size_t i = 0; i < sizeof paths / sizeof *paths; i++)
+		for (size_t k = 0; k < 2; k++) {
+			struct sbpl_eval_result m, n;
+			cr_assert(sbpl_eval_decide_path(pm, ops[k], paths[i], &m, e1, sizeof e1), "%s",
+				  e1);
+			cr_assert(sbpl_eval_decide_path(pe, ops[k], paths[i], &n, e2, sizeof e2), "%s",
+				  e2);
+			cr_expect(m.allowed, "monitor allows %s %s", ops[k], paths[i]);
+			cr_expect_eq(m.report, !n.allowed, "%s %s: reported iff enforce denies", ops[k],
+				     paths[i]);
+			if (!n.allowed) {
+				denied++;
+				cr_expect(m.message && strcmp(m.message, "cage-00ff") == 0,
+					  "%s %s: the report carries the tag (line %u)", ops[k], paths[i],
+					  m.line);
+			} else {
+				allowed++;
+			}
+		}
+	/* Both kinds of answer occur, so the comparison means something. */
+	cr_expect_geq(denied, 4);
+	cr_expect_geq(allowed, 2);
+	sbpl_eval_free(pm);
+	sbpl_eval_free(pe);
+	free(enf_src);
+	free(e);
+	free(u);
 	free(t);
 }
