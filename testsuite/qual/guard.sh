@@ -254,8 +254,10 @@ if ! env -i $ENVV sh -ec "
 fi
 gws() { chmod -R u+rwX "$WS" 2>/dev/null; rm -rf "$WS" && cp -a "$GF" "$WS" &&
 	sed -i "s|$GF|$WS|g" "$WS/.git/worktrees/w/gitdir" "$WS/w/.git" 2>/dev/null; }
+# The examples run cagerun's proxy, which wants more descriptors than a
+# soft limit of 1024 gives: raise it to the hard limit, as a user would.
 gcage() {
-	(cd "$WS" && env -i $ENVV HOME=$GH timeout -s KILL $T "$CAGERUN" -p "$1" \
+	(ulimit -Sn "$(ulimit -Hn)" 2>/dev/null; cd "$WS" && env -i $ENVV HOME=$GH timeout -s KILL $T "$CAGERUN" -p "$1" \
 		-D workspace="$WS" --quiet -- sh -c "echo guard-started; $2")
 }
 gattack() {
