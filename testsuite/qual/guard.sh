@@ -321,6 +321,15 @@ for ex in "$SRC"/examples/*.cage; do
 		'grep -q evil .git/worktrees/w/commondir'
 	gattack "$ex" "git-$n-config-renamed" 'echo evil > c2 && mv c2 .git/config' \
 		'grep -q evil .git/config'
+	# by way of what the allowlist leaves writable
+	gattack "$ex" "git-$n-commondir-via-objects" \
+		'echo ../evil > .git/objects/c && mv .git/objects/c .git/commondir' 'test -e .git/commondir'
+	gattack "$ex" "git-$n-commondir-via-link" \
+		'ln -s ../commondir .git/objects/l && echo ../evil > .git/objects/l' \
+		'test -e .git/commondir'
+	gattack "$ex" "git-$n-hooks-via-refs" \
+		'mkdir -p .git/refs/h && echo x > .git/refs/h/pre-commit && rm -rf .git/hooks && mv .git/refs/h .git/hooks' \
+		'test -e .git/hooks/pre-commit'
 	# Exactly as without cagerun: a warning git prints and survives
 	# (an info/refs it could not update) fails the case too.
 	gws
