@@ -78,7 +78,7 @@ struct xwalk {
 	const struct ir_rule *orig;
 	struct ir_rule full; /* target and excepts resolved */
 	struct lplan_rules *out;
-	size_t visited;
+	size_t visited, held;
 	bool too_big;
 };
 
@@ -188,8 +188,16 @@ static enum xpart part_of(struct xwalk *w, const char *p)
 	return all ? X_ALL : X_MIXED;
 }
 
+/* Each entry held is a mount, and a node every other node of the plan is
+ * asked about: past this many the plan refuses rather than grow. */
+#define XWALK_MAX_HELD 4096
+
 static void emit(struct xwalk *w, const char *path, bool subtree)
 {
+	if (++w->held > XWALK_MAX_HELD) {
+		w->too_big = true;
+		return;
+	}
 	lplan_rules_add(w->a, w->out, w->orig, lplan_resolve_cached(w->rc, path), subtree);
 	struct ir_rule *r = &w->out->rules[w->out->n - 1];
 	r->except = NULL;
@@ -262,9 +270,13 @@ bool lplan_except_expand(struct arena *a, struct lplan_rcache *rc, const struct 
 	case X_ALL:
 		emit(&w, anchor, true);
 		return true;
-	case X_MIXED:
+	case X_MIXED: {
+		size_t n0 = out->n - w.held;
 		walk(&w, anchor, 0);
+		if (w.too_big)
+			out->n = n0; /* refused: the entries walked so far plan nothing */
 		return !w.too_big;
+	}
 	}
 	return true;
 }

@@ -410,7 +410,7 @@ Test(lplan, a_protect_with_excepts_over_a_huge_tree_is_refused)
 	struct fixture f;
 	plan_for(&f, "allow read write \"{r}/w/**\"\n"
 		     "protect write \"{r}/w/big/**\" except \"{r}/w/big/*/keep\"");
-	cr_expect(error_mentions(&f, "too many to plan one by one"));
+	cr_expect(error_mentions(&f, "too big to plan entry by entry"));
 	cage_policy_free(f.pol);
 }
 
