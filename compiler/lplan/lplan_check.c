@@ -21,6 +21,7 @@
 #include "lplan_int.h"
 
 #include <assert.h>
+#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -386,6 +387,53 @@ static bool ck_stat(const struct lplan *plan, const char *path, unsigned *mode)
 	return false;
 }
 
+/* The entries of `dir` as they are, each asked about as what it is: for
+ * a directory where a hypothetical unnamed entry would be a widening. A
+ * protect with excepts holds the existing entries of its tree one by one
+ * (lplan_except.c), so a name that is there when the sandbox starts is one
+ * of them, and one made later is the create guard's: asking about "any
+ * existing name" there would report what cannot be. False, with nothing
+ * asked, when the directory cannot be listed or holds more than
+ * CK_ENTRIES_MAX names; the caller keeps the hypothetical's findings. */
+#define CK_ENTRIES_MAX 4096
+static bool ck_real_entries(struct arena *a, const struct lplan *plan, struct ck_levels *L,
+			    const struct ck_set *s, const char *dir, struct ck_out *o,
+			    struct lplan_check_stats *st)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return false;
+	const char **names = arena_alloc(a, CK_ENTRIES_MAX * sizeof *names);
+	size_t n = 0;
+	bool ok = true;
+	for (struct dirent *e; (e = readdir(d));) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if (n == CK_ENTRIES_MAX) {
+			ok = false;
+			break;
+		}
+		names[n++] = arena_printf(a, "%s/%s", strcmp(dir, "/") ? dir : "", e->d_name);
+	}
+	closedir(d);
+	if (!ok)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		struct ck_path key = { names[i], false };
+		if (s->n && bsearch(&key, s->v, s->n, sizeof *s->v, ck_cmp))
+			continue; /* asked about on its own */
+		struct stat sb;
+		if (lstat(names[i], &sb) != 0)
+			continue; /* gone meanwhile: a name made later, asked about already */
+		ck_level_for(a, L, names[i]);
+		struct ck_policy cp;
+		ck_policy_at(a, plan, L, names[i], false, &cp, st);
+		ck_sandbox(a, plan, names[i], true, S_ISDIR(sb.st_mode), S_ISLNK(sb.st_mode), &cp, o,
+			   st);
+	}
+	return true;
+}
+
 void lplan_check(struct arena *a, const struct lplan *plan, struct lplan_widening **out,
 		 size_t *nout, struct lplan_check_stats *st)
 {
@@ -430,8 +478,20 @@ void lplan_check(struct arena *a, const struct lplan *plan, struct lplan_widenin
 		if (s.v[i].probe && pexists) {
 			/* Any other name in a directory: one that exists, file or
 			 * directory, and one made later. */
+			size_t before = o.n;
 			ck_sandbox(a, plan, p, true, false, false, &cp, &o, st);
 			ck_sandbox(a, plan, p, true, true, false, &cp, &o, st);
+			/* A widening for a name that may not exist: ask about
+			 * the names that do instead, where they can be listed,
+			 * and about one made later. */
+			if (o.n > before) {
+				size_t found = o.n;
+				o.n = before;
+				if (ck_real_entries(a, plan, &L, &s, lplan_parent_dir(a, p), &o, st))
+					ck_sandbox(a, plan, p, false, false, false, &cp, &o, st);
+				else
+					o.n = found;
+			}
 		} else {
 			ck_sandbox(a, plan, p, exists, exists && S_ISDIR(mode),
 				   exists && S_ISLNK(mode), &cp, &o, st);

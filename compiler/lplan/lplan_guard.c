@@ -13,8 +13,8 @@
 
 /* The pattern with the directories before its first glob resolved
  * through symlinks, like the nodes of the plan. */
-static const char *resolve_pattern(struct arena *a, struct lplan_rcache *rc,
-				   const struct ir_path *pp)
+const char *lplan_resolve_pattern(struct arena *a, struct lplan_rcache *rc,
+				  const struct ir_path *pp)
 {
 	if (pp->kind == IR_PAT_EXACT)
 		return lplan_resolve_cached(rc, pp->text);
@@ -58,8 +58,10 @@ void lplan_guard_prepare(struct arena *a, const struct ir_profile *p, struct lpl
 	struct lplan_rules rs = { 0 };
 	for (size_t i = 0; i < p->nrules; i++) {
 		const struct ir_rule *r = &p->rules[i];
-		if (r->tkind == IR_T_PATH && (r->access & IR_A_FILE))
-			lplan_rules_add(a, &rs, r, resolve_pattern(a, plan->rcache, &r->t.path), false);
+		if (r->tkind == IR_T_PATH && (r->access & IR_A_FILE)) {
+			lplan_rules_add(a, &rs, r, lplan_resolve_pattern(a, plan->rcache, &r->t.path), false);
+			lplan_except_resolve(a, plan->rcache, r, &rs.rules[rs.n - 1]);
+		}
 	}
 	plan->gprof.name = p->name;
 	plan->gprof.rules = rs.rules;
@@ -93,9 +95,12 @@ void lplan_guard_globs(struct arena *a, const struct ir_profile *p, struct lplan
 		      { IR_A_DELETE, LP_REMOVE_FILE }, { IR_A_EXEC, LP_EXECUTE } };
 	for (size_t i = 0; i < p->nrules; i++) {
 		const struct ir_rule *r = &p->rules[i];
-		if (r->tkind != IR_T_PATH || r->t.path.kind != IR_PAT_GLOB || r->effect == IR_ALLOW)
+		/* A protect with excepts is planned as its existing entries
+		 * (lplan_except.c): every name made in its tree is the guard's. */
+		if (r->tkind != IR_T_PATH || (r->t.path.kind != IR_PAT_GLOB && !r->nexcept) ||
+		    r->effect == IR_ALLOW)
 			continue;
-		const char *pat = resolve_pattern(a, plan->rcache, &r->t.path);
+		const char *pat = lplan_resolve_pattern(a, plan->rcache, &r->t.path);
 		const char *dir = glob_dir(a, pat);
 		uint64_t eff = region(plan, dir);
 		if (!(eff & LP_MAKE))
@@ -132,7 +137,7 @@ void lplan_guard_globs(struct arena *a, const struct ir_profile *p, struct lplan
 
 /* Whether some path strictly below t (components tc[ti..m) still to
  * match) matches the pattern's components pc[pi..n). */
-static bool strictly_above(const struct path_comp *pc, size_t pi, size_t n,
+bool lplan_strictly_above(const struct path_comp *pc, size_t pi, size_t n,
 			   const struct path_comp *tc, size_t ti, size_t m, unsigned depth)
 {
 	if (depth > 512)
@@ -142,10 +147,10 @@ static bool strictly_above(const struct path_comp *pc, size_t pi, size_t n,
 	if (pi == n)
 		return false;
 	if (pc[pi].n == 2 && pc[pi].s[0] == '*' && pc[pi].s[1] == '*')
-		return strictly_above(pc, pi + 1, n, tc, ti, m, depth + 1) ||
-		       strictly_above(pc, pi, n, tc, ti + 1, m, depth + 1);
+		return lplan_strictly_above(pc, pi + 1, n, tc, ti, m, depth + 1) ||
+		       lplan_strictly_above(pc, pi, n, tc, ti + 1, m, depth + 1);
 	return path_component_match(pc[pi].s, pc[pi].n, tc[ti].s, tc[ti].n) &&
-	       strictly_above(pc, pi + 1, n, tc, ti + 1, m, depth + 1);
+	       lplan_strictly_above(pc, pi + 1, n, tc, ti + 1, m, depth + 1);
 }
 
 /* Whether t is `dir` or above it. */
@@ -190,7 +195,7 @@ bool lplan_guard_denies(const struct lplan *plan, const char *path, enum lplan_m
 				if (m == (size_t)-1 && (m = path_split(path, tc, MAXC)) == (size_t)-1)
 					continue; /* deeper than any pattern */
 				size_t n = path_split(t, pc, MAXC);
-				if (n == (size_t)-1 || !strictly_above(pc, 0, n, tc, 0, m, 0))
+				if (n == (size_t)-1 || !lplan_strictly_above(pc, 0, n, tc, 0, m, 0))
 					continue;
 			}
 		}

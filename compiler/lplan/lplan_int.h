@@ -33,6 +33,28 @@ void lplan_rules_add(struct arena *a, struct lplan_rules *v, const struct ir_rul
 bool lplan_resolve_rules(struct arena *a, const struct ir_profile *p, struct lplan_rules *out,
 			 struct lplan *plan);
 
+/* Whether some path strictly below the path tc[0..m) (from ti on) can
+ * match the pattern components pc[pi..n) (lplan_guard.c). */
+struct path_comp;
+bool lplan_strictly_above(const struct path_comp *pc, size_t pi, size_t n,
+			  const struct path_comp *tc, size_t ti, size_t m, unsigned depth);
+
+/* A pattern with the directories before its first glob resolved through
+ * symlinks, like the nodes of the plan (lplan_guard.c). */
+const char *lplan_resolve_pattern(struct arena *a, struct lplan_rcache *rc,
+				  const struct ir_path *pp);
+
+/* A protect with excepts (lplan_except.c). _resolve gives `res` the
+ * excepts of `orig` resolved as its target is. _expand adds to `out` the
+ * plain protects of the existing entries of r's tree that r holds (a
+ * bounded walk that stays out of excepted subtrees) and writes r with
+ * its target and excepts resolved to *full; false when the tree is too
+ * big to walk. */
+void lplan_except_resolve(struct arena *a, struct lplan_rcache *rc, const struct ir_rule *orig,
+			  struct ir_rule *res);
+bool lplan_except_expand(struct arena *a, struct lplan_rcache *rc, const struct ir_rule *r,
+			 struct lplan_rules *out, struct ir_rule *full);
+
 /* The directory holding `path` ("/" for a top-level name). */
 char *lplan_parent_dir(struct arena *a, const char *path);
 /* True when `anc` is `path` or a directory above it. */
