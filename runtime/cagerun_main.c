@@ -18,6 +18,7 @@
 #include "cage.h"
 #include "cli.h"
 #include "cpt.h"
+#include "gs.h"
 #include "ir.h"
 #include "prx.h"
 #include "prx_ev.h"
@@ -370,8 +371,20 @@ static int run_layers(struct run *r, struct args *a)
 				 .quiet = a->quiet };
 	int status = layers_load(&L, &rq);
 	if (status == 0 && a->show) {
+		/* What a run would add: the same discovery the launch makes. */
+		struct gs_result gr = { 0 };
+		char gerr[2048];
+		bool found = L.mode == IR_MODE_OFF || gs_extend(L.pol, &gr, gerr, sizeof gerr);
+		if (!found)
+			fprintf(stderr, "cagerun: %s; a run would refuse to start\n", gerr);
 		layers_show(&L, stdout);
-		status = fflush(stdout) == 0 ? 0 : EXIT_START;
+		if (found && L.mode != IR_MODE_OFF)
+			gs_print(&gr, stdout);
+		gs_result_free(&gr);
+		if (!found)
+			status = EXIT_START;
+		if (fflush(stdout) != 0)
+			status = EXIT_START;
 	} else if (status == 0) {
 		char fp[32];
 		snprintf(fp, sizeof fp, "xxh3:%016" PRIx64, L.fingerprint);

@@ -1,0 +1,243 @@
+/*
+ * gs_rules.c - what gs_find found, as rules of the selected profile
+ * (gs.h): the policy's own git allowlist re-rooted onto each git
+ * directory, and a protect for each configured path, all pointing at one
+ * synthetic source, "<discovered>", whose lines are those rules as text.
+ */
+#include "gs.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gs_find.h"
+#include "path.h"
+#include "policy.h"
+
+/* a is b, or below it */
+static bool under(const char *a, const char *b)
+{
+	size_t n = strlen(b);
+	if (n == 1 && b[0] == '/')
+		return true;
+	return !strncmp(a, b, n) && (a[n] == '\0' || a[n] == '/');
+}
+
+/* The directory a path rule's matches live below: its literal part. */
+static const char *rule_root(struct arena *a, const struct ir_path *p)
+{
+	if (p->kind == IR_PAT_EXACT)
+		return p->text;
+	size_t n = p->lit_prefix;
+	while (n > 0 && p->text[n - 1] != '/')
+		n--;
+	if (n > 1)
+		n--; /* the slash itself, but keep "/" */
+	return arena_strndup(a, p->text, n ? n : 1);
+}
+
+static const char *workspace_of(cage_policy *pol)
+{
+	const struct ir_policy *ir = pol->ir;
+	for (size_t i = 0; i < ir->nparams; i++) {
+		const struct ir_param *p = &ir->params[i];
+		char *path;
+		const char *perr;
+		if (p->type == IR_P_PATH && p->value && !strcmp(p->name, "workspace") &&
+		    path_query(&pol->arena, ir->home, p->value, &path, &perr))
+			return path;
+	}
+	return NULL;
+}
+
+/* Text of the synthetic source, and the rules pointing into it. */
+struct out {
+	struct arena *a;
+	char *text;
+	size_t len;
+	FILE *f;
+	unsigned line;
+	struct ir_rule *v;
+	size_t n, cap;
+	const char *home;
+};
+
+static bool add_rule(struct out *o, const struct ir_rule *tmpl, const char *target,
+		     const char *why, char *err, size_t errlen)
+{
+	char *t;
+	const char *perr;
+	if (!path_normalize(o->a, target, strlen(target), &t, &perr)) {
+		snprintf(err, errlen, "%s: cannot be named in a policy (%s); refusing to run without "
+				      "its protection", target, perr);
+		return false;
+	}
+	if (strchr(t, '"') || strchr(t, '\n')) {
+		snprintf(err, errlen, "%s: cannot be named in a policy (quote or newline); refusing "
+				      "to run without its protection", t);
+		return false;
+	}
+	if (o->n == o->cap) {
+		size_t cap = o->cap ? 2 * o->cap : 32;
+		struct ir_rule *v = realloc(o->v, cap * sizeof *v);
+		if (!v)
+			abort();
+		o->v = v;
+		o->cap = cap;
+	}
+	struct ir_rule *r = &o->v[o->n++];
+	memset(r, 0, sizeof *r);
+	if (tmpl)
+		*r = *tmpl;
+	r->effect = IR_PROTECT;
+	r->access = tmpl ? tmpl->access : IR_A_KW_WRITE;
+	r->tkind = IR_T_PATH;
+	r->t.path.text = t;
+	r->t.path.home_len = 0;
+	size_t hl = o->home ? strlen(o->home) : 0;
+	if (hl > 1 && !strncmp(t, o->home, hl) && (t[hl] == '/' || !t[hl]))
+		r->t.path.home_len = (uint32_t)hl;
+	path_classify(&r->t.path);
+	r->written = t;
+	r->layer = NULL;
+	/* "protect write \"" is 15 bytes; the target starts after it. */
+	o->line++;
+	long start = ftell(o->f);
+	fprintf(o->f, "protect write \"%s\"  # %s\n", t, why);
+	r->loc = (struct loc){ NULL, o->line, 15, (uint32_t)(start + 14), (uint32_t)strlen(t) + 2 };
+	r->rule_loc = (struct loc){ NULL, o->line, 1, (uint32_t)start, 7 };
+	return true;
+}
+
+bool gs_extend(cage_policy *pol, struct gs_result *res, char *err, size_t errlen)
+{
+	memset(res, 0, sizeof *res);
+	err[0] = '\0';
+	if (!pol->ir || !pol->ir->selected)
+		return true;
+	struct ir_profile *p = pol->ir->selected;
+	struct arena *a = &pol->arena;
+	const char *ws = workspace_of(pol);
+	if (!ws)
+		return true;
+	const char *dotgit = arena_printf(a, "%s/.git", strcmp(ws, "/") ? ws : "");
+	size_t dl = strlen(dotgit);
+	/* The policy's git allowlist: its protects under {workspace}/.git. */
+	size_t nsrc = 0;
+	const struct ir_rule **src = arena_alloc(a, (p->nrules + 1) * sizeof *src);
+	const char **roots = arena_alloc(a, (p->nrules + 1) * sizeof *roots);
+	size_t nroots = 0;
+	for (size_t i = 0; i < p->nrules; i++) {
+		const struct ir_rule *r = &p->rules[i];
+		if (r->tkind != IR_T_PATH)
+			continue;
+		if (r->effect == IR_PROTECT && under(r->t.path.text, dotgit))
+			src[nsrc++] = r;
+		if (r->effect == IR_ALLOW && (r->access & IR_A_KW_WRITE))
+			roots[nroots++] = rule_root(a, &r->t.path);
+	}
+	if (!nsrc)
+		return true;
+	res->active = true;
+	res->workspace = arena_strdup(a, ws);
+	struct gs_find_in in = { a, ws, pol->ir->home, roots, nroots };
+	if (!gs_find(&in, res, err, errlen))
+		return false;
+	/* Only what the command could change needs protecting. */
+	size_t k = 0;
+	for (size_t i = 0; i < res->n; i++) {
+		struct gs_item *it = &res->v[i];
+		bool w = false;
+		for (size_t j = 0; j < nroots && !w; j++)
+			w = under(it->path, roots[j]) || under(roots[j], it->path);
+		/* The workspace's own .git has the policy's rules already. */
+		if (w && !(it->kind == GS_GITDIR && !strcmp(it->path, dotgit)))
+			res->v[k++] = *it;
+	}
+	res->n = k;
+	struct out o = { .a = a, .home = pol->ir->home };
+	o.f = open_memstream(&o.text, &o.len);
+	if (!o.f) {
+		snprintf(err, errlen, "out of memory");
+		return false;
+	}
+	bool ok = true;
+	for (size_t i = 0; ok && i < res->n; i++) {
+		const struct gs_item *it = &res->v[i];
+		if (it->kind == GS_GITDIR) {
+			for (size_t j = 0; ok && j < nsrc; j++) {
+				const struct ir_rule *s = src[j];
+				const char *t = arena_printf(a, "%s%s", it->path, s->t.path.text + dl);
+				char *why = arena_printf(a, "%s, as %s:%u", it->why,
+							 s->loc.file ? s->loc.file->name : "?",
+							 s->loc.line);
+				ok = add_rule(&o, s, t, why, err, errlen);
+			}
+		} else {
+			const char *t = it->subtree ? arena_printf(a, "%s/**", strcmp(it->path, "/")
+									? it->path : "")
+						    : it->path;
+			ok = add_rule(&o, NULL, t, it->why, err, errlen);
+		}
+	}
+	if (fclose(o.f) != 0 && ok) {
+		snprintf(err, errlen, "out of memory");
+		ok = false;
+	}
+	if (!ok) {
+		free(o.text);
+		free(o.v);
+		return false;
+	}
+	struct src_file *sf = arena_alloc(a, sizeof *sf);
+	sf->name = "<discovered>";
+	sf->text = arena_strndup(a, o.text ? o.text : "", o.len);
+	sf->len = o.len;
+	sf->id = -1;
+	free(o.text);
+	if (o.n) {
+		struct ir_rule *nr = arena_alloc(a, (p->nrules + o.n) * sizeof *nr);
+		memcpy(nr, p->rules, p->nrules * sizeof *nr);
+		for (size_t i = 0; i < o.n; i++) {
+			o.v[i].loc.file = sf;
+			o.v[i].rule_loc.file = sf;
+			nr[p->nrules + i] = o.v[i];
+		}
+		p->rules = nr;
+		p->nrules += o.n;
+		for (size_t i = 0; i < p->nrules; i++)
+			p->rules[i].index = (uint32_t)i;
+		ir_pins_build(a, p);
+	}
+	res->nrules = o.n;
+	free(o.v);
+	return true;
+}
+
+void gs_print(const struct gs_result *res, FILE *out)
+{
+	if (!res->active) {
+		fputs("\ndiscovered: nothing looked for (the policy has no protect rules under "
+		      "{workspace}/.git to extend)\n", out);
+		return;
+	}
+	fprintf(out, "\ndiscovered: git paths in writable trees, protected for this run "
+		     "(%zu rule%s; scan of %s: %zu entr%s%s):\n",
+		res->nrules, res->nrules == 1 ? "" : "s", res->workspace, res->scanned,
+		res->scanned == 1 ? "y" : "ies",
+		res->truncated ? ", STOPPED at a bound: deeper repositories were not looked for" : "");
+	static const char *const kind[] = { "git dir", "git file", "configured" };
+	for (size_t i = 0; i < res->n; i++) {
+		const struct gs_item *it = &res->v[i];
+		fprintf(out, "  %-10s %s%s   [%s]\n", kind[it->kind], it->path,
+			it->subtree ? "/**" : "", it->why);
+	}
+	if (!res->n)
+		fputs("  none\n", out);
+}
+
+void gs_result_free(struct gs_result *res)
+{
+	free(res->v);
+	memset(res, 0, sizeof *res);
+}
