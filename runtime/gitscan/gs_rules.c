@@ -62,8 +62,9 @@ struct out {
 	const char *home;
 };
 
-static bool add_rule(struct out *o, const struct ir_rule *tmpl, const char *target,
-		     const char *why, char *err, size_t errlen)
+/* `target` as a normalised pattern, or false with err set. */
+static bool pattern(struct out *o, const char *target, struct ir_path *pp, char *err,
+		    size_t errlen)
 {
 	char *t;
 	const char *perr;
@@ -77,6 +78,25 @@ static bool add_rule(struct out *o, const struct ir_rule *tmpl, const char *targ
 				      "to run without its protection", t);
 		return false;
 	}
+	memset(pp, 0, sizeof *pp);
+	pp->text = t;
+	size_t hl = o->home ? strlen(o->home) : 0;
+	if (hl > 1 && !strncmp(t, o->home, hl) && (t[hl] == '/' || !t[hl]))
+		pp->home_len = (uint32_t)hl;
+	path_classify(pp);
+	return true;
+}
+
+/* A protect of `target`; with a template (a rule of the policy's git
+ * section), its access and its excepts, each re-rooted from `from` (the
+ * workspace's .git) onto `onto`. */
+static bool add_rule(struct out *o, const struct ir_rule *tmpl, const char *from,
+		     const char *onto, const char *target, const char *why, char *err,
+		     size_t errlen)
+{
+	struct ir_path tp;
+	if (!pattern(o, target, &tp, err, errlen))
+		return false;
 	if (o->n == o->cap) {
 		size_t cap = o->cap ? 2 * o->cap : 32;
 		struct ir_rule *v = realloc(o->v, cap * sizeof *v);
@@ -87,25 +107,41 @@ static bool add_rule(struct out *o, const struct ir_rule *tmpl, const char *targ
 	}
 	struct ir_rule *r = &o->v[o->n++];
 	memset(r, 0, sizeof *r);
-	if (tmpl)
-		*r = *tmpl;
 	r->effect = IR_PROTECT;
 	r->access = tmpl ? tmpl->access : IR_A_KW_WRITE;
 	r->tkind = IR_T_PATH;
-	r->t.path.text = t;
-	r->t.path.home_len = 0;
-	size_t hl = o->home ? strlen(o->home) : 0;
-	if (hl > 1 && !strncmp(t, o->home, hl) && (t[hl] == '/' || !t[hl]))
-		r->t.path.home_len = (uint32_t)hl;
-	path_classify(&r->t.path);
-	r->written = t;
-	r->layer = NULL;
-	/* "protect write \"" is 15 bytes; the target starts after it. */
+	r->t.path = tp;
+	r->written = tp.text;
 	o->line++;
 	long start = ftell(o->f);
-	fprintf(o->f, "protect write \"%s\"  # %s\n", t, why);
-	r->loc = (struct loc){ NULL, o->line, 15, (uint32_t)(start + 14), (uint32_t)strlen(t) + 2 };
+	/* "protect write \"" is 15 bytes; the target starts after it. */
+	fprintf(o->f, "protect write \"%s\"", tp.text);
+	r->loc = (struct loc){ NULL, o->line, 15, (uint32_t)(start + 14),
+			       (uint32_t)strlen(tp.text) + 2 };
 	r->rule_loc = (struct loc){ NULL, o->line, 1, (uint32_t)start, 7 };
+	size_t fl = from ? strlen(from) : 0;
+	struct ir_except *ex = tmpl && tmpl->nexcept
+				       ? arena_alloc(o->a, tmpl->nexcept * sizeof *ex) : NULL;
+	uint32_t nex = 0;
+	for (uint32_t i = 0; tmpl && i < tmpl->nexcept; i++) {
+		const char *et = tmpl->except[i].path.text;
+		/* One outside the git section is dropped: more stays protected. */
+		if (strncmp(et, from, fl) || (et[fl] && et[fl] != '/'))
+			continue;
+		struct ir_except *e = &ex[nex];
+		if (!pattern(o, arena_printf(o->a, "%s%s", onto, et + fl), &e->path, err, errlen))
+			return false;
+		e->written = e->path.text;
+		long at = ftell(o->f);
+		fprintf(o->f, "%s\"%s\"", nex ? ", " : " except ", e->path.text);
+		e->loc = (struct loc){ NULL, o->line, (uint32_t)(at - start + (nex ? 3 : 9)),
+				       (uint32_t)(at + (nex ? 2 : 8)),
+				       (uint32_t)strlen(e->path.text) + 2 };
+		nex++;
+	}
+	r->except = ex;
+	r->nexcept = nex;
+	fprintf(o->f, "  # %s\n", why);
 	return true;
 }
 
@@ -171,13 +207,13 @@ bool gs_extend(cage_policy *pol, struct gs_result *res, char *err, size_t errlen
 				char *why = arena_printf(a, "%s, as %s:%u", it->why,
 							 s->loc.file ? s->loc.file->name : "?",
 							 s->loc.line);
-				ok = add_rule(&o, s, t, why, err, errlen);
+				ok = add_rule(&o, s, dotgit, it->path, t, why, err, errlen);
 			}
 		} else {
 			const char *t = it->subtree ? arena_printf(a, "%s/**", strcmp(it->path, "/")
 									? it->path : "")
 						    : it->path;
-			ok = add_rule(&o, NULL, t, it->why, err, errlen);
+			ok = add_rule(&o, NULL, NULL, NULL, t, it->why, err, errlen);
 		}
 	}
 	if (fclose(o.f) != 0 && ok) {
@@ -201,6 +237,8 @@ bool gs_extend(cage_policy *pol, struct gs_result *res, char *err, size_t errlen
 		for (size_t i = 0; i < o.n; i++) {
 			o.v[i].loc.file = sf;
 			o.v[i].rule_loc.file = sf;
+			for (uint32_t j = 0; j < o.v[i].nexcept; j++)
+				((struct ir_except *)o.v[i].except)[j].loc.file = sf;
 			nr[p->nrules + i] = o.v[i];
 		}
 		p->rules = nr;
