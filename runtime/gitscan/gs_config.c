@@ -132,11 +132,13 @@ static bool section(struct src *s, struct buf *var)
 	}
 }
 
-/* The value after '=', to the end of its (continued) line. */
+/* The value after '=', to the end of its (continued) line. Blanks
+ * outside quotes become single spaces each, as git (2.39) writes them,
+ * leading and trailing ones dropped. */
 static bool value(struct src *s, struct buf *v)
 {
 	bool quote = false, comment = false;
-	size_t trim = 0;
+	size_t space = 0;
 	b_trunc(v, 0);
 	b_add(v, '\0'); /* an empty value is "", not NULL */
 	b_trunc(v, 0);
@@ -145,24 +147,21 @@ static bool value(struct src *s, struct buf *v)
 		if (c == '\n') {
 			if (quote)
 				return false;
-			if (trim)
-				b_trunc(v, trim);
 			return true;
 		}
 		if (comment)
 			continue;
 		if (g_space(c) && !quote) {
-			if (!trim)
-				trim = v->n;
 			if (v->n)
-				b_add(v, (char)c);
+				space++;
 			continue;
 		}
 		if (!quote && (c == ';' || c == '#')) {
 			comment = true;
 			continue;
 		}
-		trim = 0;
+		for (; space; space--)
+			b_add(v, ' ');
 		if (c == '\\') {
 			c = next(s);
 			switch (c) {
