@@ -54,7 +54,8 @@ static const struct cli_opt run_opts_table[] = {
 	  "print no fingerprint at start, no denials as they happen, no denied hosts or "
 	  "changed layers at exit" },
 	{ "verbose", 'v', NULL, O_VERBOSE, CLI_CAGERUN,
-	  "also print the Linux plan's notes (rules enforced more narrowly than written)" },
+	  "also print the Linux plan's notes (rules enforced more narrowly than written) and "
+	  "what the git discovery found" },
 	{ "backend", 0, "NAME", O_BACKEND, CLI_CAGERUN,
 	  "the launcher, linux or seatbelt (default: this host's); seatbelt on Linux does "
 	  "every step up to the exec, then fails closed (125): how the macOS path is tested" },
@@ -66,7 +67,8 @@ static const struct cli_opt run_opts_table[] = {
 	  "enforce, enforce-fs: also observe file calls and record each one the policy "
 	  "denies (to --log, and a summary at exit)" },
 	{ "show", 0, NULL, O_SHOW, CLI_CAGERUN,
-	  "print the layers, mode, grants and lint's findings for -- COMMAND; run nothing" },
+	  "print the layers, mode, grants, lint's findings and the git paths discovered for "
+	  "-- COMMAND; run nothing" },
 	{ "pin", 0, "FINGERPRINT", O_PIN, CLI_CAGERUN,
 	  "refuse to start (125) unless the composed policy's fingerprint is this one" },
 	{ "shell", 0, NULL, O_SHELL, CLI_CAGERUN,
