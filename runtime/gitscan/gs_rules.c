@@ -174,6 +174,13 @@ bool gs_extend(cage_policy *pol, struct gs_result *res, char *err, size_t errlen
 	}
 	if (!nsrc)
 		return true;
+	/* A protect of the whole of {workspace}/.git already gives every git
+	 * directory below it (submodules, linked worktrees' state) the rules
+	 * written for them there. */
+	bool whole = false;
+	for (size_t i = 0; i < nsrc; i++)
+		whole |= src[i]->t.path.kind == IR_PAT_SUBTREE &&
+			 src[i]->t.path.len == dl + 3 && !strncmp(src[i]->t.path.text, dotgit, dl);
 	res->active = true;
 	res->workspace = arena_strdup(a, ws);
 	struct gs_find_in in = { a, ws, pol->ir->home, roots, nroots };
@@ -187,7 +194,9 @@ bool gs_extend(cage_policy *pol, struct gs_result *res, char *err, size_t errlen
 		for (size_t j = 0; j < nroots && !w; j++)
 			w = under(it->path, roots[j]) || under(roots[j], it->path);
 		/* The workspace's own .git has the policy's rules already. */
-		if (w && !(it->kind == GS_GITDIR && !strcmp(it->path, dotgit)))
+		bool covered = it->kind == GS_GITDIR &&
+			       (!strcmp(it->path, dotgit) || (whole && under(it->path, dotgit)));
+		if (w && !covered)
 			res->v[k++] = *it;
 	}
 	res->n = k;

@@ -134,7 +134,21 @@ attack bare-hook "$BARE" 'echo evil > hooks/pre-receive' 'test -e hooks/pre-rece
 
 GITWORK='git status --short >/dev/null && echo two >> f && git add f && git commit -qm two &&
 	git branch b2 && git log --oneline | wc -l'
+# Branches, merges, rebases and the stash write HEAD, refs, logs, the
+# index, ORIG_HEAD, AUTO_MERGE and the sequencer's state: all left to the
+# command in every git directory found.
+MORE='git checkout -q -b side && echo s > s && git add s && git commit -qm s &&
+	git checkout -q - && echo m >> f && git commit -qam m && git merge -q --no-edit side &&
+	git checkout -q side && git rebase -q - && git log --oneline | wc -l'
+STASH='echo w >> f && git stash -q && git stash pop -q && git checkout -q f'
 work husky-work "$HUSKY" "$GITWORK"
+work husky-branches "$HUSKY" "$MORE && $STASH"
+work nested-branches "$NESTED" "cd sub && $MORE && $STASH"
+work inner-worktree-branches "$INNER_WT" "cd inner && $MORE"
+work linked-branches "$LINKED" "cd wt && $MORE"
+work bare-push "$BARE" "git clone -q . $ST/c 2>/dev/null && cd $ST/c &&
+	git -c user.name=t -c user.email=t@e commit -q --allow-empty -m x &&
+	git push -q origin HEAD:main"
 work nested-work "$NESTED" "cd sub && $GITWORK"
 work inner-worktree-work "$INNER_WT" "cd inner && $GITWORK"
 work linked-work "$LINKED" "cd wt && $GITWORK"
