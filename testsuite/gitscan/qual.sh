@@ -45,9 +45,16 @@ fresh() {
 		{ cat "$OUT.setup"; echo "setup failed: $1"; exit 1; }
 }
 ctl() { (cd "$WS" && env -i $ENVV timeout -s KILL $T sh -c "$1"); }
+# The policy file as written (-p), or cagerun's own layers when LAYERS=1.
+LAYERS=0
 cage() {
-	(cd "$WS" && env -i $ENVV timeout -s KILL $T "$CAGERUN" -p "$POLICY" \
-		-D workspace="$WS" -D store="$ST" --quiet -- sh -c "echo gs-started; $1")
+	if [ $LAYERS = 1 ]; then
+		(cd "$WS" && env -i $ENVV timeout -s KILL $T "$CAGERUN" --quiet -- \
+			sh -c "echo gs-started; $1")
+	else
+		(cd "$WS" && env -i $ENVV timeout -s KILL $T "$CAGERUN" -p "$POLICY" \
+			-D workspace="$WS" -D store="$ST" --quiet -- sh -c "echo gs-started; $1")
+	fi
 }
 
 # attack CASE SETUP SCRIPT CHECK: CHECK (sh, in the workspace) is true
@@ -131,6 +138,14 @@ attack linked-gitfile "$LINKED" 'echo "gitdir: /evil" > wt/.git' 'grep -q evil w
 attack submodule-nested-name "$SUBMOD" 'echo evil >> .git/modules/a/b/config' 'grep -q evil .git/modules/a/b/config'
 attack bare-workspace "$BARE" 'echo evil >> config' 'grep -q evil config'
 attack bare-hook "$BARE" 'echo evil > hooks/pre-receive' 'test -e hooks/pre-receive'
+
+# The same discovery in the layered form (std/guard among the defaults).
+LAYERS=1
+attack layers-husky-hook "$HUSKY" 'echo "touch /tmp/x" > .husky/_/pre-commit' 'grep -q touch .husky/_/pre-commit'
+attack layers-fsmonitor "$FSM" 'echo evil >> tools/fsm.sh' 'grep -q evil tools/fsm.sh'
+attack layers-nested-hook "$NESTED" 'echo evil > sub/.git/hooks/x' 'test -e sub/.git/hooks/x'
+work layers-nested-work "$NESTED" 'cd sub && git status --short && echo two >> f && git commit -qam two'
+LAYERS=0
 
 GITWORK='git status --short >/dev/null && echo two >> f && git add f && git commit -qm two &&
 	git branch b2 && git log --oneline | wc -l'
