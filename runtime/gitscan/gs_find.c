@@ -2,7 +2,8 @@
  * gs_find.c - git directories and configured paths (gs_find.h).
  *
  *   workspace and each writable root: DIR/.git (a directory, or a file
- *   that points elsewhere), or DIR itself a bare repository
+ *   that points elsewhere), or DIR itself a bare repository; else the
+ *   repository the workspace lies in (the nearest .git above it)
  *   -> the workspace, breadth first, GS_SCAN_DEPTH levels and at most
  *   GS_SCAN_ENTRIES entries, symlinks never followed, .git never entered:
  *   nested repositories (a `.git` entry, or a bare repository's layout)
@@ -511,6 +512,22 @@ bool gs_find(const struct gs_find_in *in, struct gs_result *res, char *err, size
 	struct find f = { .in = in, .res = res, .err = err, .errlen = errlen };
 	err[0] = '\0';
 	probe(&f, in->workspace, "the workspace");
+	/* A workspace inside a repository: git run there reads that
+	 * repository's configuration, whose settings may point into the
+	 * workspace. The nearest directory above with a .git, as git finds it. */
+	if (f.nrepos == 0) {
+		char *up = arena_strdup(in->a, in->workspace);
+		for (int d = 0; d < 64; d++) {
+			char *sl = strrchr(up, '/');
+			if (!sl || sl == up)
+				break;
+			*sl = '\0';
+			if (exists(arena_printf(in->a, "%s/.git", up))) {
+				probe(&f, up, "the repository the workspace lies in, at");
+				break;
+			}
+		}
+	}
 	for (size_t i = 0; i < in->nroots; i++)
 		if (strcmp(in->roots[i], "/") && is_dir(in->roots[i]))
 			probe(&f, in->roots[i], "a writable tree at");

@@ -173,6 +173,27 @@ shown show-husky "$HUSKY" '\.husky/_/\*\*'
 shown show-nested "$NESTED" "git dir  *$WS/sub/.git"
 shown show-linked "$LINKED" "git dir  *$ST/main/.git"
 
+# A workspace inside a repository: that repository's core.hooksPath
+# points into the workspace.
+UP='r . && git config core.hooksPath inner/hooks && mkdir -p inner/hooks'
+fresh "$UP"
+(cd "$WS/inner" && env -i $ENVV sh -c 'echo evil > hooks/pre-commit')
+if ! grep -q evil "$WS/inner/hooks/pre-commit" 2>/dev/null; then
+	fail enclosing-repo "control: the attack did not work without cagerun"
+else
+	fresh "$UP"
+	(cd "$WS/inner" && env -i $ENVV timeout -s KILL $T "$CAGERUN" -p "$POLICY" \
+		-D workspace="$WS/inner" -D store="$ST" --quiet -- \
+		sh -c 'echo gs-started; echo evil > hooks/pre-commit') >"$OUT" 2>&1
+	if ! grep -q gs-started "$OUT"; then
+		fail enclosing-repo "cagerun did not start the command"
+	elif grep -q evil "$WS/inner/hooks/pre-commit" 2>/dev/null; then
+		fail enclosing-repo "the attack worked under cagerun"
+	else
+		pass enclosing-repo
+	fi
+fi
+
 # A configuration cagerun cannot read as git does: refused, nothing run.
 fresh 'r . && printf "[core]\n\tpager = \"\$(cat x)\"\n" >> .git/config'
 (cd "$WS" && env -i $ENVV "$CAGERUN" -p "$POLICY" -D workspace="$WS" -D store="$ST" \
