@@ -372,7 +372,7 @@ static int slurp(const char *path, char **text, size_t *len, struct gs_err *e)
 		seterr(e, "%s: %s", path, strerror(errno));
 		return -1;
 	}
-	struct stat st;
+	struct stat st = { 0 };
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > GS_CFG_MAX_BYTES) {
 		seterr(e, "%s: %s", path, S_ISDIR(st.st_mode) ? "a directory, not a file"
 			  : !S_ISREG(st.st_mode) ? "not a regular file" : "larger than 1 MiB");

@@ -24,6 +24,17 @@ printf '[include]\n\tpath = ~/inc.cfg\n' > "$F/c/tilde.cfg"
 printf '[t]\n\tv = home\n' > "$F/inc.cfg"
 printf '[s]\n\tk = a\000b\n' > "$F/c/stricter_nul.cfg"
 printf '[include]\n\tpath = %%(prefix)/etc/x\n' > "$F/c/stricter_prefix.cfg"
+# Include chains at git's depth limit (10 files deep accepted) and one past it.
+for n in 9 10; do
+	mkdir "$F/c/chain$n"
+	i=0
+	while [ $i -lt $n ]; do
+		printf '[k]\n\tv%d = 1\n[include]\n\tpath = %d.cfg\n' $i $((i + 1)) > "$F/c/chain$n/$i.cfg"
+		i=$((i + 1))
+	done
+	printf '[k]\n\tlast = 1\n' > "$F/c/chain$n/$n.cfg"
+	printf '[include]\n\tpath = chain%d/0.cfg\n' $n > "$F/c/chain$n.cfg"
+done
 PASS=0 FAILED=0
 for f in "$F"/c/*.cfg; do
 	n=${f##*/}
