@@ -392,6 +392,12 @@ static bool is_bool(const char *v)
 	return false;
 }
 
+static bool under_dir(const char *p, const char *d)
+{
+	size_t n = strlen(d);
+	return !strncmp(p, d, n) && (p[n] == '/' || p[n] == '\0');
+}
+
 static bool cfg_error(struct find *f, const struct gs_cfg_entry *e, const char *why)
 {
 	snprintf(f->err, f->errlen,
@@ -457,10 +463,18 @@ static bool entry_paths(struct find *f, const struct gs_cfg *c, const struct gs_
 	bool ok = true;
 	for (size_t i = 0; i < w.n && ok; i++) {
 		const char *n = join(f, top, w.v[i]);
-		if (n)
-			add_item(f, GS_CONFIG, n, false, why);
-		else
+		if (!n) {
 			ok = cfg_error(f, e, "a path that cannot be named in a policy");
+			continue;
+		}
+		/* A device or socket an argument names (`-F /dev/null`) holds no
+		 * code, and protecting it would break the command's own use. */
+		struct stat st;
+		if (under_dir(n, "/dev") || under_dir(n, "/proc") ||
+		    (lstat(n, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ||
+					    S_ISSOCK(st.st_mode))))
+			continue;
+		add_item(f, GS_CONFIG, n, false, why);
 	}
 	gs_words_free(&w);
 	return ok;
