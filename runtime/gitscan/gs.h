@@ -28,6 +28,7 @@
 enum {
 	GS_SCAN_DEPTH = 6,        /* directory levels below the workspace */
 	GS_SCAN_ENTRIES = 20000,  /* directory entries read by the scan */
+	GS_SCAN_MS = 2000,        /* and its time, on a slow filesystem */
 	GS_MAX_REPOS = 64,        /* git directories taken */
 	GS_MAX_WORKTREES = 64,    /* linked worktrees per repository */
 	GS_MAX_MODULES = 256,     /* directories looked at under .git/modules */

@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "gs_cmd.h"
@@ -178,9 +179,19 @@ static void probe(struct find *f, const char *dir, const char *what)
 		add_repo(f, norm(f, dir), dir, arena_printf(a, "%s %s (a bare repository)", what, dir));
 }
 
-/* Breadth-first scan of the workspace for nested repositories. */
+static long long now_ms(void)
+{
+	struct timespec t;
+	if (clock_gettime(CLOCK_MONOTONIC, &t) != 0)
+		return 0;
+	return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* Breadth-first scan of the workspace for nested repositories; it also
+ * stops after GS_SCAN_MS (a slow network filesystem). */
 static void scan(struct find *f, const char *ws)
 {
+	long long deadline = now_ms() + GS_SCAN_MS;
 	struct q {
 		const char *path;
 		unsigned depth;
@@ -201,7 +212,8 @@ static void scan(struct find *f, const char *ws)
 			const char *n = e->d_name;
 			if (!strcmp(n, ".") || !strcmp(n, ".."))
 				continue;
-			if (++f->res->scanned > GS_SCAN_ENTRIES) {
+			if (++f->res->scanned > GS_SCAN_ENTRIES ||
+			    ((f->res->scanned & 255) == 0 && now_ms() > deadline)) {
 				f->res->truncated = true;
 				break;
 			}
