@@ -373,6 +373,17 @@ static int slurp(const char *path, char **text, size_t *len, struct gs_err *e)
 		return -1;
 	}
 	struct stat st = { 0 };
+	if (fstat(fd, &st) == 0 && S_ISCHR(st.st_mode)) {
+		/* `include.path = /dev/null`: read as empty, as git reads it. */
+		close(fd);
+		*text = strdup("");
+		*len = 0;
+		if (!*text) {
+			seterr(e, "%s: out of memory", path);
+			return -1;
+		}
+		return 1;
+	}
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > GS_CFG_MAX_BYTES) {
 		seterr(e, "%s: %s", path, S_ISDIR(st.st_mode) ? "a directory, not a file"
 			  : !S_ISREG(st.st_mode) ? "not a regular file" : "larger than 1 MiB");

@@ -410,6 +410,19 @@ static bool under_dir(const char *p, const char *d)
 	return !strncmp(p, d, n) && (p[n] == '/' || p[n] == '\0');
 }
 
+/* A configured path, unless it is a device or socket, or under /dev or
+ * /proc (`core.hooksPath = /dev/null`, `ssh -F /dev/null`): those hold no
+ * code, and protecting them would break the command's own use. */
+static void add_config(struct find *f, const char *n, bool subtree, const char *why)
+{
+	struct stat st;
+	if (under_dir(n, "/dev") || under_dir(n, "/proc") ||
+	    (lstat(n, &st) == 0 &&
+	     (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) || S_ISSOCK(st.st_mode))))
+		return;
+	add_item(f, GS_CONFIG, n, subtree, why);
+}
+
 static bool cfg_error(struct find *f, const struct gs_cfg_entry *e, const char *why)
 {
 	snprintf(f->err, f->errlen,
@@ -437,7 +450,7 @@ static bool entry_paths(struct find *f, const struct gs_cfg *c, const struct gs_
 		free(p);
 		if (!n)
 			return cfg_error(f, e, "a path that cannot be named in a policy");
-		add_item(f, GS_CONFIG, n, false, why);
+		add_config(f, n, false, why);
 		return true;
 	}
 	if (k == K_HOOKS) {
@@ -450,11 +463,11 @@ static bool entry_paths(struct find *f, const struct gs_cfg *c, const struct gs_
 		free(p);
 		if (!n)
 			return cfg_error(f, e, "a path that cannot be named in a policy");
-		add_item(f, GS_CONFIG, n, true, why);
+		add_config(f, n, true, why);
 		/* husky: the hooks in .husky/_ run the scripts in .husky/. */
 		const char *base = strrchr(n, '/');
 		if (base && !strcmp(base, "/_") && base != n)
-			add_item(f, GS_CONFIG, arena_strndup(a, n, (size_t)(base - n)), true,
+			add_config(f, arena_strndup(a, n, (size_t)(base - n)), true,
 				 arena_printf(a, "%s (husky: its hooks run the scripts above _)", why));
 		return true;
 	}
@@ -479,14 +492,7 @@ static bool entry_paths(struct find *f, const struct gs_cfg *c, const struct gs_
 			ok = cfg_error(f, e, "a path that cannot be named in a policy");
 			continue;
 		}
-		/* A device or socket an argument names (`-F /dev/null`) holds no
-		 * code, and protecting it would break the command's own use. */
-		struct stat st;
-		if (under_dir(n, "/dev") || under_dir(n, "/proc") ||
-		    (lstat(n, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ||
-					    S_ISSOCK(st.st_mode))))
-			continue;
-		add_item(f, GS_CONFIG, n, false, why);
+		add_config(f, n, false, why);
 	}
 	gs_words_free(&w);
 	return ok;

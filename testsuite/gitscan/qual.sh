@@ -168,6 +168,10 @@ work nested-work "$NESTED" "cd sub && $GITWORK"
 work inner-worktree-work "$INNER_WT" "cd inner && $GITWORK"
 work linked-work "$LINKED" "cd wt && $GITWORK"
 work include-work "$INC" "$GITWORK"
+# Settings that name /dev/null (hooks turned off, ssh without a config):
+# nothing protected there, the command still writes /dev/null.
+DEVNULL='r . && git config core.hooksPath /dev/null && git config core.sshCommand "ssh -F /dev/null"'
+work devnull-work "$DEVNULL" "$GITWORK && echo x > /dev/null"
 
 shown show-husky "$HUSKY" '\.husky/_/\*\*'
 shown show-nested "$NESTED" "git dir  *$WS/sub/.git"
