@@ -130,6 +130,10 @@ attack include "$INC" 'printf "[core]\n\tpager = evil\n" >> gitconfig.local' 'gr
 attack include-missing "$INC_MISSING" 'mkdir -p extra && echo "[core]" > extra/more.cfg' 'test -e extra/more.cfg'
 attack nested-config "$NESTED" 'echo evil >> sub/.git/config' 'grep -q evil sub/.git/config'
 attack nested-hook "$NESTED" 'echo evil > sub/.git/hooks/x' 'test -e sub/.git/hooks/x'
+attack nested-commondir "$NESTED" 'echo ../../evil > sub/.git/commondir' 'grep -qs evil sub/.git/commondir'
+attack nested-info "$NESTED" 'mkdir -p sub/.git/info && echo "* filter=evil" > sub/.git/info/attributes' \
+	'test -e sub/.git/info/attributes'
+attack nested-gitfile-planted "$NESTED" 'mv sub/.git sub/.git-old' 'test -e sub/.git-old'
 attack nested-deep "$DEEP" 'echo evil >> a/b/c/deep/.git/config' 'grep -q evil a/b/c/deep/.git/config'
 attack inner-worktree-file "$INNER_WT" 'echo "gitdir: /evil" > inner/.git' 'grep -q evil inner/.git'
 attack linked-common-config "$LINKED" "echo evil >> $ST/main/.git/config" "grep -q evil $ST/main/.git/config"
