@@ -49,7 +49,11 @@ ctl() { (cd "$WS" && env -i $ENVV timeout -s KILL $T sh -c "$1"); }
 LAYERS=0
 cage() {
 	if [ $LAYERS = 1 ]; then
-		(cd "$WS" && env -i $ENVV timeout -s KILL $T "$CAGERUN" --quiet -- \
+		# The layers run in mode enforce, whose proxy wants more
+		# descriptors than a soft limit of 1024: the hard limit, as a
+		# user would raise it.
+		(ulimit -Sn "$(ulimit -Hn)" 2>/dev/null; cd "$WS" &&
+			env -i $ENVV timeout -s KILL $T "$CAGERUN" --quiet -- \
 			sh -c "echo gs-started; $1")
 	else
 		(cd "$WS" && env -i $ENVV timeout -s KILL $T "$CAGERUN" -p "$POLICY" \
