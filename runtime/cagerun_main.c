@@ -18,6 +18,7 @@
 #include "cage.h"
 #include "cli.h"
 #include "cpt.h"
+#include "gs.h"
 #include "ir.h"
 #include "prx.h"
 #include "prx_ev.h"
@@ -55,7 +56,8 @@ static const struct cli_opt run_opts_table[] = {
 	  "print no fingerprint at start, no denials as they happen, no denied hosts or "
 	  "changed layers at exit" },
 	{ "verbose", 'v', NULL, O_VERBOSE, CLI_CAGERUN,
-	  "also print the Linux plan's notes (rules enforced more narrowly than written)" },
+	  "also print the Linux plan's notes (rules enforced more narrowly than written) and "
+	  "what the git discovery found" },
 	{ "backend", 0, "NAME", O_BACKEND, CLI_CAGERUN,
 	  "the launcher, linux or seatbelt (default: this host's); seatbelt on Linux does "
 	  "every step up to the exec, then fails closed (125): how the macOS path is tested" },
@@ -67,7 +69,8 @@ static const struct cli_opt run_opts_table[] = {
 	  "enforce, enforce-fs: also observe file calls and record each one the policy "
 	  "denies (to --log, and a summary at exit)" },
 	{ "show", 0, NULL, O_SHOW, CLI_CAGERUN,
-	  "print the layers, mode, grants and lint's findings for -- COMMAND; run nothing" },
+	  "print the layers, mode, grants, lint's findings and the git paths discovered for "
+	  "-- COMMAND; run nothing" },
 	{ "pin", 0, "FINGERPRINT", O_PIN, CLI_CAGERUN,
 	  "refuse to start (125) unless the composed policy's fingerprint is this one" },
 	{ "shell", 0, NULL, O_SHELL, CLI_CAGERUN,
@@ -373,8 +376,20 @@ static int run_layers(struct run *r, struct args *a)
 				 .quiet = a->quiet };
 	int status = layers_load(&L, &rq);
 	if (status == 0 && a->show) {
+		/* What a run would add: the same discovery the launch makes. */
+		struct gs_result gr = { 0 };
+		char gerr[2048];
+		bool found = L.mode == IR_MODE_OFF || gs_extend(L.pol, &gr, gerr, sizeof gerr);
+		if (!found)
+			fprintf(stderr, "cagerun: %s; a run would refuse to start\n", gerr);
 		layers_show(&L, stdout);
-		status = fflush(stdout) == 0 ? 0 : EXIT_START;
+		if (found && L.mode != IR_MODE_OFF)
+			gs_print(&gr, stdout);
+		gs_result_free(&gr);
+		if (!found)
+			status = EXIT_START;
+		if (fflush(stdout) != 0)
+			status = EXIT_START;
 	} else if (status == 0) {
 		char fp[32];
 		snprintf(fp, sizeof fp, "xxh3:%016" PRIx64, L.fingerprint);

@@ -17,6 +17,7 @@
 #include "cli.h"
 #include "cpt.h"
 #include "prx.h"
+#include "gs.h"
 #include "prx_ev.h"
 #include "path.h"
 #include "sbx_run.h"
@@ -115,6 +116,23 @@ int run_load_policy(const struct run_opts *o, cage_policy **polp, const struct i
 			return run_fail("param %s: %s: %s; nothing was run", p->name, path,
 					strerror(errno));
 	}
+	if (*mode == IR_MODE_OFF)
+		return 0;
+	/* Git directories and what git's configuration points at, found now
+	 * and protected for this run, before any plan is built from the
+	 * profile (runtime/gitscan/gs.h). */
+	struct gs_result gr;
+	char gerr[2048];
+	if (!gs_extend(pol, &gr, gerr, sizeof gerr)) {
+		gs_result_free(&gr);
+		return run_fail("%s; nothing was run", gerr);
+	}
+	if (o->verbose)
+		gs_print(&gr, stderr);
+	else if (gr.truncated && !o->quiet)
+		fprintf(stderr, "cagerun: note: the git discovery stopped at a bound (%zu entries "
+				"read); cagerun --show lists what it found\n", gr.scanned);
+	gs_result_free(&gr);
 	return 0;
 }
 

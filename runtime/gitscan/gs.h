@@ -1,0 +1,71 @@
+/*
+ * gs.h - git discovery at launch: the git directories and the paths git's
+ * configuration points at that lie in a tree the session may write, found
+ * before the plan is built and added to the selected profile as protect
+ * rules (docs/security-model.md, "git discovered at launch").
+ *
+ * One source for what a git directory allows: the protect rules the policy
+ * itself has under `{workspace}/.git` (std/guard's git section). Each git
+ * directory found gets those rules re-rooted onto it, target and except
+ * patterns alike. A policy without such rules gets no discovery at all
+ * (`-p` runs it as written). Paths the configuration names get a plain
+ * `protect write`. Nothing found here ever removes or weakens a rule.
+ *
+ * The rules point at a synthetic source file, "<discovered>", whose text
+ * is the rules as a person would write them, one per line with the reason
+ * beside it: explain, --show and the plan's messages name them by line.
+ */
+#ifndef CAGE_GS_H
+#define CAGE_GS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "cage.h"
+#include "ir.h"
+
+enum {
+	GS_SCAN_DEPTH = 6,        /* directory levels below the workspace */
+	GS_SCAN_ENTRIES = 20000,  /* directory entries read by the scan */
+	GS_SCAN_MS = 2000,        /* and its time, on a slow filesystem */
+	GS_MAX_REPOS = 64,        /* git directories taken */
+	GS_MAX_WORKTREES = 64,    /* linked worktrees per repository */
+	GS_MAX_MODULES = 256,     /* directories looked at under .git/modules */
+};
+
+enum gs_kind {
+	GS_GITDIR,   /* a git directory: the re-rooted allowlist */
+	GS_GITFILE,  /* a `.git` file (gitdir: pointer): protected whole */
+	GS_CONFIG,   /* a path the configuration names: protect write */
+};
+
+struct gs_item {
+	enum gs_kind kind;
+	char *path;    /* absolute, normalised */
+	bool subtree;  /* GS_CONFIG: the directory and all below it */
+	char *why;     /* for --show and the synthetic source */
+};
+
+struct gs_result {
+	bool active;      /* the policy has a git section to extend */
+	char *workspace;
+	struct gs_item *v;
+	size_t n;
+	size_t scanned;   /* directory entries the scan read */
+	bool truncated;   /* the scan stopped at a bound */
+	size_t nrules;    /* rules added to the profile */
+};
+
+/* Finds, and adds the rules to pol's selected profile (pins rebuilt).
+ * False with a message in err when a configuration file cannot be read
+ * as git would read it, or a path cannot be named: the caller refuses
+ * the run (fail closed). */
+bool gs_extend(cage_policy *pol, struct gs_result *res, char *err, size_t errlen);
+
+/* The "discovered:" section of --show. */
+void gs_print(const struct gs_result *res, FILE *out);
+
+void gs_result_free(struct gs_result *res);
+
+#endif
