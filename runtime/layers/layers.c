@@ -451,12 +451,21 @@ static int give_cache(struct layers *L, const struct layers_req *rq, const char 
 	return 0;
 }
 
-/* Whether the policy declares `cache` (std/guard does) without a -D. */
+/* Whether std/guard (the standard library's, or a copy found first on an
+ * -I folder) declares `cache` and no -D gave it. A `cache` param of the
+ * policy's own is left alone: it means what that policy says. */
 static bool wants_cache(const cage_policy *p)
 {
-	for (size_t i = 0; p->ir && i < p->ir->nparams; i++)
-		if (!strcmp(p->ir->params[i].name, "cache"))
-			return !p->ir->params[i].from_define;
+	static const char guard[] = "std/guard.cage";
+	for (size_t i = 0; p->ir && i < p->ir->nparams; i++) {
+		const struct ir_param *q = &p->ir->params[i];
+		if (strcmp(q->name, "cache") || !q->loc.file)
+			continue;
+		const char *n = q->loc.file->name;
+		size_t nl = strlen(n), gl = sizeof guard - 1;
+		return !q->from_define && nl >= gl && !strcmp(n + nl - gl, guard) &&
+		       (nl == gl || n[nl - gl - 1] == '/');
+	}
 	return false;
 }
 
