@@ -83,6 +83,29 @@ Test(eval, protect_cannot_be_reopened_in_any_order)
 	cage_policy_free(p);
 }
 
+Test(eval, protect_except_leaves_its_excepts_to_the_other_rules)
+{
+	cage_policy *p = compile("cage 1\n"
+				 "protect write \"/w/.git/**\" except \"/w/.git/objects/**\",\n"
+				 "    \"/w/.git/*.lock\", \"/w/.git/modules/**/HEAD\"\n"
+				 "allow read write \"/w/**\"\n"
+				 "deny write \"/w/.git/objects/info/**\"\n");
+	cr_expect(!allowed(p, "write", "/w/.git/config"), "the protect holds outside its excepts");
+	cr_expect(!allowed(p, "create", "/w/.git/commondir"));
+	cr_expect(!allowed(p, "delete", "/w/.git"), "the target's root is held too");
+	cr_expect(allowed(p, "write", "/w/.git/objects/ab/cd"), "an except: the allow decides");
+	cr_expect(allowed(p, "create", "/w/.git/index.lock"));
+	cr_expect(allowed(p, "delete", "/w/.git/objects/ab"));
+	cr_expect(!allowed(p, "delete", "/w/.git/objects"), "pinned: the deny below holds it");
+	cr_expect(!allowed(p, "create", "/w/.git/hooks/x.lock"), "* is one component");
+	cr_expect(allowed(p, "write", "/w/.git/modules/a/b/HEAD"), "** in an except");
+	cr_expect(!allowed(p, "write", "/w/.git/modules/a/b/config"));
+	cr_expect(!allowed(p, "write", "/w/.git/objects/info/alternates"),
+		  "inside an except, the other rules decide, in order");
+	cr_expect(allowed(p, "read", "/w/.git/config"), "the protect is for write only");
+	cage_policy_free(p);
+}
+
 Test(eval, globs)
 {
 	cage_policy *p = compile("cage 1\n"
@@ -243,7 +266,9 @@ Test(eval, all_accesses_at_once_agree_with_one_at_a_time)
 		"/w", "/w/src/a.c", "/w/.git", "/w/.git/config", "/w/.git/hooks/pre-commit",
 		"/w/.git/modules/m/hooks/x", "/w/.envrc", "/w/.vscode/tasks.json",
 		"/w/.claude/settings.json", "/h/.ssh/id_rsa", "/h/.claude/x", "/h", "/etc/passwd",
-		"/usr/bin/git", "/tmp/x", "/",
+		"/usr/bin/git", "/tmp/x", "/", "/w/.git/index.lock", "/w/.git/objects/ab/cd",
+		"/w/.git/commondir", "/w/.git/modules/a/b/config", "/w/.git/modules/a/b/HEAD",
+		"/w/.git/worktrees/x/commondir", "/w/.git/worktrees/x/index",
 	};
 	static const uint32_t bits[] = { IR_A_READ, IR_A_READ_META, IR_A_WRITE, IR_A_CREATE,
 					 IR_A_DELETE, IR_A_EXEC };

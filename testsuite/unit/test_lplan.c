@@ -351,3 +351,65 @@ Test(lplan, a_missing_tree_the_command_may_create_is_created_first)
 	cr_expect_eq(f.plan.nmkdirs, 0, "only when the parent exists");
 	cage_policy_free(f.pol);
 }
+
+/* A protect with excepts: what it holds and exists is mounted read-only
+ * entry by entry, the directory holding both is only pinned, the excepts
+ * get nothing, and new names are the create guard's, which lets what the
+ * excepts name be made and refuses the rest. */
+Test(lplan, a_protect_with_excepts_mounts_what_it_holds)
+{
+	const enum lplan_mk F = LPLAN_MK_FILE, D = LPLAN_MK_DIR;
+	mk("w/.git/objects", true);
+	mk("w/.git/objects/ab", true);
+	mk("w/.git/config", false);
+	mk("w/.git/index", false);
+	struct fixture f;
+	plan_for(&f, "allow read write \"{r}/w/**\"\n"
+		     "protect write \"{r}/w/.git/**\" except \"{r}/w/.git/objects/**\",\n"
+		     "    \"{r}/w/.git/index\", \"{r}/w/.git/index.lock\"");
+	cr_expect_eq(f.plan.nerrors, 0);
+	cr_expect_eq(mounts(&f, "w/.git"), LPM_PIN, "pinned, not read-only: locks are made in it");
+	cr_expect(mounts(&f, "w/.git/hooks") & LPM_RDONLY);
+	cr_expect(mounts(&f, "w/.git/config") & LPM_RDONLY);
+	cr_expect_eq(mounts(&f, "w/.git/objects"), 0);
+	cr_expect_eq(mounts(&f, "w/.git/index"), 0);
+	cr_expect(guards(&f, "w/.git/commondir", F));
+	cr_expect(guards(&f, "w/.git/info", D));
+	cr_expect(!guards(&f, "w/.git/index.lock", F));
+	cr_expect(!guards(&f, "w/.git/objects/ab/cd", F));
+	cr_expect(!guards(&f, "w/.git/objects/cd", D));
+	cage_policy_free(f.pol);
+}
+
+/* Reached through a symlink, the tree is walked where it is, and the
+ * excepts move with it. */
+Test(lplan, a_protect_with_excepts_follows_a_symlinked_tree)
+{
+	const enum lplan_mk F = LPLAN_MK_FILE;
+	mk("w/.git/objects", true);
+	struct fixture f;
+	plan_for(&f, "allow read write \"{r}/w/**\"\n"
+		     "protect write \"{r}/link/.git/**\" except \"{r}/link/.git/objects/**\"");
+	cr_expect_eq(f.plan.nerrors, 0);
+	cr_expect(mounts(&f, "w/.git/hooks") & LPM_RDONLY);
+	cr_expect_eq(mounts(&f, "w/.git/objects"), 0);
+	cr_expect(!guards(&f, "w/.git/objects/x", F));
+	cr_expect(guards(&f, "w/.git/config", F));
+	cage_policy_free(f.pol);
+}
+
+/* A tree too big to walk entry by entry is refused, not planned wider. */
+Test(lplan, a_protect_with_excepts_over_a_huge_tree_is_refused)
+{
+	mk("w/big", true);
+	char rel[64];
+	for (int i = 0; i <= 20000; i++) {
+		snprintf(rel, sizeof rel, "w/big/f%d", i);
+		mk(rel, false);
+	}
+	struct fixture f;
+	plan_for(&f, "allow read write \"{r}/w/**\"\n"
+		     "protect write \"{r}/w/big/**\" except \"{r}/w/big/*/keep\"");
+	cr_expect(error_mentions(&f, "too many to plan one by one"));
+	cage_policy_free(f.pol);
+}
