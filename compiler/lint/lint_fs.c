@@ -130,7 +130,7 @@ static bool lands_protected(struct fsctx *f, const char *path, bool subtree,
 		const struct ir_rule *r = &p->rules[i];
 		if (r->effect != IR_PROTECT || r->tkind != IR_T_PATH)
 			continue;
-		if (pat_path_overlap(&r->t.path, &rp, NULL, 0) != PAT_NO) {
+		if (lint_path_overlap(r, &rp, NULL, 0) != PAT_NO) {
 			*prot = r;
 			char t[900];
 			lint_target_text(r, t, sizeof t);

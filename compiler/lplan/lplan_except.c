@@ -78,7 +78,7 @@ struct xwalk {
 	const struct ir_rule *orig;
 	struct ir_rule full; /* target and excepts resolved */
 	struct lplan_rules *out;
-	size_t visited;
+	size_t visited, held;
 	bool too_big;
 };
 
@@ -92,6 +92,76 @@ static bool may_meet(const struct ir_path *e, const char *p, size_t pn)
 	return !strncmp(e->text, p, n);
 }
 
+/* Is P at or below the directory D[0..dn)? */
+static bool at_or_below(const char *p, size_t pn, const char *d, size_t dn)
+{
+	if (dn == 1 && d[0] == '/')
+		return true;
+	return pn >= dn && !strncmp(p, d, dn) && (p[dn] == '/' || p[dn] == '\0');
+}
+
+/* The relations of pattern e to P and all below it that part_of needs,
+ * without the automata where the pattern's shape decides them: exact
+ * paths and subtrees by prefix, globs without a double-star component
+ * one component at a time (they match paths of one depth only, never all below P).
+ * Anything else goes to pat_rel. */
+static void rel_to_sub(struct xwalk *w, const struct ir_path *e, const char *p,
+		       const struct ir_path *sub, enum pat_ans *overlap, enum pat_ans *contains)
+{
+	size_t pn = strlen(p);
+	if (e->kind == IR_PAT_EXACT) {
+		*overlap = at_or_below(e->text, e->len, p, pn) ? PAT_YES : PAT_NO;
+		*contains = PAT_NO;
+		return;
+	}
+	if (e->kind == IR_PAT_SUBTREE) {
+		size_t dn = e->len > 3 ? e->len - 3 : 1;
+		bool below = at_or_below(p, pn, e->text, dn);
+		*contains = below ? PAT_YES : PAT_NO;
+		*overlap = below || at_or_below(e->text, dn, p, pn) ? PAT_YES : PAT_NO;
+		return;
+	}
+	enum { MAXC = 256 };
+	struct path_comp ec[MAXC], pc[MAXC];
+	size_t en = path_split(e->text, ec, MAXC), m = path_split(p, pc, MAXC);
+	bool dstar = en == (size_t)-1;
+	for (size_t i = 0; !dstar && i < en; i++)
+		dstar = ec[i].n == 2 && ec[i].s[0] == '*' && ec[i].s[1] == '*';
+	if (en == (size_t)-1 || m == (size_t)-1) {
+		*overlap = pat_path_overlap(e, sub, NULL, 0);
+		*contains = *overlap == PAT_NO ? PAT_NO : pat_path_contains(e, sub, NULL, 0);
+		return;
+	}
+	if (dstar) {
+		/* P itself, or a path below it, component by component */
+		*overlap = path_match(e, p) || lplan_strictly_above(ec, 0, en, pc, 0, m, 0)
+				   ? PAT_YES : PAT_NO;
+		/* all of it when e is X/ followed by a final double star and X
+		 * matches P or a directory above it; otherwise asked exactly */
+		*contains = PAT_NO;
+		if (*overlap == PAT_YES && en > 1 && ec[en - 1].n == 2 && ec[en - 1].s[0] == '*' &&
+		    ec[en - 1].s[1] == '*') {
+			char *x = arena_strndup(w->a, e->text, e->len - 3);
+			struct ir_path xp = { .text = x };
+			path_classify(&xp);
+			for (size_t k = m + 1; k-- > 1 && *contains == PAT_NO;) {
+				const char *end = pc[k - 1].s + pc[k - 1].n;
+				if (path_match(&xp, arena_strndup(w->a, p, (size_t)(end - p))))
+					*contains = PAT_YES;
+			}
+		}
+		return;
+	}
+	*contains = PAT_NO;
+	*overlap = PAT_NO;
+	if (en < m)
+		return;
+	for (size_t i = 0; i < m; i++)
+		if (!path_component_match(ec[i].s, ec[i].n, pc[i].s, pc[i].n))
+			return;
+	*overlap = PAT_YES;
+}
+
 /* How much of P and the tree below it the rule protects. Unknown answers
  * (a pathological glob) count as the mixed case, which walks on. */
 static enum xpart part_of(struct xwalk *w, const char *p)
@@ -99,25 +169,35 @@ static enum xpart part_of(struct xwalk *w, const char *p)
 	struct ir_path sub = { 0 };
 	sub.text = arena_printf(w->a, "%s/**", strcmp(p, "/") ? p : "");
 	path_classify(&sub);
-	enum pat_ans o = pat_path_overlap(&w->full.t.path, &sub, NULL, 0);
+	enum pat_ans o, c;
+	rel_to_sub(w, &w->full.t.path, p, &sub, &o, &c);
 	if (o == PAT_NO)
 		return X_NONE;
-	bool all = o == PAT_YES && pat_path_contains(&w->full.t.path, &sub, NULL, 0) == PAT_YES;
+	bool all = o == PAT_YES && c == PAT_YES;
 	size_t pn = strlen(p);
 	for (uint32_t i = 0; i < w->full.nexcept; i++) {
 		const struct ir_path *e = &w->full.except[i].path;
 		if (!may_meet(e, p, pn))
 			continue;
-		if (pat_path_contains(e, &sub, NULL, 0) == PAT_YES)
+		rel_to_sub(w, e, p, &sub, &o, &c);
+		if (c == PAT_YES)
 			return X_NONE;
-		if (pat_path_overlap(e, &sub, NULL, 0) != PAT_NO)
+		if (o != PAT_NO)
 			all = false;
 	}
 	return all ? X_ALL : X_MIXED;
 }
 
+/* Each entry held is a mount, and a node every other node of the plan is
+ * asked about: past this many the plan refuses rather than grow. */
+#define XWALK_MAX_HELD 4096
+
 static void emit(struct xwalk *w, const char *path, bool subtree)
 {
+	if (++w->held > XWALK_MAX_HELD) {
+		w->too_big = true;
+		return;
+	}
 	lplan_rules_add(w->a, w->out, w->orig, lplan_resolve_cached(w->rc, path), subtree);
 	struct ir_rule *r = &w->out->rules[w->out->n - 1];
 	r->except = NULL;
@@ -190,9 +270,13 @@ bool lplan_except_expand(struct arena *a, struct lplan_rcache *rc, const struct 
 	case X_ALL:
 		emit(&w, anchor, true);
 		return true;
-	case X_MIXED:
+	case X_MIXED: {
+		size_t n0 = out->n - w.held;
 		walk(&w, anchor, 0);
+		if (w.too_big)
+			out->n = n0; /* refused: the entries walked so far plan nothing */
 		return !w.too_big;
+	}
 	}
 	return true;
 }

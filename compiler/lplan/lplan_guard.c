@@ -86,7 +86,7 @@ void lplan_guard_globs(struct arena *a, const struct ir_profile *p, struct lplan
 
 /* Whether some path strictly below t (components tc[ti..m) still to
  * match) matches the pattern's components pc[pi..n). */
-static bool strictly_above(const struct path_comp *pc, size_t pi, size_t n,
+bool lplan_strictly_above(const struct path_comp *pc, size_t pi, size_t n,
 			   const struct path_comp *tc, size_t ti, size_t m, unsigned depth)
 {
 	if (depth > 512)
@@ -96,10 +96,10 @@ static bool strictly_above(const struct path_comp *pc, size_t pi, size_t n,
 	if (pi == n)
 		return false;
 	if (pc[pi].n == 2 && pc[pi].s[0] == '*' && pc[pi].s[1] == '*')
-		return strictly_above(pc, pi + 1, n, tc, ti, m, depth + 1) ||
-		       strictly_above(pc, pi, n, tc, ti + 1, m, depth + 1);
+		return lplan_strictly_above(pc, pi + 1, n, tc, ti, m, depth + 1) ||
+		       lplan_strictly_above(pc, pi, n, tc, ti + 1, m, depth + 1);
 	return path_component_match(pc[pi].s, pc[pi].n, tc[ti].s, tc[ti].n) &&
-	       strictly_above(pc, pi + 1, n, tc, ti + 1, m, depth + 1);
+	       lplan_strictly_above(pc, pi + 1, n, tc, ti + 1, m, depth + 1);
 }
 
 /* Whether t is `dir` or above it. */
@@ -144,7 +144,7 @@ bool lplan_guard_denies(const struct lplan *plan, const char *path, enum lplan_m
 				if (m == (size_t)-1 && (m = path_split(path, tc, MAXC)) == (size_t)-1)
 					continue; /* deeper than any pattern */
 				size_t n = path_split(t, pc, MAXC);
-				if (n == (size_t)-1 || !strictly_above(pc, 0, n, tc, 0, m, 0))
+				if (n == (size_t)-1 || !lplan_strictly_above(pc, 0, n, tc, 0, m, 0))
 					continue;
 			}
 		}

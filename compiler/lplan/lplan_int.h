@@ -30,6 +30,12 @@ void lplan_rules_add(struct arena *a, struct lplan_rules *v, const struct ir_rul
 bool lplan_resolve_rules(struct arena *a, const struct ir_profile *p, struct lplan_rules *out,
 			 struct lplan *plan);
 
+/* Whether some path strictly below the path tc[0..m) (from ti on) can
+ * match the pattern components pc[pi..n) (lplan_guard.c). */
+struct path_comp;
+bool lplan_strictly_above(const struct path_comp *pc, size_t pi, size_t n,
+			  const struct path_comp *tc, size_t ti, size_t m, unsigned depth);
+
 /* A pattern with the directories before its first glob resolved through
  * symlinks, like the nodes of the plan (lplan_guard.c). */
 const char *lplan_resolve_pattern(struct arena *a, struct lplan_rcache *rc,

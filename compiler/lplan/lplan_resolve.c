@@ -148,9 +148,10 @@ bool lplan_resolve_rules(struct arena *a, const struct ir_profile *p, struct lpl
 				continue;
 			if (!lplan_except_expand(a, rc, r, out, &full[nfull++]))
 				lplan_error(a, plan, r,
-					    "the tree this protect holds has more than %d entries "
-					    "outside its excepts (or is deeper than 64), too many "
-					    "to plan one by one; protect a smaller tree",
+					    "the tree this protect holds is too big to plan entry by "
+					    "entry (more than %d entries to look at outside its "
+					    "excepts, more than 4096 to mount, or deeper than 64); "
+					    "protect a smaller tree",
 					    LPLAN_GLOB_BUDGET);
 			continue;
 		}

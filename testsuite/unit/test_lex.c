@@ -44,7 +44,7 @@ Test(lex, every_keyword_and_punctuation)
 		{ "cage", TK_CAGE }, { "import", TK_IMPORT }, { "param", TK_PARAM },
 		{ "list", TK_LIST }, { "profile", TK_PROFILE }, { "extends", TK_EXTENDS },
 		{ "allow", TK_ALLOW }, { "deny", TK_DENY }, { "protect", TK_PROTECT },
-		{ "mode", TK_MODE }, { "env", TK_ENV }, { "keep", TK_KEEP }, { "set", TK_SET },
+		{ "except", TK_EXCEPT }, { "mode", TK_MODE }, { "env", TK_ENV }, { "keep", TK_KEEP }, { "set", TK_SET },
 		{ "unset", TK_UNSET }, { "private", TK_PRIVATE }, { "read", TK_READ },
 		{ "read-metadata", TK_READ_METADATA }, { "write", TK_WRITE },
 		{ "create", TK_CREATE }, { "delete", TK_DELETE }, { "exec", TK_EXEC },

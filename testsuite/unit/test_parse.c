@@ -106,6 +106,28 @@ Test(parse, every_statement_kind)
 	done(&p);
 }
 
+Test(parse, protect_except)
+{
+	struct parsed p;
+	parse_text(&p, "cage 1\n"
+		       "protect write \"/w/.git/**\", \"/v/.git/**\" except\n"
+		       "    \"/w/.git/index\", objs\n"
+		       "protect \"/x/**\"\n");
+	cr_assert_eq(p.d.n, 0, "no diagnostics expected");
+	struct ast_node *r = p.ast->items->next;
+	cr_expect_eq(count_str(r->u.rule.targets), 2);
+	cr_expect_eq(count_str(r->u.rule.excepts), 2, "a newline after except continues the rule");
+	cr_expect(r->u.rule.excepts->next->is_ident);
+	cr_expect_eq(r->u.rule.except_loc.line, 2);
+	cr_expect_null(r->next->u.rule.excepts);
+	done(&p);
+
+	parse_text(&p, "cage 1\nallow read \"/w/**\" except \"/w/x\"\n"
+		       "protect \"/w/**\" except\n");
+	cr_expect_eq(p.d.n, 2, "except on an allow, and except with no path");
+	done(&p);
+}
+
 Test(parse, recovery_reports_every_error)
 {
 	struct parsed p;
