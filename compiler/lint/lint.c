@@ -27,7 +27,7 @@ static const struct lint_check checks[] = {
 	{ "writable-ancestor", DIAG_WARNING, "a writable directory above a protected (error) or granted path" },
 	{ "hardlink-alias", DIAG_ERROR, "a file in a granted tree that is a hard link to a protected file" },
 	{ "noncanonical-path", DIAG_WARNING, "a path written with '..', '//', a trailing '/', or a macOS alias" },
-	{ "guard-opened", DIAG_WARNING, "a grant that lets the session change what std/guard keeps (git hooks, shell startup files, ...)" },
+	{ "runs-later-writable", DIAG_WARNING, "a grant that makes writable what std/guard keeps: what runs code later, outside the cage (git hooks, shell startup files, caches, PATH folders, ...)" },
 	{ "secret-exposed", DIAG_ERROR, "a grant that reaches a known credential location" },
 	{ "broad-grant", DIAG_WARNING, "read or write of all of /, ~, /Users or /home" },
 	{ "broad-host", DIAG_WARNING, "'*', a public suffix, or localhost without a port" },
@@ -432,7 +432,7 @@ void lint_policy(struct cage_policy *pol, const struct lint_opts *o)
 		}
 		lint_check_dead(&c, p->nrules, true);
 		lint_check_paths(&c);
-		lint_check_guard(&c);
+		lint_check_runs_later(&c);
 		lint_check_hosts(&c);
 		lint_check_target(&c);
 		lint_check_linux_plan(&c);

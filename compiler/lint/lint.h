@@ -33,6 +33,9 @@ struct lint_opts {
 	bool werror;      /* warnings become errors */
 	const struct lint_override *ov;
 	size_t nov;
+	/* Where std/guard is loaded from for runs-later-writable (the
+	 * policy's --stdlib); NULL: the default standard library. */
+	const char *stdlib;
 	/* Walk bounds for the filesystem checks. */
 	size_t fs_max_entries;
 };

@@ -250,6 +250,7 @@ int lint_main(int argc, char **argv)
 				pols[i] = pol;
 			continue;
 		}
+		lo.stdlib = opts->stdlib; /* --stdlib, parsed by now */
 		lint_policy(pol, &lo);
 		if (pol->diags.errors && status == 0)
 			status = EXIT_POLICY;

@@ -55,6 +55,12 @@ struct lint_ctx {
 	uint32_t *machs;
 	size_t nmachs;
 
+	/* std/guard's protects (lint_runs_later.c), loaded at the first
+	 * writable grant */
+	struct runs_later *runs_later;
+	size_t nruns_later;
+	bool runs_later_loaded;
+
 	/* built-in secrets as IR paths, made once per policy */
 	struct lint_builtin *secrets;
 	size_t nsecrets;
@@ -129,8 +135,8 @@ enum pat_ans lint_contains(const struct ir_rule *a, const struct ir_rule *b);
 /* ---- checks ---- */
 void lint_check_order(struct lint_ctx *c);    /* unsafe-order, protect-violation */
 void lint_check_dead(struct lint_ctx *c, size_t limit, bool own_only); /* dead/redundant */
-void lint_check_paths(struct lint_ctx *c);
-void lint_check_guard(struct lint_ctx *c);    /* guard-opened */    /* secret-exposed, broad-grant, noncanonical, writable-ancestor */
+void lint_check_paths(struct lint_ctx *c);    /* secret-exposed, broad-grant, noncanonical, writable-ancestor */
+void lint_check_runs_later(struct lint_ctx *c); /* runs-later-writable */
 void lint_check_hosts(struct lint_ctx *c);    /* broad-host, ip-literal */
 void lint_check_target(struct lint_ctx *c);   /* unsupported-on-target */
 void lint_check_linux_plan(struct lint_ctx *c); /* linux-inexact */

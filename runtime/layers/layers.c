@@ -25,6 +25,7 @@
 #include <unistd.h>
 #include <xxhash.h>
 
+#include "cachedir.h"
 #include "cli.h"
 #include "lint.h"
 #include "policy.h"
@@ -469,7 +470,7 @@ static size_t lint_layers(struct layers *L, const char *text, const cage_options
 	const struct layer_src *lt = task_last ? layer_of_kind(L, "task") : NULL;
 	if (lt && seen.v[lt - L->v].src)
 		task_to_end(L->lint, seen.v[lt - L->v].src);
-	struct lint_opts lo = { 0 };
+	struct lint_opts lo = { .stdlib = o->stdlib };
 	lint_policy(L->lint, &lo);
 	const struct layer_src *ls = kind ? layer_of_kind(L, kind) : NULL;
 	if (!ls || !ls->path)
@@ -489,12 +490,75 @@ static size_t lint_layers(struct layers *L, const char *text, const cage_options
 	return bad;
 }
 
+/* Gives the `cache` param (std/guard's) the private folder of `name`,
+ * made now unless only --show asked; 0 or 125. */
+static int give_cache(struct layers *L, const struct layers_req *rq, const char *name)
+{
+	char err[PATH_MAX + 200];
+	cachedir_key(name, L->cache_key);
+	if (!cachedir_resolve(L->cache_key, !rq->lint, L->cache, sizeof L->cache, err, sizeof err))
+		return fail("the private cache: %s; nothing was run (or give -D cache=DIR)", err);
+	if (!nameable(L->cache))
+		return fail("the private cache %s cannot be named in a policy (quote, backslash or "
+			    "brace)", L->cache);
+	char def[sizeof L->cache + 8];
+	snprintf(def, sizeof def, "cache=%s", L->cache);
+	cage_options_define(rq->copts, def);
+	return 0;
+}
+
+/* Whether std/guard (the standard library's, or a copy found first on an
+ * -I folder) declares `cache` and no -D gave it. A `cache` param of the
+ * policy's own is left alone: it means what that policy says. */
+static bool wants_cache(const cage_policy *p)
+{
+	static const char guard[] = "std/guard.cage";
+	for (size_t i = 0; p->ir && i < p->ir->nparams; i++) {
+		const struct ir_param *q = &p->ir->params[i];
+		if (strcmp(q->name, "cache") || !q->loc.file)
+			continue;
+		const char *n = q->loc.file->name;
+		size_t nl = strlen(n), gl = sizeof guard - 1;
+		return !q->from_define && nl >= gl && !strcmp(n + nl - gl, guard) &&
+		       (nl == gl || n[nl - gl - 1] == '/');
+	}
+	return false;
+}
+
+/* -p: the key is the selected profile's name, else the file's own. */
+static void policy_key(const cage_policy *p, const char *file, char *out, size_t cap)
+{
+	const struct ir_profile *sel = p->ir->selected;
+	if (sel && sel->name) {
+		snprintf(out, cap, "%s", sel->name);
+		return;
+	}
+	const char *b = strrchr(file, '/');
+	snprintf(out, cap, "%s", b ? b + 1 : file);
+	size_t n = strlen(out);
+	if (n > 5 && !strcmp(out + n - 5, ".cage"))
+		out[n - 5] = '\0';
+}
+
 static int load_policy_file(struct layers *L, const struct layers_req *rq)
 {
 	add(L, "policy", rq->policy);
 	L->pol = cage_load_file(rq->policy, rq->copts);
 	if (!L->pol)
 		return fail("out of memory");
+	if (cage_error_count(L->pol) == 0 && L->pol->ir->selected && wants_cache(L->pol)) {
+		/* The key needs the compiled profile; the run needs the policy
+		 * compiled with the key's folder: a second load. */
+		char key[256];
+		policy_key(L->pol, rq->policy, key, sizeof key);
+		int rc = give_cache(L, rq, key);
+		if (rc)
+			return rc;
+		cage_policy_free(L->pol);
+		L->pol = cage_load_file(rq->policy, rq->copts);
+		if (!L->pol)
+			return fail("out of memory");
+	}
 	cage_print_diagnostics(L->pol, stderr, cli_want_color("auto", STDERR_FILENO));
 	if (cage_error_count(L->pol) > 0 || !L->pol->ir->selected)
 		return fail("%s: the policy has errors; nothing was run", rq->policy);
@@ -506,7 +570,7 @@ static int load_policy_file(struct layers *L, const struct layers_req *rq)
 		/* As for layers: lint a second load, whose findings count nowhere. */
 		L->lint = cage_load_file(rq->policy, rq->copts);
 		if (L->lint && cage_error_count(L->lint) == 0 && L->lint->ir->selected) {
-			struct lint_opts lo = { 0 };
+			struct lint_opts lo = { .stdlib = rq->copts->stdlib };
 			lint_policy(L->lint, &lo);
 		}
 	}
@@ -781,6 +845,15 @@ static int compose(struct layers *L, const struct layers_req *rq)
 	for (size_t i = 0; i < L->n; i++)
 		if (L->v[i].import[0] == '/' && declares_workspace(L->v[i].import))
 			declared = true;
+	/* The agent's private caches (std/guard's `cache`): the agent layer's
+	 * name, the command's base name. */
+	if (module_exists(rq->copts, "std/guard") && !has_define(rq->copts, "cache")) {
+		const char *b = rq->argv && rq->argv[0] ? strrchr(rq->argv[0], '/') : NULL;
+		b = b ? b + 1 : rq->argv && rq->argv[0] ? rq->argv[0] : "default";
+		rc = give_cache(L, rq, b);
+		if (rc)
+			return rc;
+	}
 	if (!has_define(rq->copts, "workspace")) {
 		char *def = malloc(strlen(L->root) + 16);
 		if (!def)

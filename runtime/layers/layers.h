@@ -43,6 +43,11 @@ struct layers {
 	size_t n;
 	char *root;        /* the project's root: workspace's value unless -D */
 	char cfgdir[4096]; /* CONFIG/cage, "" when there is none */
+	/* The private caches cagerun gave std/guard's `cache` param (cachedir.h),
+	 * and the key they belong to; "" when it gave none (-D cache, or no
+	 * std/guard). */
+	char cache[4096];
+	char cache_key[72];
 	cage_policy *pol;  /* the composed policy, narrowed; owned */
 	cage_policy *lint; /* a second load with lint's findings, when linted */
 	int mode;          /* enum ir_mode in force (--mode applied) */

@@ -66,12 +66,21 @@ static void show_env(FILE *out, const struct ir_profile *p)
 	for (size_t i = 0; i < p->nenv;) {
 		enum ir_env_kind k = p->env[i].kind;
 		fprintf(out, "  %-5s", kw[k]);
+		int col = 7;
 		size_t j = i;
 		for (; j < p->nenv && p->env[j].kind == k && p->env[j].loc.file == p->env[i].loc.file; j++) {
+			char one[4200];
 			if (k == IR_ENV_SET)
-				fprintf(out, " %s=\"%s\"", p->env[j].name, p->env[j].value);
+				snprintf(one, sizeof one, " %s=\"%s\"", p->env[j].name, p->env[j].value);
 			else
-				fprintf(out, " %s", p->env[j].name);
+				snprintf(one, sizeof one, " %s", p->env[j].name);
+			int w = (int)strlen(one);
+			if (j > i && col + w > SHOW_WIDTH) {
+				fprintf(out, "\n%7s", "");
+				col = 7;
+			}
+			fputs(one, out);
+			col += w;
 		}
 		fprintf(out, "   [%s]\n", file_name(&p->env[i].loc));
 		i = j;
@@ -103,6 +112,9 @@ void layers_show(const struct layers *L, FILE *out)
 	layers_show_command(L, out);
 	if (L->root)
 		fprintf(out, "workspace: %s\n", L->root);
+	if (L->cache[0])
+		fprintf(out, "caches: %s (%s's own; the environment below points each tool there)\n",
+			L->cache, L->cache_key);
 	fprintf(out, "profile: %s\nmode: %s\nprivate:%s%s%s\n", p->name,
 		ir_mode_name((enum ir_mode)L->mode), p->private_tmp ? " tmp" : "",
 		p->private_home ? " home" : "", p->private_tmp || p->private_home ? "" : " none");

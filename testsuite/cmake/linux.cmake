@@ -52,4 +52,11 @@ if(CMAKE_SYSTEM_NAME STREQUAL "Linux" AND TARGET cagerun)
   # One at a time: each counts the processes of its user.
   set_tests_properties(linux/limits linux/limits/user PROPERTIES TIMEOUT 300
     RESOURCE_LOCK cage-limits)
+  # Private caches: the real ones refused, npm/pip/cargo/go warm in the
+  # agent's own folder (testsuite/linux/caches.sh), as root and as cage-test.
+  add_test(NAME linux/caches COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/linux/caches.sh
+    $<TARGET_FILE:cagerun> ${CMAKE_SOURCE_DIR})
+  add_test(NAME linux/caches/user COMMAND ${CAGE_AS_USER}
+    /bin/sh ${CMAKE_CURRENT_SOURCE_DIR}/linux/caches.sh $<TARGET_FILE:cagerun> ${CMAKE_SOURCE_DIR})
+  set_tests_properties(linux/caches linux/caches/user PROPERTIES TIMEOUT 600)
 endif()

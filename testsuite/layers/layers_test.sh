@@ -148,7 +148,8 @@ expect_not_in "$XDG_CONFIG_HOME/cage/trust" "forged" "approvals unchanged"
 rm -f "$XDG_CONFIG_HOME/beside" "$tmp/wide.cage"
 
 # ---- --pin ----
-# (the command layer is part of what is pinned: the same command, sh)
+# (the command layer is part of what is pinned, and the command's name keys
+# the private caches, whose folder the fingerprint covers: the same command, sh)
 run "$deep" -- sh -c true
 fp=$(sed -n 's/^cagerun: policy \(xxh3:[0-9a-f]*\) .*/\1/p' "$tmp/err")
 [ -n "$fp" ] && ok || bad "fingerprint printed at start"
@@ -232,6 +233,8 @@ mkdir -p "$lib/std/agents" "$lib/cagerun" "$tmp/g/.git" "$tmp/g/.cage"
 cp "$src/stdlib/cagerun/workspace.cage" "$lib/cagerun/"
 printf 'cage 1\n# base\nallow read exec "/usr/**", "/bin/**"\nallow read "/etc/**"\n' >"$lib/std/base.cage"
 printf 'cage 1\nprotect "~/.ssh/**"\n' >"$lib/std/secrets.cage"
+printf 'cage 1\nparam workspace : path\nparam cache : path = "~/.cache/cage/default"\n# git runs hooks\nprotect write "{workspace}/.git/hooks/**"\nallow read write "{cache}/**"\nenv set PIP_CACHE_DIR = "{cache}/pip"\n' \
+	>"$lib/std/guard.cage"
 printf 'cage 1\nallow read write "~/.agent/**"\nallow connect "api.agent.test:443"\nenv keep AGENT_KEY\n' \
 	>"$lib/std/agents/agent.cage"
 printf 'cage 1\ndeny write "{workspace}/vendor/**"\nallow read "/opt/**"\nprivate tmp\n' \

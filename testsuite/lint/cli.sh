@@ -269,12 +269,12 @@ profile p {
 EOF2
 run 0 lint -I mine opened.cage
 [ "$(grep -c 'warning:' out)" -eq 1 ] || fail "opening one guarded entry gives one finding"
-grep -q 'change {workspace}/.vscode/\*\*, which std/guard keeps: VS Code' out ||
-	fail "guard-opened names the entry and why"
-sed 's|^    allow read write exec workspace|    # cage: allow guard-opened - this task edits .vscode/tasks.json\n&|' \
+grep -q 'write in {workspace}/.vscode/\*\*, where code runs from later, outside the cage (std/guard: VS Code runs' out ||
+	fail "runs-later-writable names the entry and why (std/guard's comment)"
+sed 's|^    allow read write exec workspace|    # cage: allow runs-later-writable - this task edits .vscode/tasks.json\n&|' \
 	opened.cage >opened2.cage
 run 0 lint -I mine opened2.cage
-[ ! -s out ] || fail "the suppressed guard-opened still printed"
+[ ! -s out ] || fail "the suppressed runs-later-writable still printed"
 run 0 explain -I mine opened.cage -D workspace=/w create /w/.vscode/tasks.json
 run 1 explain opened.cage -D workspace=/w create /w/.vscode/tasks.json
 # explain rename/link: the rename and link rule, and a delete a pin refuses
