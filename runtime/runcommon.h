@@ -26,6 +26,12 @@ int run_load_policy(const struct run_opts *o, cage_policy **pol, const struct ir
 struct cpt_table;
 int run_proxy_table(cage_policy *pol, const char *name, char **bytes, struct cpt_table *t);
 
+/* The agents' own copies of their mixed config files (agentstate.h), made
+ * before the sandbox; -v says which. 0, or RUN_SETUP_FAILED with the cause
+ * said. */
+struct agentstate;
+int run_agent_state(const cage_policy *pol, bool verbose, struct agentstate *st);
+
 /* The proxy's per-run secret: 128 random bits as 32 hex digits. */
 bool run_proxy_secret(char out[33]);
 

@@ -477,6 +477,10 @@ static int discover(struct layers *L, const struct layers_req *rq)
 	if (module_exists(rq->copts, "std/guard"))
 		add(L, "defaults", "std/guard");
 	add(L, "workspace", "cagerun/workspace");
+	/* Toolchains, registries, GitHub, certificate status: a day's work
+	 * needs them whatever the agent (docs/stdlib.md, "The baseline"). */
+	if (module_exists(rq->copts, "cagerun/baseline"))
+		add(L, "baseline", "cagerun/baseline");
 	if (rq->argv && rq->argv[0]) {
 		const char *b = strrchr(rq->argv[0], '/');
 		b = b ? b + 1 : rq->argv[0];
