@@ -162,22 +162,24 @@ static void settle(struct ir_verdict out[6], uint32_t *open, uint32_t b,
 	*open &= ~b;
 }
 
-void ir_eval_path_bits(const struct ir_profile *p, uint32_t bits, const char *path,
-		       struct ir_verdict out[6])
+void ir_eval_path_among(const struct ir_profile *p, const uint32_t *among, size_t n,
+			uint32_t bits, const char *path, struct ir_verdict out[6])
 {
 	memset(out, 0, 6 * sizeof *out);
 	uint32_t open = bits & IR_A_FILE;
+	if (!among)
+		n = p->nrules;
 	/* decide(), every access in one walk: protects first, in order... */
-	for (size_t i = 0; i < p->nrules && open; i++) {
-		const struct ir_rule *r = &p->rules[i];
+	for (size_t k = 0; k < n && open; k++) {
+		const struct ir_rule *r = &p->rules[among ? among[k] : k];
 		uint32_t b;
 		if (r->effect == IR_PROTECT && r->tkind == IR_T_PATH &&
 		    (b = access_of(p, r, open)) && path_match(&r->t.path, path))
 			settle(out, &open, b, r, false);
 	}
 	/* ...then the last matching rule. */
-	for (size_t i = p->nrules; i-- > 0 && open;) {
-		const struct ir_rule *r = &p->rules[i];
+	for (size_t k = n; k-- > 0 && open;) {
+		const struct ir_rule *r = &p->rules[among ? among[k] : k];
 		uint32_t b;
 		if (r->tkind == IR_T_PATH && (b = access_of(p, r, open)) &&
 		    path_match(&r->t.path, path))
@@ -192,6 +194,12 @@ void ir_eval_path_bits(const struct ir_profile *p, uint32_t bits, const char *pa
 			del->pin = pin;
 		}
 	}
+}
+
+void ir_eval_path_bits(const struct ir_profile *p, uint32_t bits, const char *path,
+		       struct ir_verdict out[6])
+{
+	ir_eval_path_among(p, NULL, 0, bits, path, out);
 }
 
 void ir_eval_host(const struct ir_profile *p, const char *host, unsigned port,

@@ -196,6 +196,11 @@ struct ir_verdict {
  * callers that ask about every access of many paths (the Linux plan). */
 void ir_eval_path_bits(const struct ir_profile *p, uint32_t bits, const char *path,
 		       struct ir_verdict out[6]);
+/* ir_eval_path_bits over the rules p->rules[among[0..n)] only (indices
+ * ascending): for a caller that knows the other rules cannot match
+ * `path`. among NULL: every rule. */
+void ir_eval_path_among(const struct ir_profile *p, const uint32_t *among, size_t n,
+			uint32_t bits, const char *path, struct ir_verdict out[6]);
 /* `access` is one IR_A_* bit; `path` absolute and normalised. */
 void ir_eval_path(const struct ir_profile *p, uint32_t access,
 		  const char *path, struct ir_verdict *v);

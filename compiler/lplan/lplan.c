@@ -13,6 +13,7 @@
  */
 #include "lplan_int.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -129,9 +130,41 @@ bool lplan_at_or_above(const char *anc, const char *path)
 	return !strcmp(anc, path) || is_ancestor(anc, path);
 }
 
+int lplan_path_cmp(const char *x, const char *y)
+{
+	/* Component by component: '/' ends a component, so it sorts before
+	 * every byte a name can hold. Bytewise, `~/.claude` < `~/.claude.json`
+	 * < `~/.claude/settings.json` ('.' is below '/'), and a node's
+	 * descendants would not follow it without a break. */
+	for (;; x++, y++) {
+		unsigned cx = (unsigned char)*x, cy = (unsigned char)*y;
+		if (cx != cy) {
+			unsigned kx = cx == '/' ? 1 : cx ? cx + 1 : 0;
+			unsigned ky = cy == '/' ? 1 : cy ? cy + 1 : 0;
+			return kx < ky ? -1 : 1;
+		}
+		if (!cx)
+			return 0;
+	}
+}
+
 static int node_cmp(const void *x, const void *y)
 {
-	return strcmp(((const struct lplan_node *)x)->path, ((const struct lplan_node *)y)->path);
+	return lplan_path_cmp(((const struct lplan_node *)x)->path,
+			      ((const struct lplan_node *)y)->path);
+}
+
+/* The order link_parents and the walk from the root down rely on: strictly
+ * increasing by components, so that every node's descendants follow it
+ * without a break. */
+static void assert_sorted(const struct lplan *plan)
+{
+#ifndef NDEBUG
+	for (size_t i = 1; i < plan->nnodes; i++)
+		assert(lplan_path_cmp(plan->nodes[i - 1].path, plan->nodes[i].path) < 0);
+#else
+	(void)plan;
+#endif
 }
 
 /* Effective rights in the region holding `path` (the deepest node that is
@@ -186,17 +219,34 @@ static void set_nodes(struct arena *a, struct lplan *plan, const struct lplan_ru
 	plan->nnodes = m;
 }
 
-static void link_parents(struct lplan *plan)
+/* Each node's nearest ancestor node. The stack holds the chain of
+ * ancestors of the node before; in sorted order, whatever of it is not
+ * above this node is above none of the nodes after it either. */
+static void link_parents(struct arena *a, struct lplan *plan)
 {
-	size_t stack[4096], sp = 0;
+	assert_sorted(plan);
+	/* A chain is at most one node per component of the deepest path. */
+	size_t *stack = arena_alloc(a, (plan->nnodes + 1) * sizeof *stack), sp = 0;
 	for (size_t i = 0; i < plan->nnodes; i++) {
 		struct lplan_node *n = &plan->nodes[i];
 		while (sp && !is_ancestor(plan->nodes[stack[sp - 1]].path, n->path))
 			sp--;
 		n->parent = sp ? stack[sp - 1] : SIZE_MAX;
-		if (sp < sizeof stack / sizeof *stack)
-			stack[sp++] = i;
+		assert(sp <= i);
+		stack[sp++] = i;
 	}
+#ifndef NDEBUG
+	/* The parent is above the node, and no node above it is nearer. */
+	for (size_t i = 0; i < plan->nnodes; i++) {
+		const struct lplan_node *n = &plan->nodes[i];
+		size_t near = SIZE_MAX;
+		for (size_t k = 0; k < i; k++)
+			if (is_ancestor(plan->nodes[k].path, n->path))
+				near = k;
+		assert(n->parent == near);
+		assert(n->parent == SIZE_MAX || n->parent < i);
+	}
+#endif
 }
 
 /* A node that exists: grant what is missing, mount away the excess. */
@@ -274,7 +324,11 @@ static void plan_existing(struct arena *a, struct lplan *plan, const struct ir_p
 		return;
 	uint64_t at_parent = par->ll & ~par->block;
 	uint64_t rm = n->is_dir ? LP_REMOVE_DIR : LP_REMOVE_FILE;
-	if ((at_parent & rm) && !(self & IR_A_DELETE) && !n->mount) {
+	/* Pinned where it may not be removed, or may not be made anew (a
+	 * name removed could be created again: Landlock cannot refuse it). */
+	uint64_t mk = n->is_dir ? LP_MAKE_DIR : LP_MAKE_REG;
+	if ((at_parent & rm) && (!(self & IR_A_DELETE) ||
+				 ((at_parent & mk) && !(self & IR_A_CREATE))) && !n->mount) {
 		n->mount |= LPM_PIN;
 		n->rule = sdenier;
 	}
@@ -513,6 +567,7 @@ static bool build(struct arena *a, const struct ir_profile *p, struct lplan *pla
 	dp.name = p->name;
 	dp.rules = rs.rules;
 	dp.nrules = rs.n;
+	plan->rprof = dp;
 
 	set_nodes(a, plan, &rs);
 	for (size_t i = 0; i < plan->nnodes; i++) {
@@ -522,7 +577,7 @@ static bool build(struct arena *a, const struct ir_profile *p, struct lplan *pla
 		n->exists = here || is_static;
 		n->is_dir = is_static && n->subtree ? true : here && S_ISDIR(st.st_mode);
 	}
-	link_parents(plan);
+	link_parents(a, plan);
 	for (size_t i = 0; i < plan->nnodes; i++) {
 		struct lplan_node *n = &plan->nodes[i];
 		const struct lplan_node *par = n->parent == SIZE_MAX ? NULL : &plan->nodes[n->parent];
@@ -534,7 +589,7 @@ static bool build(struct arena *a, const struct ir_profile *p, struct lplan *pla
 		lplan_guard_globs(a, p, plan, region_can_create);
 	}
 	pin_ancestors(a, plan);
-	link_parents(plan);
+	link_parents(a, plan);
 	for (size_t i = 0; i < plan->nnodes; i++) {
 		plan->ngrants += plan->nodes[i].grant != 0;
 		plan->nmounts += plan->nodes[i].mount != 0;
@@ -623,6 +678,20 @@ bool lplan_emit(const struct ir_policy *pol, const struct ir_profile *prof, FILE
 	if (!lplan_build(a, prof, &plan, err))
 		return false;
 	lplan_print(out, &plan);
+	struct lplan_widening *w;
+	size_t nw;
+	lplan_check(a, &plan, &w, &nw, NULL);
+	char text[2400];
+	for (size_t i = 0; i < nw; i++) {
+		lplan_widening_text(&w[i], text, sizeof text);
+		fprintf(out, "wider %s\n", text);
+	}
+	if (nw) {
+		*err = arena_printf(a, "the plan is wider than the policy at %zu point%s (a bug in "
+				       "the plan); cagerun refuses this policy",
+				    nw, nw == 1 ? "" : "s");
+		return false;
+	}
 	if (plan.nerrors) {
 		*err = arena_printf(a, "%zu rule%s cannot be enforced exactly on Linux here; "
 				       "cagerun refuses this policy",

@@ -116,6 +116,9 @@ struct lplan {
 	/* The profile with every path rule's literal part resolved but no
 	 * glob expanded: what the guard asks about names made later. */
 	struct ir_profile gprof;
+	/* The profile's path rules as the plan was built from them: literal
+	 * parts resolved and globs expanded into the paths that exist. */
+	struct ir_profile rprof;
 	size_t ngrants, nmounts;
 	bool is_static; /* built by lplan_build_static */
 	/* Internal to a build: every prefix the build resolved, so that the
@@ -149,6 +152,31 @@ struct lplan_answer {
 bool lplan_query(struct arena *a, const struct lplan *plan, uint32_t access, const char *path,
 		 struct lplan_answer *ans);
 
+/* The launch-time check (lplan_check.c): an access the sandbox would
+ * allow and the policy denies. */
+struct lplan_widening {
+	const char *path;           /* as the plan or the policy names it */
+	const char *resolved;       /* as the kernel reaches it */
+	uint32_t access;            /* one IR_A_* bit */
+	const struct ir_rule *rule; /* the rule that denies it; NULL: no rule allows it */
+};
+struct lplan_check_stats {
+	size_t paths;   /* distinct resolved paths asked about */
+	size_t evals;   /* IR evaluations (every access of one path each) */
+	size_t queries; /* answers computed from the plan */
+};
+/* Asks, for every path the profile or the plan names (each rule's target,
+ * each node, guard and directory created, their parents, and a name no
+ * rule names below each directory), for read, write, create, delete and
+ * exec, whether the sandbox the plan builds allows what the policy (its
+ * rules resolved as the plan resolves them) denies. Reading metadata is
+ * not asked: Landlock does not confine it. Fills *out with the
+ * widenings (none: the plan is never wider than the policy on them). */
+void lplan_check(struct arena *a, const struct lplan *plan, struct lplan_widening **out,
+		 size_t *nout, struct lplan_check_stats *st);
+/* "file:line:col: the sandbox would allow ACCESS PATH, which RULE denies" */
+void lplan_widening_text(const struct lplan_widening *w, char *buf, size_t size);
+
 /* What a creation puts at a name, for the create guard: an empty
  * directory holds nothing; a file (regular, device, FIFO, socket, a hard
  * link, a renamed non-directory) holds nothing below it; a tree (a
@@ -163,6 +191,10 @@ enum lplan_mk { LPLAN_MK_DIR, LPLAN_MK_FILE, LPLAN_MK_TREE };
  * a later match of a guard's glob part. *why is the rule, for messages. */
 bool lplan_guard_denies(const struct lplan *plan, const char *path, enum lplan_mk kind,
 			const struct ir_rule **why);
+
+/* Orders paths component by component ("/a" < "/a/b" < "/a.json"): the
+ * order of plan->nodes, in which a node's descendants follow it. */
+int lplan_path_cmp(const char *x, const char *y);
 
 /* A rule's location and text, "file:line:col: allow read ~/x", for messages. */
 void lplan_rule_text(const struct ir_rule *r, char *buf, size_t size);

@@ -35,6 +35,13 @@ char *lplan_parent_dir(struct arena *a, const char *path);
 /* True when `anc` is `path` or a directory above it. */
 bool lplan_at_or_above(const char *anc, const char *path);
 
+/* The path `access` acts on, resolved as the kernel resolves it (the last
+ * component not followed for create and delete). */
+const char *lplan_query_path(struct arena *a, uint32_t access, const char *path);
+/* lplan_query for a path already resolved that exists (is_dir) or not. */
+bool lplan_answer_at(struct arena *a, const struct lplan *plan, uint32_t access, const char *rp,
+		     bool exists, bool is_dir, struct lplan_answer *ans);
+
 /* The guard profile (plan->gprof) and the guards of glob rules. */
 void lplan_guard_prepare(struct arena *a, const struct ir_profile *p, struct lplan *plan);
 void lplan_guard_add(struct arena *a, struct lplan *plan, const char *pattern,

@@ -13,29 +13,56 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* Landlock rights at `path`, and what mounts take away there. */
-static void rights_at(const struct lplan *plan, const char *path, uint64_t *ll,
+/* The node at exactly `path`, found by halving: the nodes are sorted by
+ * components (lplan_path_cmp), without repeats. */
+static const struct lplan_node *node_at(const struct lplan *plan, const char *path)
+{
+	size_t lo = 0, hi = plan->nnodes;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = lplan_path_cmp(plan->nodes[mid].path, path);
+		if (!c)
+			return &plan->nodes[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* Landlock rights at `path`, and what mounts take away there: the grants
+ * of the nodes at or above it, and the deepest of their mounts. */
+static void take_node(const struct lplan_node *n, bool at, uint64_t *ll,
+		      const struct lplan_node **mount_node)
+{
+	if (!n || !n->exists)
+		return;
+	/* A grant on a file covers that file only; on a directory,
+	 * everything beneath it. */
+	if (n->is_dir || at)
+		*ll |= n->grant;
+	if (n->mount & (LPM_HIDE | LPM_RDONLY | LPM_NOEXEC | LPM_FRESH))
+		*mount_node = n; /* prefixes come shortest first: the deepest wins */
+}
+
+static void rights_at(struct arena *a, const struct lplan *plan, const char *path, uint64_t *ll,
 		      uint64_t *block, const struct lplan_node **mount_node)
 {
 	*ll = 0;
 	*block = 0;
 	*mount_node = NULL;
-	size_t best_len = 0;
-	for (size_t i = 0; i < plan->nnodes; i++) {
-		const struct lplan_node *n = &plan->nodes[i];
-		if (!n->exists || !lplan_at_or_above(n->path, path))
-			continue;
-		bool at = strcmp(n->path, path) == 0;
-		/* A grant on a file covers that file only; on a directory,
-		 * everything beneath it. */
-		if (n->is_dir || at)
-			*ll |= n->grant;
-		if (n->mount & (LPM_HIDE | LPM_RDONLY | LPM_NOEXEC | LPM_FRESH)) {
-			size_t len = strlen(n->path);
-			if (len >= best_len) {
-				best_len = len;
-				*mount_node = n;
-			}
+	size_t len = strlen(path);
+	take_node(node_at(plan, "/"), len == 1, ll, mount_node);
+	if (len > 1) {
+		/* Every prefix that ends at a component boundary. */
+		char *pre = arena_strdup(a, path);
+		for (size_t k = 2; k <= len; k++) {
+			if (k < len && path[k] != '/')
+				continue;
+			pre[k] = '\0';
+			take_node(node_at(plan, pre), k == len, ll, mount_node);
+			pre[k] = path[k];
 		}
 	}
 	const struct lplan_node *m = *mount_node;
@@ -50,24 +77,31 @@ static void rights_at(const struct lplan *plan, const char *path, uint64_t *ll,
 
 static bool is_mount_point(const struct lplan *plan, const char *path)
 {
-	for (size_t i = 0; i < plan->nnodes; i++)
-		if (plan->nodes[i].mount && plan->nodes[i].exists && !strcmp(plan->nodes[i].path, path))
-			return true;
-	return false;
+	const struct lplan_node *n = node_at(plan, path);
+	return n && n->mount && n->exists;
 }
 
-bool lplan_query(struct arena *a, const struct lplan *plan, uint32_t access, const char *path,
-		 struct lplan_answer *ans)
+/* The path an access acts on, as the kernel reaches it: delete and create
+ * (rename and link are both) act on the name in its directory and do not
+ * follow a symlink in last place; read, write and exec act on what the
+ * path leads to. */
+const char *lplan_query_path(struct arena *a, uint32_t access, const char *path)
+{
+	if (!(access & (IR_A_CREATE | IR_A_DELETE)) || !strcmp(path, "/"))
+		return lplan_resolve_path(a, path);
+	const char *base = strrchr(path, '/') + 1;
+	const char *dir = lplan_resolve_path(a, lplan_parent_dir(a, path));
+	return arena_printf(a, "%s/%s", strcmp(dir, "/") ? dir : "", base);
+}
+
+bool lplan_answer_at(struct arena *a, const struct lplan *plan, uint32_t access, const char *rp,
+		     bool exists, bool is_dir, struct lplan_answer *ans)
 {
 	memset(ans, 0, sizeof *ans);
-	ans->resolved = lplan_resolve_path(a, path);
-	const char *rp = ans->resolved;
-	struct stat st;
-	bool exists = stat(rp, &st) == 0;
-	bool is_dir = exists && S_ISDIR(st.st_mode);
+	ans->resolved = rp;
 	uint64_t ll, block;
 	const struct lplan_node *m;
-	rights_at(plan, rp, &ll, &block, &m);
+	rights_at(a, plan, rp, &ll, &block, &m);
 	bool hidden_above = m && (m->mount & LPM_HIDE) && strcmp(m->path, rp) != 0;
 	switch (access) {
 	case IR_A_READ_META:
@@ -93,7 +127,7 @@ bool lplan_query(struct arena *a, const struct lplan *plan, uint32_t access, con
 		const char *par = lplan_parent_dir(a, rp);
 		uint64_t pll, pblock;
 		const struct lplan_node *pm;
-		rights_at(plan, par, &pll, &pblock, &pm);
+		rights_at(a, plan, par, &pll, &pblock, &pm);
 		uint64_t need = access == IR_A_CREATE ? (is_dir ? LP_MAKE_DIR : LP_MAKE_REG)
 						      : (is_dir ? LP_REMOVE_DIR : LP_REMOVE_FILE);
 		ans->allowed = (pll & need) && !(pblock & need);
@@ -102,6 +136,18 @@ bool lplan_query(struct arena *a, const struct lplan *plan, uint32_t access, con
 			ans->why = "a mount point (it is, or is above, a denied path): it can be "
 				   "neither removed nor renamed";
 			return true;
+		}
+		if (access == IR_A_CREATE && ans->allowed && exists) {
+			/* A name that is there is made anew only by removing or
+			 * replacing it (rename over it removes it too). */
+			struct lplan_answer del;
+			lplan_answer_at(a, plan, IR_A_DELETE, rp, true, is_dir, &del);
+			if (!del.allowed) {
+				ans->allowed = false;
+				ans->why = "it exists and cannot be removed or replaced, so it "
+					   "cannot be made anew";
+				return true;
+			}
 		}
 		const struct ir_rule *gr = NULL;
 		if (access == IR_A_CREATE && ans->allowed &&
@@ -125,4 +171,14 @@ bool lplan_query(struct arena *a, const struct lplan *plan, uint32_t access, con
 			   : m->mount & LPM_RDONLY ? "under a read-only mount"
 						    : "under a no-exec mount";
 	return true;
+}
+
+bool lplan_query(struct arena *a, const struct lplan *plan, uint32_t access, const char *path,
+		 struct lplan_answer *ans)
+{
+	const char *rp = lplan_query_path(a, access, path);
+	struct stat st;
+	/* The name itself for delete and create: a symlink is a file there. */
+	bool exists = (access & (IR_A_CREATE | IR_A_DELETE) ? lstat(rp, &st) : stat(rp, &st)) == 0;
+	return lplan_answer_at(a, plan, access, rp, exists, exists && S_ISDIR(st.st_mode), ans);
 }

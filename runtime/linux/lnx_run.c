@@ -4,7 +4,7 @@
  *
  *   compile the policy -> choose the mode -> check every path param and the
  *   kernel (Landlock ABI) -> build the Linux plan (refuse what it cannot
- *   enforce) -> lease -> proxy (enforce) -> environment -> start the
+ *   enforce, and a plan wider than the policy) -> lease -> proxy (enforce) -> environment -> start the
  *   sandbox -> adopt its listeners -> wait for the exec -> serve the proxy
  *   and forward signals until init exits -> report, clean up.
  *
@@ -39,6 +39,7 @@
 #include "lnx_monitor.h"
 #include "lnx_notify.h"
 #include "lnx_observe.h"
+#include "lnx_plancheck.h"
 #include "lnx_sandbox.h"
 #include "lnx_seccomp.h"
 #include <seccomp.h>
@@ -475,6 +476,9 @@ static int launch(struct lrun *r)
 		return fail("%s: %zu rule%s cannot be enforced exactly on Linux; nothing was run",
 			    r->o->policy, r->plan.nerrors, r->plan.nerrors == 1 ? "" : "s");
 	}
+	/* Nothing starts on a plan that allows what the policy denies. */
+	if ((rc = lnx_plan_refuse_wider(&r->pol->arena, &r->plan, stderr, r->o->verbose)))
+		return rc;
 	/* Directories the policy lets the command create, created now so
 	 * that their grants can be made (lplan.c, plan_missing). */
 	for (size_t i = 0; i < r->plan.nmkdirs; i++) {
