@@ -136,7 +136,7 @@ if ! is_installed; then
 fi
 
 tmp=$(mktemp -d "$work/run-$agent.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
+[ -n "${CAGE_AGENTS_KEEP:-}" ] || trap 'rm -rf "$tmp"' EXIT
 home=$tmp/home
 ws=$home/src/app
 nvm_bin=$home/.nvm/versions/node/$node_version/bin
@@ -310,7 +310,8 @@ if [ "$agent" = claude ]; then
 	printf '{}\n' >"$home/.claude/settings.json" && printf '# mine\n' >"$home/.claude/CLAUDE.md" ||
 		exit 1
 	# The user's own file, as a first run outside leaves it.
-	printf '{\n  "numStartups": 1,\n  "userID": "cage-test-user"\n}\n' >"$home/.claude.json" || exit 1
+	uid=$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')
+	printf '{\n  "numStartups": 1,\n  "userID": "%s"\n}\n' "$uid" >"$home/.claude.json" || exit 1
 	rm -f "$home/.claude/.claude.json"
 	outside_sum() {
 		cat "$home/.claude.json" "$home/.claude/settings.json" "$home/.claude/CLAUDE.md" |
@@ -326,7 +327,7 @@ if [ "$agent" = claude ]; then
 	if [ "$(outside_sum)" != "$before" ]; then
 		fail "the caged run changed ~/.claude.json, settings.json or CLAUDE.md outside"
 	elif ! grep -q '"cagekept"' "$home/.claude/.claude.json" 2>/dev/null ||
-		! grep -q '"cage-test-user"' "$home/.claude/.claude.json"; then
+		! grep -q "\"$uid\"" "$home/.claude/.claude.json"; then
 		fail "the caged copy ~/.claude/.claude.json lacks the seeded state or the saved server"
 	else
 		echo "ok: $agent: ~/.claude.json outside unchanged; the caged copy was seeded and saved"
@@ -338,9 +339,17 @@ if [ "$agent" = claude ]; then
 		'"$1" mcp get cagekept </dev/null' \
 		"$cagerun" -p "$policy" -D workspace="$ws"
 	# And in the layered form too.
-	sh_probe "layered caged run finds it as well" ok \
-		'"$1" mcp get cagekept </dev/null' \
-		"$cagerun" -D workspace="$ws" --mode enforce-fs
+	# The layered form picks the agent's module by the command's name: the
+	# agent itself, not sh, is the command.
+	label="layered caged run (cagerun -- claude) finds it as well"
+	if timeout -k 5 "$run_secs" env HOME="$home" PATH="$nvm_bin:/usr/local/bin:/usr/bin:/bin" \
+		USER="$(id -un)" LANG=C.UTF-8 TERM=dumb "$cagerun" -- "$nvm_bin/claude" mcp get cagekept \
+		</dev/null >"$tmp/out" 2>"$tmp/err"; then
+		echo "ok: $agent: $label"
+		passed=$((passed + 1))
+	else
+		fail "exit status $?"
+	fi
 	# Planting what runs outside later: refused inside...
 	sh_probe "planting hooks, memory, commands, MCP servers: refused" denied "$plant" \
 		"$cagerun" -p "$policy" -D workspace="$ws" && plant_all_refused &&
