@@ -61,6 +61,10 @@ struct ast_node {
 			uint32_t access;      /* IR_A_* bits; 0 = none written */
 			struct loc access_loc; /* span of the access keywords */
 			struct ast_str *targets;
+			/* `protect ... except P, ...`: paths inside the
+			 * targets the protect leaves to the other rules */
+			struct ast_str *excepts;
+			struct loc except_loc; /* the `except` keyword */
 		} rule;
 		struct { struct ast_str *value; } mode;
 		struct { struct ast_str *names; } names; /* keep, unset, private */

@@ -47,7 +47,7 @@
 
 %token NL IDENT INT STRING COMMA COLON EQ LBRACE RBRACE.
 %token CAGE IMPORT PARAM LIST PROFILE EXTENDS.
-%token ALLOW DENY PROTECT MODE ENV KEEP SET UNSET PRIVATE.
+%token ALLOW DENY PROTECT EXCEPT MODE ENV KEEP SET UNSET PRIVATE.
 %token READ READ_METADATA WRITE CREATE DELETE EXEC CONNECT UNIX MACH.
 
 file ::= stmts.
@@ -73,7 +73,8 @@ body(A) ::= body(B) item(I) NL. { A = B; parse_append(&A, I); }
 body(A) ::= body(B) error NL. { A = B; yypParser->yyerrcnt = -1; /* resynchronised: report the next error too */ }
 
 %type item { struct ast_node * }
-item(A) ::= effect(E) accesses(X) words(W). { A = parse_rule(ctx, &E, &X, W.head); }
+item(A) ::= effect(E) accesses(X) words(W). { A = parse_rule(ctx, &E, &X, W.head, NULL, NULL); }
+item(A) ::= effect(E) accesses(X) words(W) EXCEPT(K) words(V). { A = parse_rule(ctx, &E, &X, W.head, &K, V.head); }
 item(A) ::= MODE(K) IDENT(V). { A = parse_mode(ctx, &K, &V); }
 item(A) ::= ENV(K) KEEP idents(L). { A = parse_names(ctx, AST_ENV_KEEP, &K, L.head); }
 item(A) ::= ENV(K) UNSET idents(L). { A = parse_names(ctx, AST_ENV_UNSET, &K, L.head); }

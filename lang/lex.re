@@ -157,6 +157,7 @@ again:
 	"allow"         { t->kind = TK_ALLOW; goto tok; }
 	"deny"          { t->kind = TK_DENY; goto tok; }
 	"protect"       { t->kind = TK_PROTECT; goto tok; }
+	"except"        { t->kind = TK_EXCEPT; goto tok; }
 	"mode"          { t->kind = TK_MODE; goto tok; }
 	"env"           { t->kind = TK_ENV; goto tok; }
 	"keep"          { t->kind = TK_KEEP; goto tok; }
@@ -251,6 +252,7 @@ const char *lex_token_name(int kind)
 	case TK_ALLOW: return "'allow'";
 	case TK_DENY: return "'deny'";
 	case TK_PROTECT: return "'protect'";
+	case TK_EXCEPT: return "'except'";
 	case TK_MODE: return "'mode'";
 	case TK_ENV: return "'env'";
 	case TK_KEEP: return "'keep'";

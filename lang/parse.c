@@ -244,7 +244,8 @@ void parse_access_add(struct parse_ctx *ctx, struct parse_access *a, const struc
 }
 
 struct ast_node *parse_rule(struct parse_ctx *ctx, const struct token *effect,
-			    const struct parse_access *acc, struct ast_str *targets)
+			    const struct parse_access *acc, struct ast_str *targets,
+			    const struct token *except, struct ast_str *excepts)
 {
 	struct ast_node *n = node(ctx, AST_RULE, effect);
 	n->u.rule.effect = effect->kind == TK_ALLOW  ? AST_ALLOW
@@ -253,6 +254,15 @@ struct ast_node *parse_rule(struct parse_ctx *ctx, const struct token *effect,
 	n->u.rule.access = acc->mask;
 	n->u.rule.access_loc = acc->any ? span(acc->first, acc->last) : effect->loc;
 	n->u.rule.targets = targets;
+	n->u.rule.excepts = excepts;
+	if (except) {
+		n->u.rule.except_loc = except->loc;
+		/* Only a protect has something to leave out: an allow or deny
+		 * is already overridden by the rules after it. */
+		if (n->u.rule.effect != AST_PROTECT)
+			diag_add(ctx->diags, DIAG_ERROR, except->loc, "syntax",
+				 "'except' belongs to 'protect' only; write a later rule instead");
+	}
 	return n;
 }
 
@@ -317,7 +327,7 @@ struct ast_file *parse_file(const struct src_file *f, struct arena *a, struct di
 		}
 		if (t.kind == LEX_COMMENT)
 			continue;
-		if (t.kind == TK_NL && (prev == TK_COMMA || prev == TK_NL))
+		if (t.kind == TK_NL && (prev == TK_COMMA || prev == TK_NL || prev == TK_EXCEPT))
 			continue;
 		if (t.kind == LEX_EOF || t.kind == TK_RBRACE) {
 			if (prev != TK_NL) {

@@ -44,7 +44,8 @@ struct ast_node *parse_list(struct parse_ctx *ctx, const struct token *k, const 
 struct ast_node *parse_profile(struct parse_ctx *ctx, const struct token *k, const struct token *name,
 			       const struct token *parent, struct ast_node *body);
 struct ast_node *parse_rule(struct parse_ctx *ctx, const struct token *effect,
-			    const struct parse_access *acc, struct ast_str *targets);
+			    const struct parse_access *acc, struct ast_str *targets,
+			    const struct token *except, struct ast_str *excepts);
 void parse_access_add(struct parse_ctx *ctx, struct parse_access *a, const struct token *k);
 struct ast_node *parse_mode(struct parse_ctx *ctx, const struct token *k, const struct token *v);
 struct ast_node *parse_names(struct parse_ctx *ctx, enum ast_kind kind, const struct token *k,

@@ -53,7 +53,7 @@ struct fmt_stmt {
 	struct fmt_piece *v;
 	size_t n, cap;
 	struct fmt_buf chunk;  /* the chunk being read */
-	bool after_comma;      /* the last token was ',': the statement continues */
+	bool after_comma;      /* the last token was ',' or `except`: the statement continues */
 	uint32_t last_line;    /* physical line of the last token */
 	uint32_t chunk_line;   /* physical line of the open chunk's first token */
 	uint32_t last_chunk_end; /* physical line of the last closed chunk's end */
@@ -203,7 +203,9 @@ static void stmt_add_token(struct fmt *s, const struct token *t)
 		fmt_put_string(&st->chunk, t->value ? t->value : "", t->value_len);
 	else
 		buf_put(&st->chunk, t->text, t->len);
-	st->after_comma = t->kind == TK_COMMA;
+	/* `except` is the other place a statement may break: it ends a
+	 * chunk as a comma does, and stays at the end of its line. */
+	st->after_comma = t->kind == TK_COMMA || t->kind == TK_EXCEPT;
 	st->last_line = t->loc.line;
 	if (st->after_comma) {
 		stmt_close_chunk(s);
@@ -498,7 +500,8 @@ static bool fmt_signature(const struct src_file *f, struct arena *a, struct fmt_
 		if (t.kind == LEX_ERROR)
 			break;
 		/* A newline after '{' is an empty body line: it means nothing. */
-		if (t.kind == TK_NL && (prev == TK_COMMA || prev == TK_NL || prev == TK_LBRACE))
+		if (t.kind == TK_NL && (prev == TK_COMMA || prev == TK_EXCEPT || prev == TK_NL ||
+					prev == TK_LBRACE))
 			continue;
 		if ((t.kind == LEX_EOF || t.kind == TK_RBRACE) && prev != TK_NL)
 			sigs_push(toks, TK_NL, "", 0);

@@ -3,7 +3,8 @@
  * monitor and the differential tests all ask it, so every component agrees
  * on what a policy means.
  *
- * Semantics: a `protect` rule that matches denies, whatever its position;
+ * Semantics: a `protect` rule that matches denies, whatever its position
+ * (a path one of its `except` patterns matches is not matched by it);
  * otherwise the last matching rule decides; no match denies. For delete, a
  * guard (a deny or protect the session could escape by renaming) counts
  * as denying it too, and a directory above a guard is pinned (ir_pins.c):
@@ -20,13 +21,26 @@ bool ir_path_match(const struct ir_path *pat, const char *path)
 	return path_match(pat, path);
 }
 
+const struct ir_except *ir_rule_excepted(const struct ir_rule *r, const char *path)
+{
+	for (uint32_t i = 0; i < r->nexcept; i++)
+		if (path_match(&r->except[i].path, path))
+			return &r->except[i];
+	return NULL;
+}
+
+bool ir_rule_path_match(const struct ir_rule *r, const char *path)
+{
+	return path_match(&r->t.path, path) && !ir_rule_excepted(r, path);
+}
+
 bool ir_rule_matches_path(const struct ir_rule *r, uint32_t access, const char *path)
 {
 	if (!(r->access & access))
 		return false;
 	if (r->tkind != IR_T_PATH && r->tkind != IR_T_UNIX)
 		return false;
-	return path_match(&r->t.path, path);
+	return ir_rule_path_match(r, path);
 }
 
 static bool port_ok(const struct ir_host *h, unsigned port)
@@ -110,7 +124,7 @@ static void decide(const struct ir_profile *p, uint32_t access, enum ir_target_k
 static bool match_path(const struct ir_rule *r, const void *arg, unsigned port)
 {
 	(void)port;
-	return path_match(&r->t.path, arg);
+	return ir_rule_path_match(r, arg);
 }
 
 static bool match_host(const struct ir_rule *r, const void *arg, unsigned port)
@@ -174,7 +188,7 @@ void ir_eval_path_among(const struct ir_profile *p, const uint32_t *among, size_
 		const struct ir_rule *r = &p->rules[among ? among[k] : k];
 		uint32_t b;
 		if (r->effect == IR_PROTECT && r->tkind == IR_T_PATH &&
-		    (b = access_of(p, r, open)) && path_match(&r->t.path, path))
+		    (b = access_of(p, r, open)) && ir_rule_path_match(r, path))
 			settle(out, &open, b, r, false);
 	}
 	/* ...then the last matching rule. */
@@ -182,7 +196,7 @@ void ir_eval_path_among(const struct ir_profile *p, const uint32_t *among, size_
 		const struct ir_rule *r = &p->rules[among ? among[k] : k];
 		uint32_t b;
 		if (r->tkind == IR_T_PATH && (b = access_of(p, r, open)) &&
-		    path_match(&r->t.path, path))
+		    ir_rule_path_match(r, path))
 			settle(out, &open, b, r, r->effect == IR_ALLOW);
 	}
 	struct ir_verdict *del = &out[__builtin_ctz(IR_A_DELETE)];

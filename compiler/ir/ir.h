@@ -88,6 +88,12 @@ struct ir_mach {
 	bool prefix; /* written as "com.example.*": matches by prefix */
 };
 
+struct ir_except {
+	struct ir_path path;
+	const char *written; /* as written, for messages */
+	struct loc loc;
+};
+
 struct ir_rule {
 	uint32_t index; /* position in the profile's list, 0-based */
 	enum ir_effect effect;
@@ -98,6 +104,12 @@ struct ir_rule {
 		struct ir_host host;
 		struct ir_mach mach;
 	} t;
+	/* A protect's `except` patterns that meet this target: a path the
+	 * target matches and one of these matches is left to the other
+	 * rules. Each lies inside one of its statement's targets (the
+	 * resolver checks); shared by the statement's rules. */
+	const struct ir_except *except;
+	uint32_t nexcept;
 	const char *written; /* the target as written, for messages */
 	struct loc loc;      /* span of the target */
 	struct loc rule_loc; /* span of the effect keyword */
@@ -238,6 +250,10 @@ void ir_eval_move(const struct ir_profile *p, enum ir_move_kind kind, const char
 		  const char *dst, struct ir_move_verdict *v);
 
 bool ir_rule_matches_path(const struct ir_rule *r, uint32_t access, const char *path);
+/* Does the rule's path target match `path`, its excepts left out? */
+bool ir_rule_path_match(const struct ir_rule *r, const char *path);
+/* The first of the rule's excepts that matches `path`, or NULL. */
+const struct ir_except *ir_rule_excepted(const struct ir_rule *r, const char *path);
 bool ir_path_match(const struct ir_path *pat, const char *path);
 bool ir_host_match(const struct ir_host *h, const char *host, unsigned port);
 /* "localhost" or a name ending in ".localhost". */

@@ -21,6 +21,11 @@
  * re-opens all of it for all of its accesses (a dead deny holds nothing).
  * So `deny exec` on a whole workspace granted read write pins nothing:
  * there is nowhere its files could gain exec.
+ *
+ * A protect's `except` patterns are left out of what it matches, so what
+ * they name may be deleted and renamed (by the rules after it); the pins
+ * stay those of its target: the directories above it are held whatever
+ * the excepts say.
  */
 #include "ir.h"
 
@@ -116,7 +121,9 @@ static bool is_guard(const struct allows *al, const struct ir_rule *g)
 	uint32_t bits = g->access & IR_A_FILE;
 	if (g->effect == IR_ALLOW || g->tkind != IR_T_PATH || !bits)
 		return false;
-	bool escapable = false;
+	/* A protect with excepts leaves names inside its target open: any
+	 * create may land there, so count every one as outside. */
+	bool escapable = g->nexcept > 0 && al->ncreate > 0;
 	for (size_t i = 0; i < al->ncreate && !escapable; i++)
 		escapable = !contains(&g->t.path, &al->create[i]->t.path);
 	return escapable && !(g->effect == IR_DENY && reopened(al, g, bits));

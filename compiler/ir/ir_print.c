@@ -172,6 +172,14 @@ void ir_print_profile(FILE *out, const struct ir_policy *pol, const struct ir_pr
 		print_quoted(out, tgt);
 		print_loc(out, &r->loc);
 		fputc('\n', out);
+		/* one except a line, so each keeps its own source location */
+		for (uint32_t k = 0; k < r->nexcept; k++) {
+			ir_path_display(&r->except[k].path, tgt, sizeof(tgt));
+			fputs("         except ", out);
+			print_quoted(out, tgt);
+			print_loc(out, &r->except[k].loc);
+			fputc('\n', out);
+		}
 	}
 }
 

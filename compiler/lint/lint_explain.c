@@ -119,9 +119,33 @@ static bool rule_matches(const struct ir_rule *r, uint32_t bit, const char *targ
 			? strncmp(target, r->t.mach.name, strlen(r->t.mach.name)) == 0
 			: strcmp(target, r->t.mach.name) == 0;
 	case IR_A_UNIX:
-		return r->tkind == IR_T_UNIX && ir_path_match(&r->t.path, target);
+		return r->tkind == IR_T_UNIX && ir_rule_path_match(r, target);
 	default:
-		return r->tkind == IR_T_PATH && ir_path_match(&r->t.path, target);
+		return r->tkind == IR_T_PATH && ir_rule_path_match(r, target);
+	}
+}
+
+/* The protects whose target matches `path` but whose `except` leaves it
+ * out: the reader sees the protect in the policy and should be told why
+ * it did not decide. */
+static void put_excepted(FILE *out, const struct ir_profile *prof, uint32_t bit, const char *path)
+{
+	bool any = false;
+	for (size_t i = 0; i < prof->nrules; i++) {
+		const struct ir_rule *r = &prof->rules[i];
+		const struct ir_except *e;
+		if (r->effect != IR_PROTECT || r->tkind != IR_T_PATH || !(r->access & bit) ||
+		    !ir_path_match(&r->t.path, path) || !(e = ir_rule_excepted(r, path)))
+			continue;
+		fputs(any ? "              " : "  excepted:   ", out);
+		rule_line(out, r);
+		char shown[4096];
+		pat_display(&e->path, e->path.text, shown, sizeof shown);
+		fprintf(out, "              (does not apply: its except %s", shown);
+		if (e->loc.file)
+			fprintf(out, " at %s:%u:%u", e->loc.file->name, e->loc.line, e->loc.col);
+		fputs(" leaves this path to the other rules)\n", out);
+		any = true;
 	}
 }
 
@@ -416,6 +440,8 @@ bool lint_explain(FILE *out, struct cage_policy *pol, const char *access, const 
 			}
 		}
 	}
+	if (bits[main_i] & IR_A_FILE)
+		put_excepted(out, prof, bits[main_i], what);
 	/* the accesses of the set that answer otherwise, each with its rule */
 	for (size_t i = 0; i < nb; i++) {
 		if (i == main_i || ans[i].allowed == *allowed)

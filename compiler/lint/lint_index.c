@@ -258,7 +258,7 @@ void lint_eval_path(struct lint_ctx *c, uint32_t access, enum ir_target_kind tk,
 	const struct ir_rule *last = NULL;
 	for (size_t i = 0; i < c->ncand; i++) {
 		const struct ir_rule *r = &c->prof->rules[c->cand[i]];
-		if (!(r->access & access) || !ir_path_match(&r->t.path, path))
+		if (!(r->access & access) || !ir_rule_path_match(r, path))
 			continue;
 		if (r->effect == IR_PROTECT) {
 			v->rule = r;
@@ -272,6 +272,59 @@ void lint_eval_path(struct lint_ctx *c, uint32_t access, enum ir_target_kind tk,
 	}
 }
 
+/* ---- a protect's excepts: what it holds is its target less them ---- */
+
+/* Does one except of r hold all of b (so r holds none of it)? */
+static bool except_all(const struct ir_rule *r, const struct ir_path *b)
+{
+	for (uint32_t i = 0; i < r->nexcept; i++)
+		if (pat_path_contains(&r->except[i].path, b, NULL, 0) == PAT_YES)
+			return true;
+	return false;
+}
+
+/* Does some except of r share a path with b? */
+static enum pat_ans except_meets(const struct ir_rule *r, const struct ir_path *b)
+{
+	enum pat_ans ans = PAT_NO;
+	for (uint32_t i = 0; i < r->nexcept && ans != PAT_YES; i++) {
+		enum pat_ans o = pat_path_overlap(&r->except[i].path, b, NULL, 0);
+		if (o != PAT_NO)
+			ans = o;
+	}
+	return ans;
+}
+
+enum pat_ans lint_path_overlap(const struct ir_rule *a, const struct ir_path *b, char *wit,
+			       size_t size)
+{
+	char *w = malloc(PAT_WITNESS_MAX);
+	if (!w)
+		return PAT_UNKNOWN;
+	enum pat_ans o = pat_path_overlap(&a->t.path, b, w, PAT_WITNESS_MAX);
+	if (o == PAT_YES && a->nexcept) {
+		/* The shortest shared path may be excepted and a longer one
+		 * not: only "inside one except" is a sure no. */
+		if (except_all(a, b))
+			o = PAT_NO;
+		else if (ir_rule_excepted(a, w))
+			o = except_meets(a, b) == PAT_NO ? PAT_YES : PAT_UNKNOWN;
+	}
+	if (wit && size)
+		snprintf(wit, size, "%s", o == PAT_YES ? w : "");
+	free(w);
+	return o;
+}
+
+enum pat_ans lint_path_contains(const struct ir_rule *a, const struct ir_path *b)
+{
+	enum pat_ans c = pat_path_contains(&a->t.path, b, NULL, 0);
+	if (c != PAT_YES || !a->nexcept)
+		return c;
+	enum pat_ans m = except_meets(a, b);
+	return m == PAT_NO ? PAT_YES : m == PAT_YES ? PAT_NO : PAT_UNKNOWN;
+}
+
 enum pat_ans lint_overlap(const struct ir_rule *a, const struct ir_rule *b)
 {
 	switch (a->tkind) {
@@ -280,7 +333,10 @@ enum pat_ans lint_overlap(const struct ir_rule *a, const struct ir_rule *b)
 	case IR_T_MACH:
 		return pat_mach_overlap(&a->t.mach, &b->t.mach) ? PAT_YES : PAT_NO;
 	default:
-		return pat_path_overlap(&a->t.path, &b->t.path, NULL, 0);
+		/* overlap is symmetric: ask the rule with excepts */
+		if (b->nexcept && !a->nexcept)
+			return lint_path_overlap(b, &a->t.path, NULL, 0);
+		return lint_path_overlap(a, &b->t.path, NULL, 0);
 	}
 }
 
@@ -292,6 +348,8 @@ enum pat_ans lint_contains(const struct ir_rule *a, const struct ir_rule *b)
 	case IR_T_MACH:
 		return pat_mach_contains(&a->t.mach, &b->t.mach) ? PAT_YES : PAT_NO;
 	default:
-		return pat_path_contains(&a->t.path, &b->t.path, NULL, 0);
+		/* b's own excepts only make it smaller: containing its target
+		 * is enough, and not containing it is taken as a no */
+		return lint_path_contains(a, &b->t.path);
 	}
 }

@@ -116,7 +116,13 @@ void lint_ix_hosts(struct lint_ctx *c, const struct ir_rule *r);
  * allow is allowed here, so the checks see what the rules alone say). */
 void lint_eval_path(struct lint_ctx *c, uint32_t access, enum ir_target_kind tk,
 		    const char *path, struct ir_verdict *v);
-/* Do two rules' targets overlap / does a contain b (same target kind)? */
+/* Does rule a (its target less its excepts) share a path with b /
+ * hold all of b? A witness, when asked for, is a path a holds in b. */
+enum pat_ans lint_path_overlap(const struct ir_rule *a, const struct ir_path *b, char *wit,
+			       size_t size);
+enum pat_ans lint_path_contains(const struct ir_rule *a, const struct ir_path *b);
+/* Do two rules' targets overlap / does a contain b (same target kind)?
+ * A protect's excepts are left out of what it holds. */
 enum pat_ans lint_overlap(const struct ir_rule *a, const struct ir_rule *b);
 enum pat_ans lint_contains(const struct ir_rule *a, const struct ir_rule *b);
 

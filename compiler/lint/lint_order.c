@@ -48,6 +48,19 @@ static enum pat_cover_kind cover(const struct ir_rule *a, const struct ir_rule *
 			return PAT_COVER_UNKNOWN;
 		pat_path_cover(&a->t.path, &b->t.path, pc);
 		enum pat_cover_kind k = pc->kind;
+		/* b's excepts leave part of its target out: the part a covers
+		 * is then none when a lies inside one, and its example must be
+		 * a path b holds */
+		if (b->nexcept && k != PAT_COVER_NONE) {
+			if (lint_path_overlap(b, &a->t.path, pc->example, sizeof pc->example) == PAT_NO)
+				k = PAT_COVER_NONE;
+			else if (k == PAT_COVER_ALL && lint_path_contains(a, &b->t.path) != PAT_YES)
+				k = PAT_COVER_SOME;
+			else if (k == PAT_COVER_INSIDE && lint_path_contains(b, &a->t.path) != PAT_YES)
+				k = PAT_COVER_SOME; /* a reaches into an except too */
+			else if (!pc->example[0])
+				k = PAT_COVER_UNKNOWN;
+		}
 		if (pc->example[0])
 			lint_show_path(&b->t.path, pc->example, ex, size);
 		free(pc);

@@ -50,8 +50,7 @@ static bool secret_covered(struct lint_ctx *c, const struct ir_rule *A, const st
 			continue;
 		if (L->effect == IR_DENY && L->index < A->index)
 			continue;
-		if (pat_path_contains(&L->t.path, S, NULL, 0) == PAT_YES ||
-		    pat_path_contains(&L->t.path, &A->t.path, NULL, 0) == PAT_YES)
+		if (lint_path_contains(L, S) == PAT_YES || lint_path_contains(L, &A->t.path) == PAT_YES)
 			return true;
 	}
 	return false;
@@ -347,7 +346,7 @@ static void check_ancestors(struct lint_ctx *c, struct wcache *wc, const struct 
 		for (size_t k = 0; k < c->ncand; k++) {
 			const struct ir_rule *Q = &c->prof->rules[c->cand[k]];
 			if (Q->effect == IR_PROTECT && (Q->access & P->access) &&
-			    pat_path_overlap(&Q->t.path, pp, NULL, 0) != PAT_NO)
+			    lint_path_overlap(Q, pp, NULL, 0) != PAT_NO)
 				return;
 		}
 	}

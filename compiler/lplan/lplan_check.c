@@ -21,6 +21,7 @@
 #include "lplan_int.h"
 
 #include <assert.h>
+#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -320,6 +321,55 @@ static bool ck_dir_there(const struct lplan *plan, const char *dir)
 	return false;
 }
 
+/* The entries of a directory the check names no path in, each asked about
+ * as it exists (a protect with excepts holds the existing entries one by
+ * one: a name that is there when the sandbox starts is one of them, and a
+ * name made later is the guard's). False, and nothing asked, when the
+ * directory cannot be listed or holds more than CK_ENTRIES_MAX names: the
+ * caller then asks about a hypothetical existing name instead. */
+#define CK_ENTRIES_MAX 4096
+static bool ck_entries(struct arena *a, const struct lplan *plan, const struct ck_level *lv,
+		       const struct ck_set *s, const char *dir, struct ck_out *o,
+		       struct lplan_check_stats *st)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return false;
+	const char **names = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *e;
+	bool ok = true;
+	while ((e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if (n == CK_ENTRIES_MAX) {
+			ok = false;
+			break;
+		}
+		if (n == cap) {
+			cap = cap ? cap * 2 : 32;
+			const char **v = arena_alloc(a, cap * sizeof *v);
+			if (n)
+				memcpy(v, names, n * sizeof *v);
+			names = v;
+		}
+		names[n++] = arena_printf(a, "%s/%s", strcmp(dir, "/") ? dir : "", e->d_name);
+	}
+	closedir(d);
+	if (!ok)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		if (*ck_slot(s, names[i]))
+			continue; /* asked about on its own */
+		struct stat sb;
+		if (lstat(names[i], &sb) != 0)
+			continue; /* gone meanwhile */
+		ck_one(a, plan, lv, names[i], true, S_ISDIR(sb.st_mode), S_ISLNK(sb.st_mode), false,
+		       o, st);
+	}
+	return true;
+}
+
 void lplan_check(struct arena *a, const struct lplan *plan, struct lplan_widening **out,
 		 size_t *nout, struct lplan_check_stats *st)
 {
@@ -352,10 +402,14 @@ void lplan_check(struct arena *a, const struct lplan *plan, struct lplan_widenin
 		const char *p = s.v[i].path;
 		const struct ck_level *lv = ck_level_for(a, &L, lplan_parent_dir(a, p));
 		if (s.v[i].probe && ck_dir_there(plan, lplan_parent_dir(a, p))) {
-			/* Any other name here: one that exists, file or
-			 * directory, and one made later. */
-			ck_one(a, plan, lv, p, true, false, false, true, &o, st);
-			ck_one(a, plan, lv, p, true, true, false, true, &o, st);
+			/* Any other name here: each that exists now, as it is,
+			 * and one made later, file or directory. */
+			if (!ck_entries(a, plan, lv, &s, lplan_parent_dir(a, p), &o, st)) {
+				ck_one(a, plan, lv, p, true, false, false, true, &o, st);
+				ck_one(a, plan, lv, p, true, true, false, true, &o, st);
+			} else {
+				ck_one(a, plan, lv, p, false, false, false, true, &o, st);
+			}
 			continue;
 		}
 		struct stat sb;

@@ -13,8 +13,8 @@
 
 /* The pattern with the directories before its first glob resolved
  * through symlinks, like the nodes of the plan. */
-static const char *resolve_pattern(struct arena *a, struct lplan_rcache *rc,
-				   const struct ir_path *pp)
+const char *lplan_resolve_pattern(struct arena *a, struct lplan_rcache *rc,
+				  const struct ir_path *pp)
 {
 	if (pp->kind == IR_PAT_EXACT)
 		return lplan_resolve_cached(rc, pp->text);
@@ -58,8 +58,10 @@ void lplan_guard_prepare(struct arena *a, const struct ir_profile *p, struct lpl
 	struct lplan_rules rs = { 0 };
 	for (size_t i = 0; i < p->nrules; i++) {
 		const struct ir_rule *r = &p->rules[i];
-		if (r->tkind == IR_T_PATH && (r->access & IR_A_FILE))
-			lplan_rules_add(a, &rs, r, resolve_pattern(a, plan->rcache, &r->t.path), false);
+		if (r->tkind == IR_T_PATH && (r->access & IR_A_FILE)) {
+			lplan_rules_add(a, &rs, r, lplan_resolve_pattern(a, plan->rcache, &r->t.path), false);
+			lplan_except_resolve(a, plan->rcache, r, &rs.rules[rs.n - 1]);
+		}
 	}
 	plan->gprof.name = p->name;
 	plan->gprof.rules = rs.rules;
@@ -71,10 +73,12 @@ void lplan_guard_globs(struct arena *a, const struct ir_profile *p, struct lplan
 {
 	for (size_t i = 0; i < p->nrules; i++) {
 		const struct ir_rule *r = &p->rules[i];
-		if (r->tkind != IR_T_PATH || r->t.path.kind != IR_PAT_GLOB ||
+		/* A protect with excepts is planned as its existing entries
+		 * (lplan_except.c): every name made in its tree is the guard's. */
+		if (r->tkind != IR_T_PATH || (r->t.path.kind != IR_PAT_GLOB && !r->nexcept) ||
 		    r->effect == IR_ALLOW || !(r->access & IR_A_CREATE))
 			continue;
-		const char *pat = resolve_pattern(a, plan->rcache, &r->t.path);
+		const char *pat = lplan_resolve_pattern(a, plan->rcache, &r->t.path);
 		if (can_create(plan, glob_dir(a, pat)))
 			lplan_guard_add(a, plan, pat, r);
 	}

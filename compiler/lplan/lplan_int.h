@@ -30,6 +30,22 @@ void lplan_rules_add(struct arena *a, struct lplan_rules *v, const struct ir_rul
 bool lplan_resolve_rules(struct arena *a, const struct ir_profile *p, struct lplan_rules *out,
 			 struct lplan *plan);
 
+/* A pattern with the directories before its first glob resolved through
+ * symlinks, like the nodes of the plan (lplan_guard.c). */
+const char *lplan_resolve_pattern(struct arena *a, struct lplan_rcache *rc,
+				  const struct ir_path *pp);
+
+/* A protect with excepts (lplan_except.c). _resolve gives `res` the
+ * excepts of `orig` resolved as its target is. _expand adds to `out` the
+ * plain protects of the existing entries of r's tree that r holds (a
+ * bounded walk that stays out of excepted subtrees) and writes r with
+ * its target and excepts resolved to *full; false when the tree is too
+ * big to walk. */
+void lplan_except_resolve(struct arena *a, struct lplan_rcache *rc, const struct ir_rule *orig,
+			  struct ir_rule *res);
+bool lplan_except_expand(struct arena *a, struct lplan_rcache *rc, const struct ir_rule *r,
+			 struct lplan_rules *out, struct ir_rule *full);
+
 /* The directory holding `path` ("/" for a top-level name). */
 char *lplan_parent_dir(struct arena *a, const char *path);
 /* True when `anc` is `path` or a directory above it. */

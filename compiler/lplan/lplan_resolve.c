@@ -134,11 +134,26 @@ bool lplan_resolve_rules(struct arena *a, const struct ir_profile *p, struct lpl
 			 struct lplan *plan)
 {
 	struct lplan_rcache *rc = plan->rcache;
+	struct ir_rule *full = arena_alloc(a, (p->nrules ? p->nrules : 1) * sizeof *full);
+	size_t nfull = 0;
 	for (size_t i = 0; i < p->nrules; i++) {
 		const struct ir_rule *r = &p->rules[i];
 		if (r->tkind != IR_T_PATH || !(r->access & IR_A_FILE))
 			continue;
 		const struct ir_path *pp = &r->t.path;
+		if (r->nexcept) {
+			/* No machine's files are known to the static plan: what it
+			 * holds is the create guard's and the walk's, here. */
+			if (plan->is_static)
+				continue;
+			if (!lplan_except_expand(a, rc, r, out, &full[nfull++]))
+				lplan_error(a, plan, r,
+					    "the tree this protect holds has more than %d entries "
+					    "outside its excepts (or is deeper than 64), too many "
+					    "to plan one by one; protect a smaller tree",
+					    LPLAN_GLOB_BUDGET);
+			continue;
+		}
 		if (plan->is_static) {
 			/* As written; a glob names no path until it is expanded. */
 			if (pp->kind != IR_PAT_GLOB)
@@ -161,5 +176,24 @@ bool lplan_resolve_rules(struct arena *a, const struct ir_profile *p, struct lpl
 				    "write a directory `DIR/**` instead");
 		}
 	}
+	/* A name another rule anchors inside a protect's tree that does not
+	 * exist is planned from the resolved rules alone (the create guard
+	 * then keeps it from coming to exist): give them the protect's own
+	 * answer there, which the walk, seeing only existing entries, did not. */
+	size_t n0 = out->n;
+	for (size_t k = 0; k < nfull; k++)
+		for (size_t i = 0; i < n0; i++) {
+			const struct ir_path *pp = &out->rules[i].t.path;
+			const char *anchor = pp->kind == IR_PAT_SUBTREE
+						     ? (pp->len == 3 ? "/" : arena_strndup(a, pp->text, pp->len - 3))
+						     : pp->text;
+			struct stat st;
+			if (pp->kind == IR_PAT_GLOB || lstat(anchor, &st) == 0 ||
+			    !ir_rule_path_match(&full[k], anchor))
+				continue;
+			lplan_rules_add(a, out, p->rules + full[k].index, anchor, false);
+			out->rules[out->n - 1].except = NULL;
+			out->rules[out->n - 1].nexcept = 0;
+		}
 	return true;
 }

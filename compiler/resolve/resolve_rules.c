@@ -6,6 +6,7 @@
 #include "resolve_int.h"
 #include "suggest.h"
 
+#include "pat_rel.h"
 #include "path.h"
 #include "target.h"
 
@@ -50,6 +51,67 @@ static bool make_path(struct rsv *r, const struct rword *w, struct ir_path *out)
 	return true;
 }
 
+/* A protect's `except` patterns, each checked to lie inside one of the
+ * statement's targets: an except outside them would except nothing, and
+ * most likely names a path the author thinks is protected. */
+static struct ir_except *make_excepts(struct rsv *r, struct ast_node *n, enum ir_target_kind tk,
+				      const rword_vec *targets, const struct ir_path *tpaths,
+				      uint32_t *count)
+{
+	*count = 0;
+	if (!n->u.rule.excepts)
+		return NULL;
+	if (tk != IR_T_PATH) {
+		rsv_diag(r, DIAG_ERROR, n->u.rule.except_loc, "except",
+			 "'except' takes paths: it needs file accesses (read, write, ...)");
+		return NULL;
+	}
+	rword_vec words = { 0 };
+	for (struct ast_str *w = n->u.rule.excepts; w; w = w->next)
+		rsv_expand_word(r, w, &words, 0);
+	struct ir_except *ex = arena_alloc(r->a, (words.n ? words.n : 1) * sizeof *ex);
+	uint32_t m = 0;
+	for (size_t i = 0; i < words.n; i++) {
+		struct ir_except *e = &ex[m];
+		memset(e, 0, sizeof *e);
+		if (!make_path(r, &words.v[i], &e->path))
+			continue;
+		e->written = words.v[i].written;
+		e->loc = words.v[i].loc;
+		bool inside = false;
+		for (size_t k = 0; k < targets->n && !inside; k++)
+			inside = tpaths[k].text && pat_path_contains(&tpaths[k], &e->path, NULL, 0) == PAT_YES;
+		if (!inside) {
+			rsv_diag(r, DIAG_ERROR, e->loc, "except",
+				 "except '%s' is not inside any target of this protect", e->written);
+			continue;
+		}
+		m++;
+	}
+	VEC_FREE(words);
+	*count = m;
+	return ex;
+}
+
+/* The excepts of a statement that meet one of its targets: those are
+ * the ones that can leave a path of it out. */
+static void rule_excepts(struct rsv *r, struct ir_rule *rule, const struct ir_except *ex, uint32_t n)
+{
+	uint32_t m = 0;
+	for (uint32_t i = 0; i < n; i++)
+		if (pat_path_overlap(&rule->t.path, &ex[i].path, NULL, 0) != PAT_NO)
+			m++;
+	if (!m)
+		return;
+	struct ir_except *v = arena_alloc(r->a, m * sizeof *v);
+	m = 0;
+	for (uint32_t i = 0; i < n; i++)
+		if (pat_path_overlap(&rule->t.path, &ex[i].path, NULL, 0) != PAT_NO)
+			v[m++] = ex[i];
+	rule->except = v;
+	rule->nexcept = m;
+}
+
 static void add_rule(struct rsv *r, struct layer *L, struct ast_node *n, const char *layer_name)
 {
 	uint32_t acc = n->u.rule.access;
@@ -79,6 +141,9 @@ static void add_rule(struct rsv *r, struct layer *L, struct ast_node *n, const c
 	rword_vec words = { 0 };
 	for (struct ast_str *w = n->u.rule.targets; w; w = w->next)
 		rsv_expand_word(r, w, &words, 0);
+	struct ir_rule *built = arena_alloc(r->a, (words.n ? words.n : 1) * sizeof *built);
+	bool *okv = arena_alloc(r->a, (words.n ? words.n : 1) * sizeof *okv);
+	struct ir_path *tpaths = arena_alloc(r->a, (words.n ? words.n : 1) * sizeof *tpaths);
 	for (size_t i = 0; i < words.n; i++) {
 		struct rword *w = &words.v[i];
 		struct ir_rule rule = { .effect = eff, .access = acc, .tkind = tk, .loc = w->loc,
@@ -108,8 +173,19 @@ static void add_rule(struct rsv *r, struct layer *L, struct ast_node *n, const c
 			}
 			break;
 		}
-		if (ok)
-			VEC_PUSH(L->rules, rule);
+		okv[i] = ok;
+		built[i] = rule;
+		memset(&tpaths[i], 0, sizeof tpaths[i]);
+		if (ok && (tk == IR_T_PATH || tk == IR_T_UNIX))
+			tpaths[i] = rule.t.path;
+	}
+	uint32_t nex;
+	struct ir_except *ex = make_excepts(r, n, tk, &words, tpaths, &nex);
+	for (size_t i = 0; i < words.n; i++) {
+		if (!okv[i])
+			continue;
+		rule_excepts(r, &built[i], ex, nex);
+		VEC_PUSH(L->rules, built[i]);
 	}
 	VEC_FREE(words);
 }

@@ -147,6 +147,42 @@ static void rule_suffix(const struct ir_rule *r, struct sbpl_buf *s)
 
 /* ---- rules by target kind ---- */
 
+/* A protect with excepts is a form of its own, since the excepts belong
+ * to its targets only:
+ *   (deny OPS (require-all (require-any TARGET...)
+ *                          (require-not (require-any EXCEPT...))))
+ * The except filters are written as an allow's would be (no extra
+ * literal for a subtree root), the narrower of the two spellings: a
+ * path Seatbelt might not see as excepted stays protected. */
+static void emit_excepted(struct em *e, const struct ir_rule *r, const struct sbpl_buf *h)
+{
+	close_group(e);
+	struct sbpl_buf suf = { 0 };
+	rule_suffix(r, &suf);
+	sbpl_buf_printf(&e->b, "%s\n  (require-all%s\n    (require-any\n", cstr(h), cstr(&suf));
+	struct sbpl_filter_opts o = { .deny = true, .indent = "      " };
+	const char *why = NULL;
+	if (!sbpl_put_path_filters(&e->b, &r->t.path, &o, &why))
+		fail(e, r, why);
+	sbpl_buf_puts(&e->b, "    )\n    (require-not (require-any\n");
+	struct sbpl_filter_opts ox = { .deny = false, .indent = "      " };
+	for (uint32_t i = 0; i < r->nexcept && e->ok; i++) {
+		const struct ir_except *x = &r->except[i];
+		suf.len = 0;
+		sbpl_buf_puts(&suf, "");
+		if (x->loc.file) {
+			sbpl_buf_puts(&suf, " ; except ");
+			sbpl_put_comment_text(&suf, x->loc.file->name);
+			sbpl_buf_printf(&suf, ":%u:%u", x->loc.line, x->loc.col);
+		}
+		ox.suffix = cstr(&suf);
+		if (!sbpl_put_path_filters(&e->b, &x->path, &ox, &why))
+			fail(e, r, why);
+	}
+	sbpl_buf_puts(&e->b, "    ))\n  )\n)\n");
+	sbpl_buf_free(&suf);
+}
+
 static void emit_path_rule(struct em *e, const struct ir_rule *r, bool deny)
 {
 	struct sbpl_buf h = { 0 }, suf = { 0 };
@@ -174,7 +210,9 @@ static void emit_path_rule(struct em *e, const struct ir_rule *r, bool deny)
 		}
 	}
 	put_report(e, &h, deny);
-	if (nops_total) {
+	if (nops_total && r->nexcept) {
+		emit_excepted(e, r, &h);
+	} else if (nops_total) {
 		open_group(e, &h);
 		rule_suffix(r, &suf);
 		struct sbpl_filter_opts o = { .deny = deny, .indent = "  ", .suffix = cstr(&suf) };

@@ -64,13 +64,20 @@ static void fixture(void)
 {
 	const char *dirs[] = { "h", "h/.ssh", "h/docs", "h/bin", "w", "w/src", "w/src/sub",
 			       "w/.git", "w/.git/hooks", "w/build", "w/keep", "w/keep/open",
-			       "w/a", "w/a/b", "w/secret" };
+			       "w/a", "w/a/b", "w/secret", "w/.git/objects", "w/.git/objects/ab",
+			       "w/.git/refs", "w/.git/refs/heads", "w/.git/info", "w/.git/modules",
+			       "w/.git/modules/a", "w/.git/modules/a/b", "w/.git/modules/a/b/hooks",
+			       "w/.git/modules/a/b/objects" };
 	for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++)
 		mkdir_rel(dirs[i]);
 	const char *files[] = { "h/.ssh/id_rsa", "h/.ssh/config", "h/notes.txt", "h/.netrc",
 				"h/docs/a.md", "w/src/a.c", "w/src/sub/b.c", "w/.git/config",
 				"w/.git/hooks/pre-commit", "w/keep/k.txt", "w/keep/open/o.txt",
-				"w/a/b/deep.txt", "w/secret/k", "w/README" };
+				"w/a/b/deep.txt", "w/secret/k", "w/README", "w/.git/objects/ab/cd",
+				"w/.git/refs/heads/main", "w/.git/index", "w/.git/HEAD",
+				"w/.git/info/exclude", "w/.git/modules/a/b/config",
+				"w/.git/modules/a/b/HEAD", "w/.git/modules/a/b/hooks/x",
+				"w/.git/modules/a/b/objects/o" };
 	for (size_t i = 0; i < sizeof files / sizeof *files; i++)
 		mkfile(files[i], "x\n", 0644);
 	/* Executables: a script whose interpreter the policies allow. */
@@ -193,7 +200,10 @@ static void run_policy(const char *name, const char *body, const char *cagerun,
 	walk(sub, q, &n);
 	/* Names that do not exist: what the create guard decides. */
 	static const char *const fresh[] = { "w/.envrc", "w/.vscode", "w/src/.claude",
-					     "w/src/.claude2", "w/.envrc.example" };
+					     "w/src/.claude2", "w/.envrc.example", "w/.git/commondir",
+					     "w/.git/index.lock", "w/.git/info/attributes",
+					     "w/.git/modules/a/b/index.lock", "w/.git/modules/a/b/commondir",
+					     "w/.git/modules/c", "w/.git/worktrees" };
 	for (size_t k = 0; k < sizeof fresh / sizeof *fresh && n < MAXQ; k++, n++) {
 		q[n].acc = "create";
 		q[n].bit = IR_A_CREATE;
@@ -309,6 +319,16 @@ int main(int argc, char **argv)
 		  "  allow read write \"{r}/w/**\"\n  deny write \"{r}/w/.envrc\"\n"
 		  "  deny write \"{r}/w/.vscode/**\"\n"
 		  "  deny write \"{r}/w/src/.claude/settings.json\"\n" },
+		/* A protect with excepts: read-only mounts on what it holds
+		 * that exists, the create guard for new names, and the
+		 * excepted paths left to the workspace grant. */
+		{ "except",
+		  "  allow read \"{r}/h/**\"\n"
+		  "  allow read write \"{r}/w/**\"\n"
+		  "  protect write \"{r}/w/.git/**\" except \"{r}/w/.git/objects/**\",\n"
+		  "    \"{r}/w/.git/refs/**\", \"{r}/w/.git/index\", \"{r}/w/.git/index.lock\",\n"
+		  "    \"{r}/w/.git/HEAD\", \"{r}/w/.git/modules/**/objects/**\",\n"
+		  "    \"{r}/w/.git/modules/**/HEAD\", \"{r}/w/.git/modules/**/index.lock\"\n" },
 	};
 	for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
 		char tmpl[] = "/tmp/cage-difftest.XXXXXX";

@@ -208,6 +208,33 @@ Test(fmt, long_lists_wrap)
 	expect(big, wantbig);
 }
 
+/* `except` breaks a statement as a comma does, and stays at the end of
+ * its line; a newline after it continues the statement. */
+Test(fmt, protect_except)
+{
+	expect("protect write  \"/w/.git/**\"   except \"/w/.git/index\" ,\"/w/.git/HEAD\"\n",
+	       "protect write \"/w/.git/**\" except \"/w/.git/index\", \"/w/.git/HEAD\"\n");
+	expect("protect write \"/w/.git/**\" except\n\t\"/w/.git/index\"\n",
+	       "protect write \"/w/.git/**\" except \"/w/.git/index\"\n");
+	char in[4096] = "protect write \"{ws}/.git/**\" except ";
+	for (int i = 0; i < 12; i++)
+		snprintf(in + strlen(in), sizeof(in) - strlen(in), "%s\"{ws}/.git/file%02d\"",
+			 i ? ", " : "", i);
+	strcat(in, "\n");
+	char *got = fmt_str(in);
+	cr_assert_not_null(got);
+	check_widths(got, FMT_WIDTH);
+	char *again = fmt_str(got);
+	cr_expect_str_eq(again, got);
+	free(again);
+	free(got);
+	/* so long a first target that the break comes right after `except` */
+	char big[512], want[512];
+	snprintf(big, sizeof(big), "protect write \"/%090d\" except \"/%090d/x\"\n", 0, 0);
+	snprintf(want, sizeof(want), "protect write \"/%090d\" except\n    \"/%090d/x\"\n", 0, 0);
+	expect(big, want);
+}
+
 Test(fmt, syntax_errors_refused)
 {
 	static const char *bad[] = {

@@ -243,12 +243,14 @@ Test(lplan_check, finds_a_widened_grant_and_names_the_path)
 	size_t nw;
 	lplan_check(&pol->arena, &plan, &w, &nw, NULL);
 	cr_assert_gt(nw, 0);
+	/* A name below the grant that no rule names: the entries there are
+	 * asked about as they exist. */
 	bool below = false;
 	char want[512];
-	snprintf(want, sizeof want, "%s/X/\x01", root);
+	snprintf(want, sizeof want, "%s/X/", root);
 	for (size_t i = 0; i < nw; i++) {
 		cr_expect_eq(w[i].access, IR_A_WRITE);
-		below |= !strcmp(w[i].path, want);
+		below |= !strncmp(w[i].path, want, strlen(want));
 	}
 	cr_expect(below, "a name below the grant that no rule names");
 	cage_policy_free(pol);
@@ -267,8 +269,7 @@ Test(lplan_check, the_launcher_refuses_a_wider_plan_with_125)
 	fclose(err);
 	cr_expect_eq(rc, RUN_SETUP_FAILED);
 	char want[600];
-	snprintf(want, sizeof want, "cagerun: error: the sandbox would allow write %s/X/(any other "
-		 "name), which no rule allows", root);
+	snprintf(want, sizeof want, "cagerun: error: the sandbox would allow write %s/X/", root);
 	cr_expect(strstr(buf, want), "names the path and access:\n%s", buf);
 	cr_expect(strstr(buf, "nothing was run"), "%s", buf);
 	free(buf);

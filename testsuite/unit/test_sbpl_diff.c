@@ -641,6 +641,24 @@ static const char *gen_policy(struct rng *r, struct text *t, struct gen_rule *ru
 		g->path_like = true;
 		puts_t(t, "protect ");
 		put_cage_string(t, g->pat);
+		/* Half the subtree protects leave parts of their tree out, each
+		 * except inside the target as the language requires. */
+		size_t pl = strlen(g->pat);
+		if (pl > 3 && strcmp(g->pat + pl - 3, "/**") == 0 && pick(r, 2) == 0) {
+			static const char *const tails[] = { "/%s", "/%s/**", "/*.txt", "/**/%s",
+							     "/%s/*" };
+			unsigned nx = 1 + pick(r, 2);
+			for (unsigned k = 0; k < nx; k++) {
+				struct gen_rule *x = &rules[(*nrules)++];
+				memset(x, 0, sizeof(*x));
+				x->path_like = true;
+				int m = snprintf(x->pat, sizeof(x->pat), "%.*s", (int)(pl - 3), g->pat);
+				snprintf(x->pat + m, sizeof(x->pat) - (size_t)m, tails[pick(r, 5)],
+					 names[pick(r, 22)]);
+				puts_t(t, k ? ", " : " except ");
+				put_cage_string(t, x->pat);
+			}
+		}
 		puts_t(t, "\n");
 	}
 	puts_t(t, "profile p {\n    mode ");
@@ -828,6 +846,25 @@ Test(sbpl_diff, later_broad_allow_overrides_earlier_deny)
 		    "}\n",
 		    QUERIES("read", "/work/w/secret/k", "read-metadata", "/work/w/secret",
 			    "read", "/work/w/a", "write", "/work/w/a"),
+		    "enforce", NULL, 0);
+}
+
+Test(sbpl_diff, protect_except_leaves_its_excepts_to_the_rules)
+{
+	check_fixed("cage 1\nprotect write \"~/w/.git/**\" except \"~/w/.git/objects/**\",\n"
+		    "    \"~/w/.git/index\", \"~/w/.git/*_HEAD\", \"~/w/.git/**/*.lock\"\n"
+		    "profile p {\n"
+		    "    allow read write \"~/w/**\"\n"
+		    "    deny write \"~/w/.git/objects/info/**\"\n"
+		    "}\n",
+		    QUERIES("write", HOME "/w/.git/config", "create", HOME "/w/.git/hooks/x",
+			    "write", HOME "/w/.git/objects/ab/cd", "create", HOME "/w/.git/objects",
+			    "delete", HOME "/w/.git/objects/ab", "write", HOME "/w/.git/index",
+			    "write", HOME "/w/.git/index.lock", "create", HOME "/w/.git/ORIG_HEAD",
+			    "create", HOME "/w/.git/refs/heads/x.lock", "create",
+			    HOME "/w/.git/objects/info/alternates", "delete", HOME "/w/.git",
+			    "write", HOME "/w/.git/HEAD", "read", HOME "/w/.git/config",
+			    "write", HOME "/w/.gitx"),
 		    "enforce", NULL, 0);
 }
 

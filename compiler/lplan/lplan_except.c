@@ -1,0 +1,198 @@
+/*
+ * lplan_except.c - a protect with excepts in the Linux plan.
+ *
+ * A mount holds a whole tree, and a protect of everything in {ws}/.git
+ * except its objects, index, refs, ... must not hold all of .git: git creates
+ * lock files next to the index and renames them over it. So the rule is
+ * planned as the existing entries of its tree it protects, found by a
+ * bounded walk that never descends into what an except covers: an entry
+ * no except reaches becomes a plain protect of that entry and all below
+ * it (a read-only, pinned mount), one wholly excepted is left to the
+ * other rules, and a directory that holds both is protected itself (so
+ * pinned) and walked. Names that do not exist yet are the create guard's:
+ * it asks the IR evaluator over the profile with the excepts resolved
+ * like their targets (lplan_guard.c), so a new `.git/commondir` is
+ * refused and a new `.git/index.lock` is not.
+ */
+#include "lplan_int.h"
+
+#include <dirent.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "pat_rel.h"
+#include "path.h"
+
+/* The directory a pattern's matches live in or below: text[0..*cut). */
+static size_t lit_dir_len(const struct ir_path *pp)
+{
+	if (pp->kind == IR_PAT_EXACT)
+		return pp->len;
+	size_t cut = pp->lit_prefix;
+	while (cut > 0 && pp->text[cut] != '/')
+		cut--;
+	return cut;
+}
+
+void lplan_except_resolve(struct arena *a, struct lplan_rcache *rc, const struct ir_rule *orig,
+			  struct ir_rule *res)
+{
+	if (!orig->nexcept) {
+		res->except = NULL;
+		res->nexcept = 0;
+		return;
+	}
+	/* An except lies inside its target, so it moves with the target's
+	 * literal directory: a workspace reached through a symlink keeps its
+	 * excepts inside it, whatever lies below is resolved as the kernel
+	 * meets it (an `objects` that is itself a link is excepted as the
+	 * name it is in the tree). */
+	size_t ln = lit_dir_len(&orig->t.path);
+	const char *ldir = ln ? arena_strndup(a, orig->t.path.text, ln) : "/";
+	const char *rdir = lplan_resolve_cached(rc, ldir);
+	if (!strcmp(rdir, "/"))
+		rdir = "";
+	struct ir_except *v = arena_alloc(a, orig->nexcept * sizeof *v);
+	for (uint32_t i = 0; i < orig->nexcept; i++) {
+		const struct ir_except *e = &orig->except[i];
+		v[i] = *e;
+		const char *t = e->path.text;
+		const char *text;
+		if (ln && !strncmp(t, ldir, ln) && (t[ln] == '/' || t[ln] == '\0'))
+			text = arena_printf(a, "%s%s", rdir, t + ln);
+		else
+			text = lplan_resolve_pattern(a, rc, &e->path);
+		if (!*text)
+			text = "/";
+		memset(&v[i].path, 0, sizeof v[i].path);
+		v[i].path.text = text;
+		path_classify(&v[i].path);
+	}
+	res->except = v;
+	res->nexcept = orig->nexcept;
+}
+
+struct xwalk {
+	struct arena *a;
+	struct lplan_rcache *rc;
+	const struct ir_rule *orig;
+	struct ir_rule full; /* target and excepts resolved */
+	struct lplan_rules *out;
+	size_t visited;
+	bool too_big;
+};
+
+enum xpart { X_NONE, X_ALL, X_MIXED };
+
+/* Can the except pattern reach `sub` (P and below) at all? Its literal part
+ * and P must agree as far as both go: a cheap test before the automata. */
+static bool may_meet(const struct ir_path *e, const char *p, size_t pn)
+{
+	size_t n = e->lit_prefix < pn ? e->lit_prefix : pn;
+	return !strncmp(e->text, p, n);
+}
+
+/* How much of P and the tree below it the rule protects. Unknown answers
+ * (a pathological glob) count as the mixed case, which walks on. */
+static enum xpart part_of(struct xwalk *w, const char *p)
+{
+	struct ir_path sub = { 0 };
+	sub.text = arena_printf(w->a, "%s/**", strcmp(p, "/") ? p : "");
+	path_classify(&sub);
+	enum pat_ans o = pat_path_overlap(&w->full.t.path, &sub, NULL, 0);
+	if (o == PAT_NO)
+		return X_NONE;
+	bool all = o == PAT_YES && pat_path_contains(&w->full.t.path, &sub, NULL, 0) == PAT_YES;
+	size_t pn = strlen(p);
+	for (uint32_t i = 0; i < w->full.nexcept; i++) {
+		const struct ir_path *e = &w->full.except[i].path;
+		if (!may_meet(e, p, pn))
+			continue;
+		if (pat_path_contains(e, &sub, NULL, 0) == PAT_YES)
+			return X_NONE;
+		if (pat_path_overlap(e, &sub, NULL, 0) != PAT_NO)
+			all = false;
+	}
+	return all ? X_ALL : X_MIXED;
+}
+
+static void emit(struct xwalk *w, const char *path, bool subtree)
+{
+	lplan_rules_add(w->a, w->out, w->orig, lplan_resolve_cached(w->rc, path), subtree);
+	struct ir_rule *r = &w->out->rules[w->out->n - 1];
+	r->except = NULL;
+	r->nexcept = 0;
+}
+
+static void walk(struct xwalk *w, const char *dir, unsigned depth)
+{
+	if (depth > 64) {
+		w->too_big = true;
+		return;
+	}
+	DIR *d = opendir(dir);
+	if (!d)
+		return; /* unreadable here: what is in it is the create guard's */
+	struct dirent *de;
+	while (!w->too_big && (de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (++w->visited > LPLAN_GLOB_BUDGET) {
+			w->too_big = true;
+			break;
+		}
+		char *e = arena_printf(w->a, "%s/%s", strcmp(dir, "/") ? dir : "", de->d_name);
+		struct stat st;
+		if (lstat(e, &st) != 0)
+			continue; /* gone since readdir: it no longer needs a mount */
+		bool is_dir = S_ISDIR(st.st_mode);
+		switch (part_of(w, e)) {
+		case X_NONE:
+			break;
+		case X_ALL:
+			emit(w, e, is_dir);
+			break;
+		case X_MIXED:
+			if (ir_rule_path_match(&w->full, e))
+				emit(w, e, false);
+			if (is_dir)
+				walk(w, e, depth + 1);
+			break;
+		}
+	}
+	closedir(d);
+}
+
+bool lplan_except_expand(struct arena *a, struct lplan_rcache *rc, const struct ir_rule *r,
+			 struct lplan_rules *out, struct ir_rule *full)
+{
+	struct xwalk w = { .a = a, .rc = rc, .orig = r, .out = out };
+	w.full = *r;
+	const char *t = lplan_resolve_pattern(a, rc, &r->t.path);
+	memset(&w.full.t.path, 0, sizeof w.full.t.path);
+	w.full.t.path.text = *t ? t : "/";
+	path_classify(&w.full.t.path);
+	lplan_except_resolve(a, rc, r, &w.full);
+	*full = w.full;
+
+	size_t ln = lit_dir_len(&w.full.t.path);
+	const char *anchor = ln ? arena_strndup(a, w.full.t.path.text, ln) : "/";
+	if (ir_rule_path_match(&w.full, anchor))
+		emit(&w, anchor, false);
+	if (w.full.t.path.kind == IR_PAT_EXACT)
+		return true;
+	struct stat st;
+	if (lstat(anchor, &st) != 0 || !S_ISDIR(st.st_mode))
+		return true; /* nothing there yet: the create guard decides */
+	switch (part_of(&w, anchor)) {
+	case X_NONE:
+		return true;
+	case X_ALL:
+		emit(&w, anchor, true);
+		return true;
+	case X_MIXED:
+		walk(&w, anchor, 0);
+		return !w.too_big;
+	}
+	return true;
+}
