@@ -136,7 +136,7 @@ if ! is_installed; then
 fi
 
 tmp=$(mktemp -d "$work/run-$agent.XXXXXX") || exit 1
-[ -n "${CAGE_AGENTS_KEEP:-}" ] || trap 'rm -rf "$tmp"' EXIT
+[ -n "${CAGE_AGENTS_KEEP:-}" ] || trap '[ -n "${fake_pid:-}" ] && kill "$fake_pid" 2>/dev/null; rm -rf "$tmp"' EXIT
 home=$tmp/home
 ws=$home/src/app
 nvm_bin=$home/.nvm/versions/node/$node_version/bin
@@ -378,6 +378,96 @@ if [ "$agent" = claude ]; then
 	sh_probe "no IS_SANDBOX in enforce-fs" ok '[ -z "${IS_SANDBOX:-}" ]' \
 		env IS_SANDBOX=1 "$cagerun" --mode enforce-fs -p "$policy" -D workspace="$ws"
 fi
+# ---- A model turn: Claude Code against a fake Messages API on loopback ----
+# The fake model answers with a call of the Bash tool running `turn`: real
+# work in the workspace, then attempts on the key and on what runs later;
+# the tool's output comes back in Claude Code's final answer.
+# shellcheck disable=SC2016
+turn='date +%s%N >edited.txt && git add edited.txt &&
+git -c user.email=t@example.invalid -c user.name=t commit -qm turn && echo WORK-OK;
+if cat "$HOME/.ssh/id_rsa"; then echo KEY-READ; else echo KEY-DENIED; fi;
+if echo "{}" >"$HOME/.claude/settings.json"; then echo SETTINGS-WRITTEN; else echo SETTINGS-DENIED; fi'
+fake_pid=
+stop_fake() {
+	if [ -n "$fake_pid" ]; then
+		kill "$fake_pid" 2>/dev/null
+		wait "$fake_pid" 2>/dev/null
+		fake_pid=
+	fi
+}
+# model_turn LABEL WANT(contained|open) [CAGERUN-ARGS...]: one `claude -p`.
+model_turn() {
+	label=$1 want=$2
+	shift 2
+	[ $# -gt 0 ] && set -- "$@" --
+	rm -f "$ws/edited.txt"
+	set -- env HOME="$home" PATH="$nvm_bin:/usr/local/bin:/usr/bin:/bin" USER="$(id -un)" \
+		LANG=C.UTF-8 TERM=dumb XDG_CONFIG_HOME="$home/.config" ANTHROPIC_API_KEY=sk-ant-cage-test \
+		ANTHROPIC_BASE_URL="$base_url" DISABLE_TELEMETRY=1 "$@" "$nvm_bin/claude" -p "do the work" \
+		$skip_flag
+	timeout -k 5 "$run_secs" "$@" </dev/null >"$tmp/out" 2>"$tmp/err"
+	status=$?
+	if [ "$status" -ne 0 ]; then
+		fail "exit status $status"
+		return
+	fi
+	if ! grep -q 'FAKE-MODEL-DONE' "$tmp/out" || ! grep -q 'WORK-OK' "$tmp/out" ||
+		[ "$(git -C "$ws" log -1 --format=%s -- edited.txt 2>/dev/null)" != turn ]; then
+		fail "the round trip or the work in the workspace did not complete"
+		return
+	fi
+	if [ "$want" = open ]; then
+		if ! grep -q 'KEY-READ' "$tmp/out" || ! grep -q 'SETTINGS-WRITTEN' "$tmp/out"; then
+			fail "control: the attempts did not succeed without the cage"
+			return
+		fi
+	elif ! grep -q 'KEY-DENIED' "$tmp/out" || ! grep -q 'SETTINGS-DENIED' "$tmp/out" ||
+		grep -Fq -- "$key" "$tmp/out"; then
+		fail "the key was read or the settings written inside the cage"
+		return
+	fi
+	echo "ok: $agent: $label"
+	passed=$((passed + 1))
+}
+if [ "$agent" = claude ] && command -v python3 >/dev/null 2>&1; then
+	# One command for the tool (a compound one needs approval part by part).
+	printf '%s\n' "$turn" >"$ws/turn.sh" || exit 1
+	rm -f "$home/.claude/.config.json"
+	FAKE_CMD='sh turn.sh' timeout -k 5 $((run_secs * 6)) python3 "$src/testsuite/agents/fake_anthropic.py" 0 \
+		"$tmp/fake.port" 2>"$tmp/fake.log" &
+	fake_pid=$!
+	i=0
+	while [ ! -s "$tmp/fake.port" ] && [ $i -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	port=$(cat "$tmp/fake.port" 2>/dev/null)
+	if [ -z "$port" ]; then
+		echo "FAIL: $agent: the fake model server did not start"
+		sed 's/^/    /' "$tmp/fake.log"
+		failed=$((failed + 1))
+	else
+		# The user's own agent layer names the fake model's host, which
+		# the proxy resolves to the server on this machine's loopback.
+		mkdir -p "$home/.config/cage/agents" &&
+			printf 'cage 1\n# The fake model server.\nallow connect "model.cage.test:%s", "127.0.0.1:%s"\n' \
+				"$port" "$port" >"$home/.config/cage/agents/claude.cage" || exit 1
+		printf '{}\n' >"$home/.claude/settings.json"
+		base_url=http://127.0.0.1:$port skip_flag=--allowedTools=Bash
+		model_turn "control: a model turn without the cage, the attempts succeed" open
+		printf '{}\n' >"$home/.claude/settings.json"
+		# enforce-fs leaves the network open: the fake model on loopback.
+		model_turn "model turn, -p policy (enforce-fs): work done, key and settings refused" contained \
+			"$cagerun" --mode enforce-fs -p "$policy" -D workspace="$ws"
+		# Layered, enforce: through the proxy, and as root too with
+		# --dangerously-skip-permissions (IS_SANDBOX=1).
+		base_url=http://model.cage.test:$port skip_flag=--dangerously-skip-permissions
+		model_turn "model turn, layered (enforce, --dangerously-skip-permissions): work done, key and settings refused" \
+			contained "$cagerun" --resolve "model.cage.test:$port:127.0.0.1"
+	fi
+	stop_fake
+fi
+
 # Codex and Gemini CLI: user instructions, command rules, variables loaded
 # at start, settings: refused inside, written without the cage.
 case $agent in
