@@ -15,12 +15,23 @@
  * empty, Claude Code names its keychain entry (macOS) and credentials
  * folder as if CLAUDE_CONFIG_DIR were not set.
  *
+ * Gemini CLI: it rewrites ~/.gemini/settings.json to migrate deprecated
+ * keys (and when a setting is changed), which std/guard protects: it names
+ * MCP servers and hooks. GEMINI_CLI_HOME names the folder Gemini CLI takes
+ * for home, and it keeps its folder in it (`$GEMINI_CLI_HOME/.gemini`).
+ * cagerun sets it to ~/.gemini/.cage-home, whose .gemini holds the caged
+ * copy of settings.json and, for every other entry of ~/.gemini, a link to
+ * it: the login, history, commands and the rest are the user's own (and
+ * what std/guard protects stays protected through the link), only the
+ * settings are the cage's.
+ *
  * The copy is made only when it is missing, from the user's file as it is
  * then; later the caged copy and the user's file go their own ways
  * (deleting the copy takes a fresh one on the next run).
  */
 #include "agentstate.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -31,19 +42,29 @@
 
 struct agent_row {
 	const char *module;  /* the module that asks for the copy, as imported */
-	const char *dir;     /* the agent's config folder, under home */
+	const char *env_dir; /* under home: the folder env names */
+	const char *dir;     /* under home: the folder that holds the copy */
 	const char *file;    /* the copy's name in dir */
-	const char *seed;    /* the user's file, under home */
-	const char *dir_env; /* set to the folder's full path */
+	const char *seed;    /* under home: the user's file */
+	const char *env;     /* set to env_dir's full path */
 	const char *const *also; /* further NAME=VALUE entries */
+	/* under home: a folder each of whose entries (but the copy's name and
+	 * the first component of dir) gets a link in dir, or NULL */
+	const char *link_from;
 };
 
 static const char *const claude_also[] = { "CLAUDE_SECURESTORAGE_CONFIG_DIR=", NULL };
 
 static const struct agent_row rows[] = {
-	{ "std/agents/claude", ".claude", ".claude.json", ".claude.json", "CLAUDE_CONFIG_DIR",
-	  claude_also },
+	{ "std/agents/claude", ".claude", ".claude", ".claude.json", ".claude.json",
+	  "CLAUDE_CONFIG_DIR", claude_also, NULL },
+	{ "std/agents/gemini", ".gemini/.cage-home", ".gemini/.cage-home/.gemini", "settings.json",
+	  ".gemini/settings.json", "GEMINI_CLI_HOME", NULL, ".gemini" },
 };
+
+/* The entries of a folder linked into the copy's: more is not a config
+ * folder. */
+#define LINKS_MAX 4096
 
 /* The copy is read whole: a config file larger than this is not one. */
 #define SEED_MAX (64u << 20)
@@ -160,23 +181,95 @@ static bool write_copy(int dfd, const char *name, const char *path, const char *
 	return true;
 }
 
+/* Opens home/rel as a folder, making each missing component (0700), never
+ * through a link: the agent may have replaced one with a link since the
+ * last run, and cagerun then writes nothing through it. -1 with err set. */
+static int open_chain(const char *home, const char *rel, char *err, size_t errlen)
+{
+	int fd = open(home, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		errf(err, errlen, "cannot open %s: %s", home, errno);
+		return -1;
+	}
+	char part[PATH_MAX];
+	snprintf(part, sizeof part, "%s", rel);
+	for (char *c = part, *next; c && *c; c = next) {
+		next = strchr(c, '/');
+		if (next)
+			*next++ = '\0';
+		if (mkdirat(fd, c, 0700) != 0 && errno != EEXIST) {
+			int e = errno;
+			close(fd);
+			errf(err, errlen, "cannot create a folder of the agent's copy, %s: %s", c, e);
+			return -1;
+		}
+		int sub = openat(fd, c, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		int e = errno;
+		close(fd);
+		if (sub < 0) {
+			snprintf(err, errlen, "cannot open %s/%s as a folder: %s", home, rel, strerror(e));
+			return -1;
+		}
+		fd = sub;
+	}
+	return fd;
+}
+
+/* A link in dfd to home/from/NAME for each entry NAME of home/from that
+ * dfd lacks (but `skip` and `own`); entries already there are left alone. */
+static bool link_entries(int dfd, const char *home, const char *from, const char *skip,
+			 const char *own, char *err, size_t errlen)
+{
+	char src[PATH_MAX];
+	if ((size_t)snprintf(src, sizeof src, "%s/%s", home, from) >= sizeof src)
+		return errf(err, errlen, "%s: %s", home, ENAMETOOLONG);
+	int sfd = open(src, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (sfd < 0)
+		return errf(err, errlen, "cannot open %s: %s", src, errno);
+	DIR *d = fdopendir(sfd);
+	if (!d) {
+		close(sfd);
+		return errf(err, errlen, "cannot list %s: %s", src, errno);
+	}
+	bool ok = true;
+	size_t n = 0;
+	struct dirent *e;
+	while (ok && (e = readdir(d))) {
+		const char *nm = e->d_name;
+		if (!strcmp(nm, ".") || !strcmp(nm, "..") || !strcmp(nm, skip) || !strcmp(nm, own))
+			continue;
+		if (++n > LINKS_MAX) {
+			snprintf(err, errlen, "%s holds more than %u entries", src, LINKS_MAX);
+			ok = false;
+			break;
+		}
+		struct stat sb;
+		if (fstatat(dfd, nm, &sb, AT_SYMLINK_NOFOLLOW) == 0 || errno != ENOENT)
+			continue;
+		char target[PATH_MAX];
+		if ((size_t)snprintf(target, sizeof target, "%s/%s", src, nm) >= sizeof target)
+			continue;
+		if (symlinkat(target, dfd, nm) != 0 && errno != EEXIST)
+			ok = errf(err, errlen, "cannot link the agent's copy to %s: %s", target, errno);
+	}
+	closedir(d);
+	return ok;
+}
+
 static bool prepare_row(const struct agent_row *r, const char *home, struct agentstate *st,
 			char *err, size_t errlen)
 {
-	char dir[PATH_MAX], seed[PATH_MAX];
-	if ((size_t)snprintf(dir, sizeof dir, "%s/%s", home, r->dir) >= sizeof dir ||
-	    (size_t)snprintf(st->copy, sizeof st->copy, "%s/%s", dir, r->file) >= sizeof st->copy ||
+	char seed[PATH_MAX], envdir[PATH_MAX];
+	if ((size_t)snprintf(envdir, sizeof envdir, "%s/%s", home, r->env_dir) >= sizeof envdir ||
+	    (size_t)snprintf(st->copy, sizeof st->copy, "%s/%s/%s", home, r->dir, r->file) >=
+		    sizeof st->copy ||
 	    (size_t)snprintf(seed, sizeof seed, "%s/%s", home, r->seed) >= sizeof seed) {
 		snprintf(err, errlen, "the home directory's path is too long for %s", r->module);
 		return false;
 	}
-	if (mkdir(dir, 0700) != 0 && errno != EEXIST)
-		return errf(err, errlen, "cannot create %s: %s", dir, errno);
-	/* Pinned: the agent may have replaced its folder with a link since the
-	 * last run; cagerun then writes nothing through it. */
-	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int dfd = open_chain(home, r->dir, err, errlen);
 	if (dfd < 0)
-		return errf(err, errlen, "cannot open %s as a folder: %s", dir, errno);
+		return false;
 	struct stat sb;
 	bool ok = true;
 	if (fstatat(dfd, r->file, &sb, AT_SYMLINK_NOFOLLOW) == 0) {
@@ -196,12 +289,21 @@ static bool prepare_row(const struct agent_row *r, const char *home, struct agen
 		}
 		free(b);
 	}
+	if (ok && r->link_from) {
+		/* The first component of dir below link_from: the copy's own
+		 * folder, never linked into itself. */
+		const char *own = r->dir + strlen(r->link_from);
+		char first[NAME_MAX + 1];
+		own += *own == '/';
+		snprintf(first, sizeof first, "%.*s", (int)strcspn(own, "/"), own);
+		ok = link_entries(dfd, home, r->link_from, r->file, first, err, errlen);
+	}
 	close(dfd);
 	if (!ok)
 		return false;
 	char kv[PATH_MAX + 64];
-	snprintf(kv, sizeof kv, "%s=", r->dir_env);
-	if (!put(st, kv, dir)) {
+	snprintf(kv, sizeof kv, "%s=", r->env);
+	if (!put(st, kv, envdir)) {
 		snprintf(err, errlen, "too many variables for %s", r->module);
 		return false;
 	}

@@ -490,6 +490,29 @@ w "$HOME/.gemini/policies/p.toml" "[[rule]]" || rc=1
 exit $rc' ;;
 *) other_plant= ;;
 esac
+# Gemini CLI migrates deprecated settings by rewriting them: inside the
+# cage into its own copy (GEMINI_CLI_HOME), the user's file untouched;
+# the control shows the migration writing the user's file outside.
+if [ "$agent" = gemini ]; then
+	old_settings='{"general":{"disableAutoUpdate":true}}'
+	printf '%s\n' "$old_settings" >"$home/.gemini/settings.json" || exit 1
+	rm -rf "$home/.gemini/.cage-home"
+	# shellcheck disable=SC2016
+	sh_probe "caged run migrating its settings: no 'Failed to save settings'" ok \
+		'GEMINI_API_KEY=cage-test GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:9 "$1" -p hi </dev/null 2>&1 | grep -q "Failed to save settings" && exit 1; exit 0' \
+		"$cagerun" --mode enforce-fs -p "$policy" -D workspace="$ws"
+	if [ "$(cat "$home/.gemini/settings.json")" != "$old_settings" ]; then
+		fail "the caged run changed ~/.gemini/settings.json"
+	elif ! grep -q enableAutoUpdate "$home/.gemini/.cage-home/.gemini/settings.json" 2>/dev/null; then
+		fail "the caged copy was not migrated"
+	else
+		echo "ok: $agent: ~/.gemini/settings.json outside unchanged; the caged copy migrated"
+		passed=$((passed + 1))
+	fi
+	# shellcheck disable=SC2016
+	sh_probe "control: the migration rewrites the user's file without the cage" ok \
+		'GEMINI_API_KEY=cage-test GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:9 "$1" -p hi </dev/null >/dev/null 2>&1; grep -q enableAutoUpdate "$HOME/.gemini/settings.json"'
+fi
 if [ -n "$other_plant" ]; then
 	sh_probe "planting instructions, rules, settings: refused" denied "$other_plant" \
 		"$cagerun" -p "$policy" -D workspace="$ws" && plant_all_refused
