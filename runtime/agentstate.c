@@ -326,3 +326,24 @@ bool agentstate_prepare(const struct ir_policy *ir, struct agentstate *st, char 
 			return false;
 	return true;
 }
+
+void agentstate_show(const struct ir_policy *ir, FILE *out)
+{
+	if (!ir->home || ir->home[0] != '/')
+		return;
+	bool any = false;
+	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+		const struct agent_row *r = &rows[i];
+		if (!imports(ir, r->module))
+			continue;
+		if (!any)
+			fputs("\nagent state (the agents' own copies, docs/security-model.md):\n", out);
+		any = true;
+		fprintf(out, "  %s: %s=%s/%s; the caged copy %s/%s/%s, copied from %s/%s when missing",
+			r->module, r->env, ir->home, r->env_dir, ir->home, r->dir, r->file, ir->home,
+			r->seed);
+		if (r->link_from)
+			fprintf(out, "; the rest of %s/%s linked in", ir->home, r->link_from);
+		fputc('\n', out);
+	}
+}

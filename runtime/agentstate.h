@@ -17,6 +17,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "ir.h"
 
@@ -39,5 +40,9 @@ struct agentstate {
  * when a step fails (nothing is run then). */
 bool agentstate_prepare(const struct ir_policy *ir, struct agentstate *st, char *err,
 			size_t errlen);
+
+/* For --show: what agentstate_prepare sets up for `ir`, one line per
+ * agent, under a heading; nothing when the policy imports none of them. */
+void agentstate_show(const struct ir_policy *ir, FILE *out);
 
 #endif

@@ -350,6 +350,13 @@ if [ "$agent" = claude ]; then
 	else
 		fail "exit status $?"
 	fi
+	if env HOME="$home" PATH="$nvm_bin:/usr/bin:/bin" timeout -k 5 "$run_secs" "$cagerun" --show -- \
+		"$nvm_bin/claude" 2>&1 | grep -Fq "CLAUDE_CONFIG_DIR=$home/.claude; the caged copy $home/.claude/.claude.json"; then
+		echo "ok: $agent: --show lists the caged copy"
+		passed=$((passed + 1))
+	else
+		fail "--show does not list the caged copy"
+	fi
 	# Planting what runs outside later: refused inside...
 	sh_probe "planting hooks, memory, commands, MCP servers: refused" denied "$plant" \
 		"$cagerun" -p "$policy" -D workspace="$ws" && plant_all_refused &&
