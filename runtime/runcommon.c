@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "agentstate.h"
 #include "cli.h"
 #include "cpt.h"
 #include "prx.h"
@@ -150,6 +152,17 @@ int run_proxy_table(cage_policy *pol, const char *name, char **bytes, struct cpt
 	struct cpt_error terr;
 	if (!cpt_load_mem(t, *bytes, tlen, &terr))
 		return run_fail("%s: proxy table rejected: %s", name, terr.msg);
+	return 0;
+}
+
+int run_agent_state(const cage_policy *pol, bool verbose, struct agentstate *st)
+{
+	char err[PATH_MAX + 256];
+	if (!agentstate_prepare(pol->ir, st, err, sizeof err))
+		return run_fail("%s; nothing was run", err);
+	if (verbose && st->copy[0])
+		fprintf(stderr, "cagerun: %s: the agent's own copy of its config file%s\n", st->copy,
+			st->seeded ? " (copied now from the user's)" : "");
 	return 0;
 }
 

@@ -30,6 +30,12 @@ int run_proxy_table(cage_policy *pol, const char *name, char **bytes, struct cpt
  * --quiet. */
 int run_notice_fd(const struct run_opts *o);
 
+/* The agents' own copies of their mixed config files (agentstate.h), made
+ * before the sandbox; -v says which. 0, or RUN_SETUP_FAILED with the cause
+ * said. */
+struct agentstate;
+int run_agent_state(const cage_policy *pol, bool verbose, struct agentstate *st);
+
 /* The proxy's per-run secret: 128 random bits as 32 hex digits. */
 bool run_proxy_secret(char out[33]);
 

@@ -98,6 +98,22 @@ char **runenv_build(const struct ir_profile *p, char *const *parent,
 		env_put(&e, "no_proxy", "localhost,127.0.0.1,::1");
 		env_put(&e, "NO_PROXY", "localhost,127.0.0.1,::1");
 	}
+	for (const char *const *a = x->agent; a && *a; a++) {
+		const char *eq = strchr(*a, '=');
+		char name[128];
+		if (!eq || (size_t)(eq - *a) >= sizeof name)
+			continue;
+		memcpy(name, *a, (size_t)(eq - *a));
+		name[eq - *a] = '\0';
+		env_put(&e, name, eq + 1);
+	}
+	/* Claude Code refuses --dangerously-skip-permissions as root unless
+	 * it is told that it runs in a sandbox; in enforce mode it does. Set,
+	 * never kept: a value from outside says nothing about this run. */
+	if (x->enforce)
+		env_put(&e, "IS_SANDBOX", "1");
+	else
+		env_unset(&e, "IS_SANDBOX");
 	/* git must neither prompt (there is nobody to answer) nor run what a
 	 * repository's own config names: hooks, credential helpers, askpass,
 	 * fsmonitor. Empty askpass values make git skip askpass altogether. */

@@ -17,6 +17,12 @@ struct runenv_extra {
 	const char *home;  /* HOME, or NULL to leave it to the policy */
 	const char *proxy; /* "http://127.0.0.1:PORT", or NULL */
 	const char *prompt; /* PS1 (cagerun --shell), or NULL */
+	/* NAME=VALUE entries that name the agents' own copies of their config
+	 * (agentstate.h), NULL-terminated, or NULL. */
+	const char *const *agent;
+	/* The mode is enforce: files and network are both enclosed, and the
+	 * command is told so (IS_SANDBOX=1). */
+	bool enforce;
 };
 
 /* A NULL-terminated array, malloc'd (runenv_free frees it); NULL on OOM. */

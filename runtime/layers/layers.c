@@ -784,6 +784,10 @@ static int discover(struct layers *L, const struct layers_req *rq)
 	if (module_exists(rq->copts, "std/limits"))
 		add(L, "defaults", "std/limits");
 	add(L, "workspace", "cagerun/workspace");
+	/* Toolchains, registries, GitHub, certificate status: a day's work
+	 * needs them whatever the agent (docs/stdlib.md, "The baseline"). */
+	if (module_exists(rq->copts, "cagerun/baseline"))
+		add(L, "baseline", "cagerun/baseline");
 	int rc = rq->argv && rq->argv[0] ? command_layer(L, rq->argv[0]) : 0;
 	if (rc)
 		return rc;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "layers.h"
+#include "agentstate.h"
 #include "policy.h"
 
 enum { SHOW_WIDTH = 100 };
@@ -135,6 +136,7 @@ void layers_show(const struct layers *L, FILE *out)
 	fputs("hosts (through the proxy, in rule order):\n", out);
 	show_rules(out, p, true);
 	show_env(out, p);
+	agentstate_show(L->pol->ir, out);
 	fputs("\nlint:\n", out);
 	size_t shown = 0;
 	if (L->lint)

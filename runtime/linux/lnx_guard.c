@@ -233,6 +233,20 @@ static int check(struct lnx_guard *g, const struct lnx_walked *w, enum lplan_mk 
 	return -EACCES;
 }
 
+/* check for a call that makes a new name and fails on an existing one
+ * (mkdir, mknod, symlink, link, open with O_EXCL): the kernel answers
+ * EEXIST before any permission check, guarded name or not, so that
+ * `mkdir -p` and a recursive mkdir over an existing protected folder
+ * carry on as they do outside the cage. */
+static int check_new(struct lnx_guard *g, const struct lnx_walked *w, enum lplan_mk kind)
+{
+	struct stat st;
+	if (strcmp(w->name, ".") && strcmp(w->name, "..") &&
+	    fstatat(w->dirfd, w->name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+		return -EEXIST;
+	return check(g, w, kind);
+}
+
 /* The name as the call passes it on: a trailing '/' kept, since it
  * changes what the kernel accepts. */
 static const char *opname(const struct lnx_walked *w, char *buf, size_t size)
@@ -389,7 +403,8 @@ static void do_open(struct gctx *x, const struct gop *op)
 		if (w.slash || (op->flags & O_EXCL) || !strcmp(w.name, ".") ||
 		    !strcmp(w.name, "..")) {
 			/* Nothing followed; O_EXCL creates or fails. */
-			rc = check(x->g, &w, LPLAN_MK_FILE);
+			rc = (op->flags & O_EXCL) ? check_new(x->g, &w, LPLAN_MK_FILE)
+						  : check(x->g, &w, LPLAN_MK_FILE);
 			if (!rc)
 				reply_fd_or_errno(x->c, openat(w.dirfd, opname(&w, nb, sizeof nb), flags, mode),
 						  cloexec);
@@ -498,7 +513,7 @@ static void do_link(struct gctx *x, const struct gop *op)
 	char nb[NAME_MAX + 2], sb[NAME_MAX + 2];
 	if (!rc)
 		rc = resolve(x, op->dfd2, x->p2, &dst);
-	if (!rc && !(rc = check(x->g, &dst, LPLAN_MK_FILE))) {
+	if (!rc && !(rc = check_new(x->g, &dst, LPLAN_MK_FILE))) {
 		long r = sfd >= 0 ? linkat(sfd, "", dst.dirfd, opname(&dst, nb, sizeof nb), AT_EMPTY_PATH)
 				  : linkat(src.dirfd, opname(&src, sb, sizeof sb), dst.dirfd,
 					   opname(&dst, nb, sizeof nb), 0);
@@ -590,7 +605,7 @@ static void handle(void *ctx, struct lnx_notify_call *c)
 		/* symlink: p1 is the link's contents, p2 where it goes. */
 		const char *where = op.kind == G_SYMLINK ? x->p2 : x->p1;
 		rc = resolve(x, op.dfd1, where, &w);
-		if (!rc && !(rc = check(x->g, &w,
+		if (!rc && !(rc = check_new(x->g, &w,
 						 op.kind == G_MKDIR     ? LPLAN_MK_DIR
 						 : op.kind == G_SYMLINK ? LPLAN_MK_TREE
 									: LPLAN_MK_FILE))) {

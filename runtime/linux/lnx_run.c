@@ -31,6 +31,7 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include "agentstate.h"
 #include "cpt.h"
 #include "lease.h"
 #include "lnx_gitreport.h"
@@ -79,6 +80,7 @@ struct lrun {
 	struct prx_server *srv;
 	int log_fd, sig_fd;
 	char **envp;
+	struct agentstate agst;
 	struct lnx_sandbox sb;
 	struct lnx_seccomp_prog sc;
 	struct mon_sink sink; /* monitor mode, and denials in enforce mode */
@@ -389,7 +391,12 @@ static int launch_monitor(struct lrun *r)
 	if (lfd < 0)
 		return fail("cannot listen for the proxy on 127.0.0.1: %s", strerror(errno));
 	snprintf(proxy_url, sizeof proxy_url, "http://cage:%s@127.0.0.1:%u", secret, (unsigned)pport);
-	struct runenv_extra x = { r->lease.tmp, r->lease.home, proxy_url, r->o->prompt };
+	if ((rc = run_agent_state(r->pol, r->o->verbose, &r->agst))) {
+		close(lfd);
+		return rc;
+	}
+	struct runenv_extra x = { r->lease.tmp, r->lease.home, proxy_url, r->o->prompt,
+				  r->agst.env, false };
 	r->envp = runenv_build(r->prof, environ, &x);
 	if (!r->envp) {
 		close(lfd);
@@ -515,8 +522,10 @@ static int launch(struct lrun *r)
 	uint16_t pport = pick_proxy_port(&r->plan);
 	char proxy_url[64];
 	snprintf(proxy_url, sizeof proxy_url, "http://127.0.0.1:%u", (unsigned)pport);
+	if ((rc = run_agent_state(r->pol, r->o->verbose, &r->agst)))
+		return rc;
 	struct runenv_extra x = { r->lease.tmp, r->lease.home, isolate ? proxy_url : NULL,
-				  r->o->prompt };
+				  r->o->prompt, r->agst.env, isolate };
 	r->envp = runenv_build(r->prof, environ, &x);
 	if (!r->envp)
 		return fail("out of memory");

@@ -28,6 +28,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "agentstate.h"
 #include "cpt.h"
 #include "lease.h"
 #include "prx.h"
@@ -359,8 +360,11 @@ static int launch(struct srun *r)
 	bool wants_proxy = strstr(r->profile_text, "(param \"" SBPL_PARAM_PROXY_PORT "\")");
 	if (wants_proxy && (rc = start_proxy(r, url, sizeof url)))
 		return rc;
+	struct agentstate agst;
+	if ((rc = run_agent_state(r->pol, r->o->verbose, &agst)))
+		return rc;
 	struct runenv_extra x = { r->lease.tmp, r->lease.home, wants_proxy ? url : NULL,
-				  r->o->prompt };
+				  r->o->prompt, agst.env, r->mode == IR_MODE_ENFORCE };
 	if (!(r->envp = runenv_build(r->prof, environ, &x)))
 		return run_fail("out of memory");
 	char port[8];

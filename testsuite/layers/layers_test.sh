@@ -57,7 +57,7 @@ printf 'cage 1\nallow read "%s/outside/**"\n' "$tmp" >"$XDG_CONFIG_HOME/cage/age
 run "$deep" --show --task "$tmp/task/t.cage" -- codex
 expect_rc 0 "--show from a nested folder"
 awk '/^  [0-9]+\. /{print $2}' "$tmp/out" | tr '\n' ' ' >"$tmp/kinds"
-if [ "$(cat "$tmp/kinds")" = "defaults defaults defaults defaults workspace agent agent project task " ]; then ok; else
+if [ "$(cat "$tmp/kinds")" = "defaults defaults defaults defaults workspace baseline agent agent project task " ]; then ok; else
 	bad "layer order: $(cat "$tmp/kinds")"
 fi
 expect_in "$tmp/out" "project   xxh3:[0-9a-f]*  $repo/.cage/policy.cage" "project layer found from $deep"

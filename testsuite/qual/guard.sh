@@ -167,6 +167,45 @@ work symlink-followed '' 'ln -s target.txt lnk && echo x > lnk && cat target.txt
 work proc-self-last '' '(echo x > /proc/self) 2>/dev/null; echo $?; (echo y > /proc/self/fd/1) | cat'
 work exclusive-exists '' 'touch e && (set -C; echo x > e) 2>/dev/null; echo $?'
 
+# ---- an existing folder a protect holds but for its excepts ------------
+# (the grant's root too, as Claude Code's ~/.claude is): mkdir over it and
+# over an excepted folder in it fails with EEXIST as outside (the kernel
+# answers so before any permission check, and so does the guard: a
+# recursive mkdir relies on it), while a new name there is refused; the
+# control makes it.
+XP=$F/except.cage
+cat >"$XP" <<'EOF'
+cage 1
+param workspace : path
+profile p {
+    mode enforce-fs
+    allow read exec "/usr/**", "/etc/**"
+    allow read "/proc/**", "/dev/**"
+    allow read write "/dev/null", "/dev/tty"
+    allow read exec "{workspace}/**"
+    allow read write "{workspace}/state/**"
+    protect write "{workspace}/state/**" except "{workspace}/state/ok/**"
+    env keep PATH LANG
+}
+EOF
+XS='mkdir state 2>&1 | grep -q "File exists" && mkdir state/ok 2>&1 | grep -q "File exists" &&
+mkdir -p state/ok && echo y > state/ok/f && echo mkdir-ok
+if mkdir state/new 2>/dev/null; then echo new-made; else echo new-refused; fi'
+fresh 'mkdir -p state/ok && echo x > state/keep'
+ctl "$XS" >"$OUT" 2>&1
+if [ "$(tr '\n' ' ' <"$OUT")" != "mkdir-ok new-made " ]; then
+	fail exists-under-except "control: without cagerun"
+else
+	fresh 'mkdir -p state/ok && echo x > state/keep'
+	(cd "$WS" && env -i $ENVV timeout -s KILL $T "$CAGERUN" -p "$XP" -D workspace="$WS" --quiet \
+		-- sh -c "$XS") >"$OUT" 2>&1
+	if [ "$(tr '\n' ' ' <"$OUT")" = "mkdir-ok new-refused " ]; then
+		pass exists-under-except
+	else
+		fail exists-under-except "mkdir -p over existing names, or the refusal of a new one"
+	fi
+fi
+
 # ---- the session report: repositories the run created -------------------
 report() {
 	(cd "$WS" && env -i $ENVV timeout -s KILL $T "$CAGERUN" -p "$POLICY" \
