@@ -67,6 +67,7 @@ static const char *comment_above(struct arena *a, const struct src_file *f, uint
 		return NULL;
 	char buf[WHY_MAX];
 	size_t n = 0;
+	bool cut = false;
 	for (uint32_t l = first; l < line; l++) {
 		const char *s = line_start(f, l);
 		s += strspn(s, " \t");
@@ -75,10 +76,21 @@ static const char *comment_above(struct arena *a, const struct src_file *f, uint
 		size_t k = strcspn(s, "\n");
 		if (n && n + 1 < sizeof buf)
 			buf[n++] = ' ';
-		if (k > sizeof buf - 1 - n)
+		if (k > sizeof buf - 1 - n) {
 			k = sizeof buf - 1 - n;
+			cut = true;
+		}
 		memcpy(buf + n, s, k);
 		n += k;
+	}
+	/* A comment longer than the message allows ends at its last whole
+	 * sentence, not in the middle of a word. */
+	if (cut) {
+		size_t e = n;
+		while (e > 1 && !(buf[e - 2] == '.' && buf[e - 1] == ' '))
+			e--;
+		if (e > 1)
+			n = e - 1;
 	}
 	while (n && (buf[n - 1] == '.' || buf[n - 1] == ' '))
 		n--;
