@@ -167,8 +167,8 @@ STASH='echo w >> f && git stash -q && git stash pop -q && git checkout -q f'
 work husky-work "$HUSKY" "$GITWORK"
 work husky-branches "$HUSKY" "$MORE && $STASH"
 work nested-branches "$NESTED" "cd sub && $MORE && $STASH"
-work inner-worktree-branches "$INNER_WT" "cd inner && $MORE"
-work linked-branches "$LINKED" "cd wt && $MORE"
+work inner-worktree-branches "$INNER_WT" "cd inner && $MORE && $STASH"
+work linked-branches "$LINKED" "cd wt && $MORE && $STASH"
 work bare-push "$BARE" "git clone -q . $ST/c 2>/dev/null && cd $ST/c &&
 	git -c user.name=t -c user.email=t@e commit -q --allow-empty -m x &&
 	git push -q origin HEAD:main"
