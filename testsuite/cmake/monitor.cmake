@@ -14,5 +14,8 @@ if(CMAKE_SYSTEM_NAME STREQUAL "Linux" AND TARGET cagerun)
   # for what is recorded) gives the records the full path gives.
   add_test(NAME monitor/differential COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/monitor/differential.sh
     $<TARGET_FILE:cagerun>)
-  set_tests_properties(monitor/differential PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77)
+  add_test(NAME monitor/differential/user COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/linux/as_user.sh
+    cage-test /bin/sh ${CMAKE_CURRENT_SOURCE_DIR}/monitor/differential.sh $<TARGET_FILE:cagerun>)
+  set_tests_properties(monitor/differential monitor/differential/user PROPERTIES TIMEOUT 120
+    SKIP_RETURN_CODE 77)
 endif()
