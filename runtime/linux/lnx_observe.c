@@ -29,6 +29,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -126,8 +127,9 @@ struct lnx_observer {
 	bool borrowed_nt; /* lnx_observer_attach: the loop is someone else's */
 };
 
-/* Reads up to len bytes of the tracee's memory at addr; returns bytes read. */
-static size_t peek(pid_t pid, uint64_t addr, void *buf, size_t len)
+/* Reads up to len bytes of the tracee's memory at addr, through
+ * /proc/PID/mem; returns bytes read. */
+static size_t peek_mem(pid_t pid, uint64_t addr, void *buf, size_t len)
 {
 	char p[64];
 	snprintf(p, sizeof p, "/proc/%d/mem", (int)pid);
@@ -145,15 +147,46 @@ static size_t peek(pid_t pid, uint64_t addr, void *buf, size_t len)
 	return got;
 }
 
-/* A NUL-terminated string from the tracee, read page by page so that a
- * string ending just before an unmapped page is still read. */
+/* Reads up to len bytes of the tracee's memory at addr; returns the bytes
+ * read up to the first page that could not be read. One process_vm_readv
+ * (the same ptrace access check as opening /proc/PID/mem) instead of an
+ * open, a read and a close per call; each remote page is its own iovec,
+ * so a read that reaches an unmapped page stops at that page's start.
+ * Falls back to /proc/PID/mem where the call is missing or refused. */
+static size_t peek(pid_t pid, uint64_t addr, void *buf, size_t len)
+{
+	enum { MAXV = 4 };
+	struct iovec local = { buf, len }, remote[MAXV];
+	size_t nv = 0, off = 0;
+	while (off < len && nv < MAXV) {
+		size_t room = 4096 - (size_t)((addr + off) & 4095);
+		if (room > len - off)
+			room = len - off;
+		remote[nv++] = (struct iovec){ (void *)(uintptr_t)(addr + off), room };
+		off += room;
+	}
+	local.iov_len = off;
+	ssize_t r = process_vm_readv(pid, &local, 1, remote, nv, 0);
+	if (r < 0 && (errno == ENOSYS || errno == EPERM))
+		return peek_mem(pid, addr, buf, len);
+	if (r <= 0)
+		return 0;
+	if ((size_t)r == off && off < len)
+		return off + peek(pid, addr + off, (char *)buf + off, len - off);
+	return (size_t)r;
+}
+
+/* A NUL-terminated string from the tracee. The first read is short (most
+ * paths are) and may span two pages, as peek() reads each page on its
+ * own; then the rest is read page by page, so that a string ending just
+ * before an unmapped page is still read. */
 static bool peek_string(pid_t pid, uint64_t addr, char *out, size_t size)
 {
 	if (!addr)
 		return false;
 	size_t got = 0;
 	while (got < size - 1) {
-		size_t room = 4096 - (size_t)((addr + got) & 4095);
+		size_t room = got ? 4096 - (size_t)((addr + got) & 4095) : 256;
 		if (room > size - 1 - got)
 			room = size - 1 - got;
 		size_t r = peek(pid, addr + got, out + got, room);
@@ -230,25 +263,48 @@ static bool resolve(pid_t pid, int dirfd, const char *name, char *out, size_t si
 	return true;
 }
 
-static void emit_path(struct lnx_observer *o, pid_t pid, const char *sc, uint32_t access,
-		      const char *path)
+/* Writes the record of an access already classified as recorded. */
+static void record_path(struct lnx_observer *o, pid_t pid, const char *sc, uint32_t access,
+			const char *path, const struct mon_class *c)
 {
-	struct mon_class c;
-	mon_sink_classify_path(o->sink, access, path, &c);
-	if (!c.record)
-		return;
 	char exe[4096], link[64];
 	snprintf(link, sizeof link, "/proc/%d/exe", (int)pid);
 	struct mon_record r = { .time_ms = mon_now_ms(), .pid = pid, .syscall = sc,
 				.access = access, .path = path };
 	r.exe = read_link(link, exe, sizeof exe) ? exe : NULL;
-	mon_sink_record(o->sink, &r, &c);
+	mon_sink_record(o->sink, &r, c);
+}
+
+static void emit_path(struct lnx_observer *o, pid_t pid, const char *sc, uint32_t access,
+		      const char *path)
+{
+	struct mon_class c;
+	mon_sink_classify_path(o->sink, access, path, &c);
+	if (c.record)
+		record_path(o, pid, sc, access, path, &c);
 }
 
 static bool exists(const char *path)
 {
 	struct stat st;
 	return lstat(path, &st) == 0;
+}
+
+/* Whether any of the accesses in mask (IR_A_ bits) on path would be
+ * recorded. Classifying needs no I/O, so the observer asks this before it
+ * looks at the file system: an access that is not recorded whatever the
+ * file's existence needs no lstat. */
+static bool any_recorded(struct lnx_observer *o, uint32_t mask, const char *path)
+{
+	for (uint32_t bit = 1; bit && bit <= mask; bit <<= 1) {
+		if (!(mask & bit))
+			continue;
+		struct mon_class c;
+		mon_sink_classify_path(o->sink, bit, path, &c);
+		if (c.record)
+			return true;
+	}
+	return false;
 }
 
 /* A file access: classify the named path; skip what does not exist where
@@ -259,9 +315,11 @@ static void on_path(struct lnx_observer *o, pid_t pid, const char *sc, int dirfd
 	char nm[4096], path[4200];
 	if (!peek_string(pid, name, nm, sizeof nm) || !resolve(pid, dirfd, nm, path, sizeof path))
 		return;
-	if (must_exist && !exists(path))
+	struct mon_class c;
+	mon_sink_classify_path(o->sink, access, path, &c);
+	if (!c.record || (must_exist && !exists(path)))
 		return;
-	emit_path(o, pid, sc, access, path);
+	record_path(o, pid, sc, access, path, &c);
 }
 
 static void on_open(struct lnx_observer *o, pid_t pid, const char *sc, int dirfd, uint64_t name,
@@ -272,10 +330,21 @@ static void on_open(struct lnx_observer *o, pid_t pid, const char *sc, int dirfd
 		return; /* metadata only, like stat */
 	if (!peek_string(pid, name, nm, sizeof nm) || !resolve(pid, dirfd, nm, path, sizeof path))
 		return;
+	int acc = (int)(flags & O_ACCMODE);
+	/* What the call may be, the file existing or not: nothing of it
+	 * recorded means nothing to do (the common case, a covered open). */
+	uint32_t may = 0;
+	if (acc == O_RDONLY || acc == O_RDWR)
+		may |= IR_A_READ;
+	if (acc != O_RDONLY || (flags & O_TRUNC))
+		may |= IR_A_WRITE;
+	if (flags & O_CREAT)
+		may |= IR_A_CREATE | IR_A_WRITE;
+	if (!any_recorded(o, may, path))
+		return;
 	bool ex = exists(path);
 	if (!ex && !(flags & O_CREAT))
 		return;
-	int acc = (int)(flags & O_ACCMODE);
 	if (!ex) {
 		emit_path(o, pid, sc, IR_A_CREATE, path);
 		emit_path(o, pid, sc, IR_A_WRITE, path);

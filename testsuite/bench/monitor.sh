@@ -1,8 +1,9 @@
 #!/bin/sh
 # monitor.sh - what watching a session costs: a file-heavy workload (find
-# over a tree of 4000 files plus a clean build of a small C project with
-# make) run bare, under `cagerun --mode monitor` (a policy that covers the
-# workload, so the cost is the observer's and nothing is logged), under
+# over a tree of 4000 files, cat of every one of them, plus a clean build
+# of a small C project with make) run bare, under `cagerun --mode monitor`
+# (a policy that covers the workload, so the cost is the observer's and
+# nothing is logged), under
 # `cagerun --mode monitor` with a policy that covers nothing of it (every
 # access classified would-block and written to the log), under
 # `strace -f -e trace=file,network -o /dev/null`, and under
@@ -42,8 +43,8 @@ done
 printf 'int main(void){return 0;}\n' >"$tmp/proj/main.c"
 printf 'p: main.o%s\n\tcc -o p main.o%s\n%%.o: %%.c\n\tcc -O1 -c $<\nclean:\n\trm -f p *.o\n' \
 	"$objs" "$objs" >"$tmp/proj/Makefile"
-printf 'find %s/tree -type f | wc -l >/dev/null\nmake -s -C %s/proj clean p\n' "$tmp" "$tmp" \
-	>"$tmp/work.sh"
+printf 'find %s/tree -type f | wc -l >/dev/null\nfind %s/tree -type f | xargs cat >/dev/null\nmake -s -C %s/proj clean p\n' \
+	"$tmp" "$tmp" "$tmp" >"$tmp/work.sh"
 
 cat >"$tmp/covered.cage" <<P
 cage 1
@@ -93,7 +94,7 @@ rows="$rows ::: $cagerun -q -p $tmp/enforce.cage --log-denials --log $tmp/dlog -
 names="$names enforce enforce+log-denials"
 
 echo "machine: $(nproc) cores, $(uname -r), load: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "workload: find over 4000 files + make clean build of 9 C files; $runs interleaved rounds + 2 warm-up"
+echo "workload: find over 4000 files + cat of each + make clean build of 9 C files; $runs interleaved rounds + 2 warm-up"
 # shellcheck disable=SC2086 # rows is a word list built above
 "$build/testsuite/bench_run" -w 2 "$runs" -- $rows >"$tmp/out"
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
