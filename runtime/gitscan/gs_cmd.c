@@ -76,6 +76,22 @@ static size_t dollar(const char *s, bool *home, bool *special)
 	return 0;
 }
 
+/* One expansion at *s into w, quoted or not: $HOME as the known home, a
+ * special parameter as a part cagerun cannot know (marked so); any other
+ * is refused, with why said. */
+static bool take_dollar(struct word *w, const char **s, const char *home, char *why, size_t wl)
+{
+	bool h, sp;
+	size_t k = dollar(*s, &h, &sp);
+	if (!k || (h && !home)) {
+		snprintf(why, wl, "'%.12s' expands to what cagerun cannot know", *s);
+		return false;
+	}
+	w->unknown |= sp;
+	*s += k;
+	return !h || w_add(w, home, strlen(home));
+}
+
 bool gs_cmd_paths(const char *cmd, const char *home, struct gs_words *out, char *why,
 		  size_t wl)
 {
@@ -111,17 +127,7 @@ bool gs_cmd_paths(const char *cmd, const char *home, struct gs_words *out, char 
 						ok = w_add(&w, s + 1, 1);
 					s += 2;
 				} else if (*s == '$') {
-					bool h, sp;
-					size_t k = dollar(s, &h, &sp);
-					if (!k || (h && !home)) {
-						snprintf(why, wl, "'%.12s' expands to what cagerun cannot know", s);
-						ok = false;
-						break;
-					}
-					if (h)
-						ok = w_add(&w, home, strlen(home));
-					w.unknown |= sp;
-					s += k;
+					ok = take_dollar(&w, &s, home, why, wl);
 				} else if (*s == '`') {
 					snprintf(why, wl, "a command substitution (`...`)");
 					ok = false;
@@ -144,18 +150,8 @@ bool gs_cmd_paths(const char *cmd, const char *home, struct gs_words *out, char 
 				s++;
 			}
 		} else if (c == '$') {
-			bool h, sp;
-			size_t k = dollar(s, &h, &sp);
-			if (!k || (h && !home)) {
-				snprintf(why, wl, "'%.12s' expands to what cagerun cannot know", s);
-				ok = false;
-				break;
-			}
-			if (h)
-				ok = w_add(&w, home, strlen(home));
-			w.unknown |= sp;
+			ok = take_dollar(&w, &s, home, why, wl);
 			w.any = true;
-			s += k;
 		} else if (c == '`') {
 			snprintf(why, wl, "a command substitution (`...`)");
 			ok = false;
