@@ -20,6 +20,14 @@
 #include <sys/socket.h>
 
 /* Keeps only the addresses the policy lets us reach. */
+/* NAME is normalized (lowercase, no trailing dot). */
+static bool name_is_invalid(const char *name)
+{
+	static const char tld[] = "invalid";
+	size_t n = strlen(name), t = sizeof tld - 1;
+	return n >= t && strcmp(name + n - t, tld) == 0 && (n == t || name[n - t - 1] == '.');
+}
+
 static void filter_and_connect(struct prx_server *s, struct conn *c)
 {
 	struct prx_addrs keep = { .n = 0 };
@@ -105,6 +113,13 @@ static void handle_request(struct prx_server *s, struct conn *c)
 		c->addrs.len[0] = sizeof *a4;
 		c->addrs.len[1] = sizeof *a6;
 		c->addrs.n = 2;
+	} else if (name_is_invalid(c->host.name)) {
+		/* RFC 6761: a .invalid name never resolves, so it is never asked
+		 * of DNS (and a policy naming one cannot leak lookups). */
+		snprintf(c->why, sizeof c->why, "cannot resolve %s: a .invalid name (RFC 6761)",
+			 c->host.name);
+		prx_respond_text(s, c, 502, "error", c->why);
+		return;
 	} else if (!prx_resolver_find(s->cfg.overrides, c->host.name, c->port, &c->addrs)) {
 		if (!prx_dns_submit(s->dns, prx_tag_of(s, c, 0), c->host.name, c->port)) {
 			prx_respond_text(s, c, 503, "error", "too many name lookups in flight");
