@@ -3,7 +3,8 @@
 # times of `/bin/true` run bare (the anchor), through `cagerun --mode
 # enforce-fs` and `--mode enforce` with examples/claude-code.cage
 # (compiling the policy included), through bubblewrap with a comparable
-# set-up, and through Anthropic's sandbox runtime (`srt`), all interleaved
+# set-up (bwrap --unshare-all, with and without --share-net), and through
+# Anthropic's sandbox runtime (`srt`), all interleaved
 # round by round in one bench_run call. Two more anchors say what part is
 # the kernel's: `cagec` compiling the same policy (front end alone), and
 # ns_floor, which makes the same namespaces and mounts, forks and execs
@@ -58,8 +59,17 @@ add "cagerun-enforce" "$cagerun" -p "$policy" -D "workspace=$ws" --mode enforce 
 add "cagec-compile-only" "$build/cagec" "$policy" -D "workspace=$ws" --emit ir -o /dev/null
 add "ns-floor-fs" "$build/testsuite/ns_floor" -- /bin/true
 add "ns-floor-net" "$build/testsuite/ns_floor" --net -- /bin/true
+# bubblewrap with what cagerun's two modes make: every namespace
+# (--unshare-all: user, mount, PID, IPC, UTS, cgroup, network) for enforce;
+# the same sharing the network for enforce-fs; the root read-only with
+# /dev, /proc, a tmpfs /tmp and the workspace bound writable, as the
+# example policy's plan does.
 if command -v bwrap >/dev/null; then
-	add "bwrap" bwrap --ro-bind / / --dev /dev --proc /proc --unshare-net /bin/true
+	bw="bwrap --ro-bind / / --dev /dev --proc /proc --tmpfs /tmp --bind $ws $ws --die-with-parent"
+	# shellcheck disable=SC2086 # bw is a word list without spaces in its words
+	add "bwrap-all" $bw --unshare-all /bin/true
+	# shellcheck disable=SC2086
+	add "bwrap-share-net" $bw --unshare-all --share-net /bin/true
 else
 	echo "skipped bwrap: not installed (Debian: apt-get install bubblewrap)"
 fi
