@@ -157,9 +157,6 @@ static int build_table(struct lrun *r)
 	return rc;
 }
 
-/* The server starts its resolver threads: only once the sandbox has been
- * cloned, since the child of a threaded process must not touch a lock
- * (malloc's) that another thread may hold at that moment. */
 /* --log: created 0600, appended, never through a symlink. */
 static int open_log(struct lrun *r)
 {
@@ -171,6 +168,10 @@ static int open_log(struct lrun *r)
 	return 0;
 }
 
+/* Only once the sandbox has been cloned, since the child of a threaded
+ * process must not touch a lock (malloc's) that another thread may hold at
+ * that moment; the server's resolver threads start later still, with the
+ * first name that needs DNS. */
 static int start_proxy_server(struct lrun *r, struct prx_policy pol, const char *secret)
 {
 	char err[512];

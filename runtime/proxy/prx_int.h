@@ -88,8 +88,9 @@ bool prx_resolver_find(const struct prx_resolver *r, const char *name, unsigned 
 struct prx_dns;
 struct prx_dns *prx_dns_new(char *err, size_t errlen);
 int prx_dns_fd(const struct prx_dns *d);
-/* False when the queue is full. */
-bool prx_dns_submit(struct prx_dns *d, uint64_t tag, const char *name, unsigned port);
+/* 0, or EAGAIN when the queue is full, or why no resolver thread could be
+ * started (the first lookup starts one). */
+int prx_dns_submit(struct prx_dns *d, uint64_t tag, const char *name, unsigned port);
 /* Takes one finished job; false when there is none. *gai_err is 0 or EAI_*. */
 bool prx_dns_take(struct prx_dns *d, uint64_t *tag, struct prx_addrs *out, int *gai_err);
 void prx_dns_free(struct prx_dns *d);

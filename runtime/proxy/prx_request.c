@@ -121,8 +121,13 @@ static void handle_request(struct prx_server *s, struct conn *c)
 		prx_respond_text(s, c, 502, "error", c->why);
 		return;
 	} else if (!prx_resolver_find(s->cfg.overrides, c->host.name, c->port, &c->addrs)) {
-		if (!prx_dns_submit(s->dns, prx_tag_of(s, c, 0), c->host.name, c->port)) {
-			prx_respond_text(s, c, 503, "error", "too many name lookups in flight");
+		int e = prx_dns_submit(s->dns, prx_tag_of(s, c, 0), c->host.name, c->port);
+		if (e) {
+			snprintf(c->why, sizeof c->why, "%s%s",
+				 e == EAGAIN ? "too many name lookups in flight"
+					     : "no resolver thread: ",
+				 e == EAGAIN ? "" : strerror(e));
+			prx_respond_text(s, c, 503, "error", c->why);
 			return;
 		}
 		c->st = ST_RESOLVING;

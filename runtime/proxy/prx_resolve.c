@@ -186,6 +186,10 @@ struct prx_dns {
 	struct dns_job d[DNS_SLOTS];
 	size_t dh, dn;
 	size_t busy;
+	/* Workers are started by the first lookups that find none idle, so a
+	 * session that never asks DNS (overrides, IP literals, no network at
+	 * all) never pays for a thread; never more than DNS_THREADS. */
+	size_t nthreads;
 	bool stop;
 	int efd[2]; /* prx_notify_open */
 	/* The loop and each worker hold a reference; the last one out frees.
@@ -279,31 +283,25 @@ struct prx_dns *prx_dns_new(char *err, size_t errlen)
 	pthread_mutex_init(&d->mu, NULL);
 	pthread_cond_init(&d->cv, NULL);
 	d->refs = 1;
-	pthread_attr_t attr;
-	if (pthread_attr_init(&attr) != 0 ||
-	    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED) != 0) {
-		snprintf(err, errlen, "pthread_attr: failed");
-		prx_dns_free(d);
-		return NULL;
-	}
-	for (int i = 0; i < DNS_THREADS; i++) {
-		pthread_t th;
-		pthread_mutex_lock(&d->mu);
-		d->refs++;
-		pthread_mutex_unlock(&d->mu);
-		int e = pthread_create(&th, &attr, worker, d);
-		if (e) {
-			pthread_mutex_lock(&d->mu);
-			d->refs--;
-			pthread_mutex_unlock(&d->mu);
-			pthread_attr_destroy(&attr);
-			snprintf(err, errlen, "pthread_create: %s", strerror(e));
-			prx_dns_free(d);
-			return NULL;
-		}
-	}
-	pthread_attr_destroy(&attr);
 	return d;
+}
+
+/* With d->mu held: one more worker, holding its own reference. */
+static int start_worker_locked(struct prx_dns *d)
+{
+	pthread_attr_t attr;
+	if (pthread_attr_init(&attr) != 0)
+		return ENOMEM;
+	pthread_t th;
+	int e = pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	if (e == 0)
+		e = pthread_create(&th, &attr, worker, d);
+	pthread_attr_destroy(&attr);
+	if (e == 0) {
+		d->refs++;
+		d->nthreads++;
+	}
+	return e;
 }
 
 int prx_dns_fd(const struct prx_dns *d)
@@ -311,14 +309,20 @@ int prx_dns_fd(const struct prx_dns *d)
 	return d->efd[0];
 }
 
-bool prx_dns_submit(struct prx_dns *d, uint64_t tag, const char *name, unsigned port)
+int prx_dns_submit(struct prx_dns *d, uint64_t tag, const char *name, unsigned port)
 {
 	size_t n = strlen(name);
 	if (n > HOST_NAME_MAX_LEN)
-		return false;
+		return EINVAL;
 	pthread_mutex_lock(&d->mu);
-	bool ok = d->qn + d->busy + d->dn < DNS_SLOTS;
-	if (ok) {
+	int e = d->qn + d->busy + d->dn < DNS_SLOTS ? 0 : EAGAIN;
+	/* A job waits for a thread only where every thread is busy. */
+	if (e == 0 && d->nthreads < DNS_THREADS && d->qn + d->busy >= d->nthreads) {
+		e = start_worker_locked(d);
+		if (e && d->nthreads > 0)
+			e = 0; /* a running worker takes it */
+	}
+	if (e == 0) {
 		struct dns_job *j = &d->q[(d->qh + d->qn) % DNS_SLOTS];
 		j->tag = tag;
 		memcpy(j->name, name, n + 1);
@@ -327,7 +331,7 @@ bool prx_dns_submit(struct prx_dns *d, uint64_t tag, const char *name, unsigned 
 		pthread_cond_signal(&d->cv);
 	}
 	pthread_mutex_unlock(&d->mu);
-	return ok;
+	return e;
 }
 
 bool prx_dns_take(struct prx_dns *d, uint64_t *tag, struct prx_addrs *out, int *gai_err)
