@@ -62,8 +62,8 @@ static const struct cli_opt run_opts_table[] = {
 	  "also print the Linux plan's notes (rules enforced more narrowly than written) and "
 	  "what the git discovery found" },
 	{ "backend", 0, "NAME", O_BACKEND, CLI_CAGERUN,
-	  "the launcher, linux or seatbelt (default: this host's); seatbelt on Linux does "
-	  "every step up to the exec, then fails closed (125): how the macOS path is tested" },
+	  "the launcher, linux or seatbelt (default: this host's); the Linux build has no "
+	  "Seatbelt launcher (its test programs do, to test the macOS path up to the exec)" },
 	{ "record-covered", 0, NULL, O_RECORD_COVERED, CLI_CAGERUN,
 	  "monitor: also record the accesses the policy covers (only-would-block off)" },
 	{ "record-workspace", 0, NULL, O_RECORD_WORKSPACE, CLI_CAGERUN,
