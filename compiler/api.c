@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "emit.h"
 #include "path.h"
+#include "cage.h"
 #include "policy.h"
 
 const char *cage_version(void)
@@ -238,27 +238,6 @@ bool cage_query_host(cage_policy *p, const char *host, unsigned port, struct cag
 	ir_eval_host(prof, h, port, &iv);
 	fill_verdict(p, &iv, v);
 	return true;
-}
-
-const char *cage_backend_name(size_t i)
-{
-	size_t n;
-	const struct emit_backend *b = emit_backends(&n);
-	return i < n ? b[i].name : NULL;
-}
-
-bool cage_emit(cage_policy *p, const char *backend, FILE *out, const char **err)
-{
-	const struct emit_backend *b = emit_find(backend);
-	if (!b) {
-		*err = "unknown backend";
-		return false;
-	}
-	if (!p->ir || !p->ir->selected) {
-		*err = "the policy has errors; nothing is emitted";
-		return false;
-	}
-	return b->fn(p->ir, p->ir->selected, out, &p->arena, err);
 }
 
 bool cage_has_host_rules(const cage_policy *p)

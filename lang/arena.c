@@ -6,6 +6,7 @@
  */
 #include "arena.h"
 
+#include <assert.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -47,6 +48,9 @@ void arena_free(struct arena *a)
 void *arena_alloc(struct arena *a, size_t size)
 {
 	const size_t align = sizeof(max_align_t);
+	/* Rounding up must not wrap to a small size. */
+	if (size > SIZE_MAX - align)
+		arena_oom();
 	size = (size + align - 1) & ~(align - 1);
 	if (size == 0)
 		size = align;
@@ -65,6 +69,7 @@ void *arena_alloc(struct arena *a, size_t size)
 	}
 	void *p = (char *)b->data + b->used;
 	b->used += size;
+	assert(b->used <= b->cap && b->used % align == 0);
 	a->total += size;
 	memset(p, 0, size);
 	return p;

@@ -18,7 +18,6 @@
 #include <string.h>
 
 #include "parse_ctx.h"
-#include "ir.h"
 }
 
 /* Tokens own no memory (strings live in the arena); the destructor only

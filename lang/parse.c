@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "grammar.h"
-#include "ir.h"
+#include "access.h"
 #include "suggest.h"
 
 /* Beyond this many syntax errors a file is not worth reading further. */

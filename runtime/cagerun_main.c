@@ -25,6 +25,9 @@
 #include "layers.h"
 #include "run.h"
 #include "runcommon.h"
+#ifdef CAGE_RUN_SEATBELT
+#include "sbx_run.h"
+#endif
 #include "slog.h"
 #include "yolo.h"
 
@@ -59,8 +62,8 @@ static const struct cli_opt run_opts_table[] = {
 	  "also print the Linux plan's notes (rules enforced more narrowly than written) and "
 	  "what the git discovery found" },
 	{ "backend", 0, "NAME", O_BACKEND, CLI_CAGERUN,
-	  "the launcher, linux or seatbelt (default: this host's); seatbelt on Linux does "
-	  "every step up to the exec, then fails closed (125): how the macOS path is tested" },
+	  "the launcher, linux or seatbelt (default: this host's); the Linux build has no "
+	  "Seatbelt launcher (its test programs do, to test the macOS path up to the exec)" },
 	{ "record-covered", 0, NULL, O_RECORD_COVERED, CLI_CAGERUN,
 	  "monitor: also record the accesses the policy covers (only-would-block off)" },
 	{ "record-workspace", 0, NULL, O_RECORD_WORKSPACE, CLI_CAGERUN,
@@ -348,6 +351,38 @@ static int serve(struct run *r, struct prx_config *cfg, const char *policy, cons
 
 /* The command (or shell) to run under the loaded layers; the checks that
  * come before it (pin, skip-permission flags) refuse with 125. */
+/* run_command, or the launcher o->backend names. The Seatbelt launcher
+ * away from macOS (it fails closed at the exec, there being no
+ * sandbox-exec) is how the macOS path is tested on Linux: it is built only
+ * into the test programs (CAGE_RUN_SEATBELT, testsuite/cmake/seatbelt.cmake),
+ * so that the installed Linux launcher links no SBPL emitter. */
+static int run_backend(const struct run_opts *o)
+{
+#ifdef __APPLE__
+	static const char host[] = "seatbelt";
+#else
+	static const char host[] = "linux";
+#endif
+	if (!o->backend || !strcmp(o->backend, host))
+		return run_command(o);
+	if (!strcmp(o->backend, "seatbelt")) {
+#ifdef CAGE_RUN_SEATBELT
+		/* The policy composed for this host is not the macOS one: the
+		 * Seatbelt launcher compiles the file itself, for macOS. */
+		if (!o->policy_file)
+			return run_fail("--backend seatbelt on this host needs -p POLICY; nothing was run");
+		struct run_opts so = *o;
+		so.pol = NULL;
+		so.policy = o->policy_file;
+		return sbx_run_command(&so);
+#else
+		return run_fail("--backend seatbelt: this cagerun is built for %s only (the Seatbelt "
+				"launcher runs on macOS); nothing was run", host);
+#endif
+	}
+	return run_fail("--backend %s: expected %s or seatbelt; nothing was run", o->backend, host);
+}
+
 static int run_layers(struct run *r, struct args *a)
 {
 	struct layers L;

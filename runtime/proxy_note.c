@@ -8,6 +8,7 @@
  */
 #include "run.h"
 
+#include "cage.h"
 #include "policy.h"
 
 void run_proxy_only_note(const cage_policy *p, FILE *out)

@@ -80,7 +80,4 @@ int run_command(const struct run_opts *o);
  * network and that the proxy alone still enforces the connect rules. */
 void run_proxy_only_note(const cage_policy *p, FILE *out);
 
-/* run_command, or the launcher o->backend names (runcommon.c). */
-int run_backend(const struct run_opts *o);
-
 #endif

@@ -18,11 +18,11 @@
 #include "agentstate.h"
 #include "cli.h"
 #include "cpt.h"
+#include "cpt_write.h"
 #include "prx.h"
 #include "gs.h"
 #include "prx_ev.h"
 #include "path.h"
-#include "sbx_run.h"
 
 void run_nofile_for(const struct ir_profile *p, const struct rlimit *start, struct rlimit *out)
 {
@@ -143,7 +143,10 @@ int run_proxy_table(cage_policy *pol, const char *name, char **bytes, struct cpt
 	size_t tlen = 0;
 	FILE *mem = open_memstream(bytes, &tlen);
 	const char *err = NULL;
-	bool ok = mem && cage_emit(pol, "table", mem, &err);
+	/* The table backend itself, not cage_emit(): the launcher links the
+	 * table writer and no other backend. */
+	bool ok = mem && pol->ir && pol->ir->selected &&
+		  cpt_emit(pol->ir, pol->ir->selected, mem, &pol->arena, &err);
 	if (mem && fclose(mem) != 0)
 		ok = false;
 	if (!ok)
@@ -263,26 +266,4 @@ int run_unconfined(char *const *argv, const struct run_nofile *nofile)
 	int e = errno;
 	fprintf(stderr, "cagerun: %s: %s\n", argv[0], strerror(e));
 	return e == ENOENT ? 127 : 126;
-}
-
-int run_backend(const struct run_opts *o)
-{
-#ifdef __APPLE__
-	static const char host[] = "seatbelt";
-#else
-	static const char host[] = "linux";
-#endif
-	if (!o->backend || !strcmp(o->backend, host))
-		return run_command(o);
-	if (!strcmp(o->backend, "seatbelt")) {
-		/* The policy composed for this host is not the macOS one: the
-		 * Seatbelt launcher compiles the file itself, for macOS. */
-		if (!o->policy_file)
-			return run_fail("--backend seatbelt on this host needs -p POLICY; nothing was run");
-		struct run_opts so = *o;
-		so.pol = NULL;
-		so.policy = o->policy_file;
-		return sbx_run_command(&so);
-	}
-	return run_fail("--backend %s: expected %s or seatbelt; nothing was run", o->backend, host);
 }

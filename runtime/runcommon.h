@@ -8,6 +8,7 @@
 #define CAGE_RUNCOMMON_H
 
 #include "ir.h"
+#include "cage.h"
 #include "policy.h"
 #include "run.h"
 

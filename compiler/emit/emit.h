@@ -26,7 +26,4 @@ struct emit_backend {
 const struct emit_backend *emit_find(const char *name);
 const struct emit_backend *emit_backends(size_t *n);
 
-bool emit_ir(const struct ir_policy *pol, const struct ir_profile *prof, FILE *out,
-	     struct arena *a, const char **err);
-
 #endif

@@ -12,6 +12,7 @@
  */
 #include "ir.h"
 
+#include <assert.h>
 #include <string.h>
 
 #include "path.h"
@@ -89,11 +90,21 @@ bool ir_host_match(const struct ir_host *h, const char *host, unsigned port)
 	}
 }
 
+/* Is r a guard (ir_pins.c)? guard[] is parallel to rules[]: each rule's
+ * index is its place in the profile's list, which the evaluator's two
+ * walks (protects first, then the last match) rely on too. */
+static bool guarded(const struct ir_profile *p, const struct ir_rule *r)
+{
+	if (!p->guard || r->tkind != IR_T_PATH)
+		return false;
+	assert(r->index < p->nrules && &p->rules[r->index] == r);
+	return p->guard[r->index];
+}
+
 /* A guard also denies deleting what it matches (ir_pins.c). */
 static bool has_access(const struct ir_profile *p, const struct ir_rule *r, uint32_t access)
 {
-	return (r->access & access) ||
-	       (access == IR_A_DELETE && p->guard && r->tkind == IR_T_PATH && p->guard[r->index]);
+	return (r->access & access) || (access == IR_A_DELETE && guarded(p, r));
 }
 
 static void decide(const struct ir_profile *p, uint32_t access, enum ir_target_kind tk,
@@ -160,7 +171,7 @@ void ir_eval_path(const struct ir_profile *p, uint32_t access, const char *path,
 static uint32_t access_of(const struct ir_profile *p, const struct ir_rule *r, uint32_t want)
 {
 	uint32_t b = r->access & want;
-	if ((want & IR_A_DELETE) && p->guard && r->tkind == IR_T_PATH && p->guard[r->index])
+	if ((want & IR_A_DELETE) && guarded(p, r))
 		b |= IR_A_DELETE;
 	return b;
 }

@@ -16,28 +16,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "access.h"
 #include "arena.h"
 #include "diag.h"
 
 enum ir_effect { IR_ALLOW, IR_DENY, IR_PROTECT };
-
-/* Access bits. Keywords map to sets: `read` = READ|READ_META,
- * `write` = WRITE|CREATE|DELETE (see docs/language.md). */
-enum {
-	IR_A_READ = 1u << 0,      /* file contents, directory listing */
-	IR_A_READ_META = 1u << 1, /* stat, readlink, access(2) */
-	IR_A_WRITE = 1u << 2,     /* modify an existing file */
-	IR_A_CREATE = 1u << 3,    /* create files, directories, links */
-	IR_A_DELETE = 1u << 4,    /* unlink, rmdir, rename away */
-	IR_A_EXEC = 1u << 5,      /* execve */
-	IR_A_CONNECT = 1u << 6,   /* outbound network, host targets */
-	IR_A_UNIX = 1u << 7,      /* connect to a unix socket, path targets */
-	IR_A_MACH = 1u << 8,      /* mach-lookup of a service (macOS) */
-};
-#define IR_A_FILE (IR_A_READ | IR_A_READ_META | IR_A_WRITE | IR_A_CREATE | \
-		   IR_A_DELETE | IR_A_EXEC)
-#define IR_A_KW_READ (IR_A_READ | IR_A_READ_META)
-#define IR_A_KW_WRITE (IR_A_WRITE | IR_A_CREATE | IR_A_DELETE)
 
 enum ir_target_kind { IR_T_PATH, IR_T_HOST, IR_T_UNIX, IR_T_MACH };
 
@@ -295,5 +278,8 @@ void ir_limit_display(const struct ir_limit *l, bool mark, char *buf, size_t siz
  * values an enforced one beats a best-effort one). */
 void ir_limit_merge(struct ir_limit *dst, const struct ir_limit *src);
 void ir_print_profile(FILE *out, const struct ir_policy *pol, const struct ir_profile *p);
+/* The "ir" backend (an emit_fn, emit.h): a header line, then the profile. */
+bool emit_ir(const struct ir_policy *pol, const struct ir_profile *prof, FILE *out,
+	     struct arena *a, const char **err);
 
 #endif

@@ -8,7 +8,6 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "emit.h"
 #include "ir.h"
 
 const char *ir_effect_name(enum ir_effect e)

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "cage.h"
 #include "policy.h"
 
 /* Which backends' limits the checks consider (noncanonical-path,

@@ -28,6 +28,7 @@
 #include "mon_summary.h"
 #include "outfile.h"
 #include "path.h"
+#include "cage.h"
 #include "policy.h"
 
 enum { SG_MIN_SHARE = 3, SG_MIN_DEPTH = 2 };

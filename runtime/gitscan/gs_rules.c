@@ -12,6 +12,7 @@
 
 #include "gs_find.h"
 #include "path.h"
+#include "cage.h"
 #include "policy.h"
 
 /* a is b, or below it */

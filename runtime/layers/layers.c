@@ -28,6 +28,7 @@
 #include "cachedir.h"
 #include "cli.h"
 #include "lint.h"
+#include "cage.h"
 #include "policy.h"
 #include "run.h"
 #include "trust.h"

@@ -9,6 +9,7 @@
 
 #include "layers.h"
 #include "agentstate.h"
+#include "cage.h"
 #include "policy.h"
 
 enum { SHOW_WIDTH = 100 };

@@ -11,9 +11,11 @@
  */
 #include "lnx_mount.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdint.h>
 #include <linux/mount.h>
 #include <linux/openat2.h>
 #include <stdio.h>
@@ -151,8 +153,23 @@ static bool apply_one(const struct lplan_node *n, const char *empty_file, char *
 	return ok;
 }
 
+/* The order both walks below rely on: every node's parent comes before
+ * it, so walking backwards mounts a child before its parent's mount could
+ * cover the path to it, and a parent chain ends (lplan.c builds it so and
+ * asserts it there; here it is the input of the one step that acts on it). */
+static void assert_ancestors_first(const struct lplan *plan)
+{
+#ifndef NDEBUG
+	for (size_t i = 0; i < plan->nnodes; i++)
+		assert(plan->nodes[i].parent == SIZE_MAX || plan->nodes[i].parent < i);
+#else
+	(void)plan;
+#endif
+}
+
 bool lnx_mount_apply(const struct lplan *plan, const char *empty_file, char *err, size_t errlen)
 {
+	assert_ancestors_first(plan);
 	/* Nodes are sorted with ancestors first: walk backwards. */
 	for (size_t i = plan->nnodes; i-- > 0;) {
 		const struct lplan_node *n = &plan->nodes[i];
@@ -191,6 +208,7 @@ bool lnx_mount_readonly_rest(const struct lplan *plan, const char *const *rw_dir
 			     char *err, size_t errlen)
 {
 	enum { MAX_RW = 512 };
+	assert_ancestors_first(plan);
 	int clones[MAX_RW], targets[MAX_RW];
 	const char *names[MAX_RW];
 	size_t n = 0;

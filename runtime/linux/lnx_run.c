@@ -47,6 +47,7 @@
 #include "lplan.h"
 #include "mon_sink.h"
 #include "path.h"
+#include "cage.h"
 #include "policy.h"
 #include "prx.h"
 #include "runcommon.h"

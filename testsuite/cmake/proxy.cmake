@@ -49,6 +49,7 @@ if(NOT CAGE_PROXY_IS_PORTABLE)
   if(TARGET cagerun)
     add_executable(cagerun_portable ${CMAKE_SOURCE_DIR}/runtime/cagerun_main.c
       $<TARGET_OBJECTS:cage_prx_portable>)
+    target_compile_definitions(cagerun_portable PRIVATE CAGE_RUN_SEATBELT)
     target_link_libraries(cagerun_portable PRIVATE cage)
     add_test(NAME proxy/portable/cagerun COMMAND prx_itest $<TARGET_FILE:prx_testproxy_portable>
       --portable --cagerun $<TARGET_FILE:cagerun_portable>)

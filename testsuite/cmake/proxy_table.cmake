@@ -45,11 +45,11 @@ add_test(NAME bench/cpt-workload
 # libcage is built.
 if(CAGE_FUZZ)
   add_executable(fuzz_cpt ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/fuzz_cpt.c
-    ${CMAKE_SOURCE_DIR}/runtime/proxy/cpt.c ${CMAKE_SOURCE_DIR}/runtime/proxy/cpt_dump.c
-    ${CMAKE_SOURCE_DIR}/runtime/proxy/host.c ${CMAKE_SOURCE_DIR}/compiler/emit/cpt_write.c
+    ${CMAKE_SOURCE_DIR}/compiler/format/cpt.c ${CMAKE_SOURCE_DIR}/compiler/format/cpt_dump.c
+    ${CMAKE_SOURCE_DIR}/compiler/format/host.c ${CMAKE_SOURCE_DIR}/compiler/format/cpt_write.c
     ${CMAKE_SOURCE_DIR}/lang/arena.c)
-  target_include_directories(fuzz_cpt PRIVATE ${CMAKE_SOURCE_DIR}/compiler ${CAGE_COMPILER_STAGES}
-    ${CMAKE_SOURCE_DIR}/lang ${CMAKE_SOURCE_DIR}/runtime/proxy)
+  target_include_directories(fuzz_cpt PRIVATE ${CMAKE_SOURCE_DIR}/compiler/format
+    ${CMAKE_SOURCE_DIR}/compiler/ir ${CMAKE_SOURCE_DIR}/lang)
   target_compile_options(fuzz_cpt PRIVATE -fsanitize=fuzzer,address,undefined
     -fno-sanitize-recover=all -fno-omit-frame-pointer)
   target_link_options(fuzz_cpt PRIVATE -fsanitize=fuzzer,address,undefined)

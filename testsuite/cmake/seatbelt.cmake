@@ -8,9 +8,15 @@ if(APPLE AND TARGET cagerun)
     $<TARGET_FILE:cagerun> ${CMAKE_SOURCE_DIR})
   set_tests_properties(macos/qual PROPERTIES TIMEOUT 600)
 endif()
+# The installed Linux cagerun has no Seatbelt launcher (it would link the
+# SBPL emitter): cagerun_sbx is cagerun with it (CAGE_RUN_SEATBELT), a test
+# program only. That cagerun itself refuses the backend is checked too.
 if(NOT APPLE AND TARGET cagerun)
+  add_executable(cagerun_sbx ${CMAKE_SOURCE_DIR}/runtime/cagerun_main.c)
+  target_compile_definitions(cagerun_sbx PRIVATE CAGE_RUN_SEATBELT)
+  target_link_libraries(cagerun_sbx PRIVATE cage)
   add_test(NAME seatbelt/fail-closed
-    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/seatbelt/failclosed.sh $<TARGET_FILE:cagerun>)
+    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/seatbelt/failclosed.sh $<TARGET_FILE:cagerun_sbx>)
   set_tests_properties(seatbelt/fail-closed PROPERTIES TIMEOUT 120)
   if(TARGET cagerun_portable)
     add_test(NAME seatbelt/fail-closed/portable-proxy
@@ -27,7 +33,7 @@ endif()
 if(NOT APPLE AND TARGET cagerun)
   add_executable(cagerun_fakesbx ${CMAKE_SOURCE_DIR}/runtime/cagerun_main.c
     ${CMAKE_SOURCE_DIR}/runtime/seatbelt/sbx_plan.c ${CMAKE_SOURCE_DIR}/runtime/seatbelt/sbx_run.c)
-  target_compile_definitions(cagerun_fakesbx PRIVATE
+  target_compile_definitions(cagerun_fakesbx PRIVATE CAGE_RUN_SEATBELT
     SBX_SANDBOX_EXEC="${CMAKE_CURRENT_SOURCE_DIR}/seatbelt/fake-sandbox-exec.sh")
   target_link_libraries(cagerun_fakesbx PRIVATE cage)
   add_test(NAME seatbelt/launch
@@ -40,7 +46,7 @@ if(NOT APPLE AND TARGET cagerun AND TARGET cage_prx_portable)
   add_executable(cagerun_fakesbx_portable ${CMAKE_SOURCE_DIR}/runtime/cagerun_main.c
     ${CMAKE_SOURCE_DIR}/runtime/seatbelt/sbx_plan.c ${CMAKE_SOURCE_DIR}/runtime/seatbelt/sbx_run.c
     $<TARGET_OBJECTS:cage_prx_portable>)
-  target_compile_definitions(cagerun_fakesbx_portable PRIVATE CAGE_PORTABLE_PROXY
+  target_compile_definitions(cagerun_fakesbx_portable PRIVATE CAGE_PORTABLE_PROXY CAGE_RUN_SEATBELT
     SBX_SANDBOX_EXEC="${CMAKE_CURRENT_SOURCE_DIR}/seatbelt/fake-sandbox-exec.sh")
   target_link_libraries(cagerun_fakesbx_portable PRIVATE cage)
   add_test(NAME seatbelt/launch/portable-proxy

@@ -1,7 +1,7 @@
 /*
  * fuzz_monitor.c - libFuzzer target for the monitor's record readers: the
  * JSON-lines log that `cagec monitor-report` and `cagec suggest` read
- * (runtime/monitor/mon_record.c, a line at a time, as compiler/suggest does)
+ * (compiler/format/mon_record.c, a line at a time, as compiler/suggest does)
  * and the Seatbelt log lines cagerun turns into records on macOS
  * (runtime/seatbelt/sbx_log.c). Built only with -DCAGE_FUZZ=ON and clang
  * (testsuite/cmake/fuzz_monitor.cmake).

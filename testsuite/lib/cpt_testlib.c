@@ -1,6 +1,6 @@
 /*
  * cpt_testlib.c - see cpt_testlib.h. The reference decision is written
- * independently of runtime/proxy/cpt.c (a linear scan over the rules), so a
+ * independently of compiler/format/cpt.c (a linear scan over the rules), so a
  * disagreement points at a bug in one of them.
  */
 #include "cpt_testlib.h"

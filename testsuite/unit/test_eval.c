@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "path.h"
+#include "cage.h"
 #include "policy.h"
 
 static cage_policy *compile(const char *text)

@@ -15,6 +15,7 @@
 #include "gs.h"
 #include "gs_cmd.h"
 #include "ir.h"
+#include "cage.h"
 #include "policy.h"
 
 static struct gs_words words(const char *cmd, bool *ok, char *why, size_t wl)

@@ -1,5 +1,5 @@
 /*
- * test_host.c - host normalisation and address classes (runtime/proxy/host.c).
+ * test_host.c - host normalisation and address classes (compiler/format/host.c).
  * The IPv4 cases are checked against the C library's inet_aton(), the
  * parser a resolver uses for numeric hosts, so "what the proxy thinks an
  * address is" and "where a connect() would go" cannot drift apart.

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "lplan.h"
+#include "cage.h"
 #include "policy.h"
 
 static char root[256];

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "lplan.h"
+#include "cage.h"
 #include "policy.h"
 #include "run.h"
 #ifdef __linux__

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cage.h"
 #include "policy.h"
 
 static char tmpdir[256];

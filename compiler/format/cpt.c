@@ -12,6 +12,7 @@
 #include "cpt.h"
 #include "cpt_format.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -89,6 +90,8 @@ static const uint8_t *rule_at(const struct cpt_table *t, uint32_t i)
 static const uint8_t *find_slot_h(const struct cpt_table *t, uint64_t h, unsigned kind,
 				  const void *key, size_t len)
 {
+	/* The loader checked these (check_header): the mask needs a power of two. */
+	assert(t->nslots > 0 && (t->nslots & (t->nslots - 1)) == 0);
 	uint32_t mask = t->nslots - 1;
 	uint32_t i = (uint32_t)h & mask;
 	for (uint32_t d = 0; d <= t->max_probe; d++, i = (i + 1) & mask) {
@@ -413,6 +416,8 @@ static void scan(const struct cpt_table *t, const uint8_t *s, unsigned port, str
 	uint32_t n = cpt_rd32(s + CPT_S_LISTLEN);
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t e = cpt_rd32(l + (size_t)i * CPT_LIST_SIZE);
+		/* Bounded, ascending, unique: what check_body proved on load. */
+		assert(e < t->nrules && (i == 0 || e > cpt_rd32(l + (size_t)(i - 1) * CPT_LIST_SIZE)));
 		const uint8_t *r = rule_at(t, e);
 		if (!port_ok(t, r, port))
 			continue;

@@ -1,6 +1,6 @@
 /*
  * cpt_write.h - the "table" backend: the selected profile's host rules as a
- * proxy rule table (layout in docs/proxy-table.md, reader in runtime/proxy/cpt.h).
+ * proxy rule table (layout in docs/proxy-table.md, reader in cpt.h).
  */
 #ifndef CAGE_CPT_WRITE_H
 #define CAGE_CPT_WRITE_H

@@ -1,6 +1,6 @@
 /*
  * cpt_write.c - compiles a profile's host rules into the proxy rule table
- * (see cpt_write.h; layout in docs/proxy-table.md and runtime/proxy/cpt_format.h).
+ * (see cpt_write.h; layout in docs/proxy-table.md and cpt_format.h).
  *
  * The table keeps every rule, in policy order, with its effect: the reader
  * collects all rules matching (host, port) and lets the last one win, so no

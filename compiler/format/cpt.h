@@ -1,6 +1,6 @@
 /*
  * cpt.h - the proxy rule table at run time: load a table written by
- * `cagec --emit table` (compiler/emit/cpt_write.c) and answer "may the sandbox
+ * `cagec --emit table` (cpt_write.c) and answer "may the sandbox
  * connect to (host, port)?" without allocating.
  *
  * The layout is specified in docs/proxy-table.md. Loading checks the whole

@@ -1,6 +1,6 @@
 /*
  * cpt_format.h - the on-disk layout of the proxy rule table, shared by the
- * writer (compiler/emit/cpt_write.c) and the reader (runtime/cpt.c). The prose
+ * writer (cpt_write.c) and the reader (cpt.c). The prose
  * specification is docs/proxy-table.md; keep the two in step, and bump
  * CPT_VERSION for any change a version-1 reader would misread.
  *

@@ -7,7 +7,6 @@
 #define CAGE_POLICY_H
 
 #include "ast.h"
-#include "cage.h"
 #include "ir.h"
 
 struct cage_options {
