@@ -238,6 +238,12 @@ void lplan_key(struct arena *a, const struct ir_policy *pol, const struct ir_pro
 bool lplan_emit(const struct ir_policy *pol, const struct ir_profile *prof, FILE *out,
 		struct arena *a, const char **err);
 
+/* The "plan" backend: builds the plan, checks it against the policy and
+ * writes its artifact (uid and cwd: this process's). Fails, writing
+ * nothing, where cagerun would refuse the plan. */
+bool lplan_emit_artifact(const struct ir_policy *pol, const struct ir_profile *prof, FILE *out,
+			 struct arena *a, const char **err);
+
 /* Text form of the plan, one line per grant and mount (cagec --emit linux). */
 void lplan_print(FILE *out, const struct lplan *plan);
 

@@ -12,8 +12,10 @@
  */
 #include "lplan_int.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <xxhash.h>
 
@@ -335,5 +337,52 @@ bool lplan_from_pf(struct arena *a, const struct pf_plan *in, const struct ir_pr
 	plan->nmounts = in->nmounts;
 	plan->rcache = lplan_rcache_new(a);
 	lplan_index_nodes(a, plan);
+	return true;
+}
+
+/* ---- the "plan" backend ---- */
+
+bool lplan_emit_artifact(const struct ir_policy *pol, const struct ir_profile *prof, FILE *out,
+			 struct arena *a, const char **err)
+{
+	struct lplan plan;
+	if (!lplan_build(a, prof, &plan, err))
+		return false;
+	if (plan.nerrors) {
+		*err = arena_printf(a, "%zu rule%s cannot be enforced exactly on Linux here (see "
+				       "--emit linux); cagerun refuses this policy",
+				    plan.nerrors, plan.nerrors == 1 ? "" : "s");
+		return false;
+	}
+	struct lplan_widening *w;
+	size_t nw;
+	lplan_check(a, &plan, &w, &nw, NULL);
+	if (nw) {
+		*err = arena_printf(a, "the plan is wider than the policy at %zu point%s (see --emit "
+				       "linux); no artifact is written",
+				    nw, nw == 1 ? "" : "s");
+		return false;
+	}
+	size_t ndeps;
+	bool unstable;
+	lplan_deps(&plan, &ndeps, &unstable);
+	if (unstable) {
+		*err = "files the plan depends on changed while it was built; try again";
+		return false;
+	}
+	char cwd[4096];
+	if (!getcwd(cwd, sizeof cwd)) {
+		*err = arena_printf(a, "getcwd: %s", strerror(errno));
+		return false;
+	}
+	struct pf_plan pf;
+	lplan_artifact(a, &plan, pol, prof, (uint32_t)geteuid(), cwd, &pf);
+	uint8_t *b;
+	size_t n;
+	pf_write(a, &pf, &b, &n);
+	if (fwrite(b, 1, n, out) != n) {
+		*err = "cannot write the plan";
+		return false;
+	}
 	return true;
 }
