@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -24,6 +26,9 @@
 /* The cache's folder below ROOT/cage: cachedir_key never gives a name
  * starting with '.', so no agent's private (writable) cache can be it. */
 #define PLANCACHE_KEY ".plans"
+/* Plans kept at most (one per policy, user and directory): past it the
+ * least recently written go, so the folder cannot grow without bound. */
+#define PLANCACHE_MAX 128
 
 bool lnx_plancache_open(struct lnx_plancache *c, char *err, size_t errlen)
 {
@@ -107,6 +112,42 @@ static bool write_all(int fd, const uint8_t *b, size_t n)
 	return true;
 }
 
+/* Removes the oldest plans while more than PLANCACHE_MAX are kept. */
+static void prune(int dfd)
+{
+	int fd = dup(dfd);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	char names[PLANCACHE_MAX + 1][64];
+	time_t when[PLANCACHE_MAX + 1];
+	size_t n = 0;
+	for (struct dirent *e; (e = readdir(d));) {
+		size_t len = strlen(e->d_name);
+		struct stat st;
+		if (len < 6 || len >= sizeof names[0] || strcmp(e->d_name + len - 5, ".plan") ||
+		    fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+			continue;
+		memcpy(names[n], e->d_name, len + 1);
+		when[n++] = st.st_mtime;
+		if (n == PLANCACHE_MAX + 1) {
+			/* One too many: the oldest goes, its slot is reused. */
+			size_t old = 0;
+			for (size_t i = 1; i < n; i++)
+				if (when[i] < when[old])
+					old = i;
+			unlinkat(dfd, names[old], 0);
+			n--;
+			memcpy(names[old], names[n], sizeof names[0]);
+			when[old] = when[n];
+		}
+	}
+	closedir(d);
+}
+
 bool lnx_plancache_store(const struct lnx_plancache *c, const char *name, const uint8_t *b,
 			 size_t n, char *err, size_t errlen)
 {
@@ -139,6 +180,8 @@ bool lnx_plancache_store(const struct lnx_plancache *c, const char *name, const 
 	if (!ok) {
 		unlinkat(dfd, tmp, 0);
 		snprintf(err, errlen, "%s/%s: %s", c->dir, name, strerror(e));
+	} else {
+		prune(dfd);
 	}
 	close(dfd);
 	return ok;

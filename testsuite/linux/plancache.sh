@@ -210,5 +210,19 @@ if cmp -s "$plan" "$tmp/before.plan" && [ ! -e "$cache/planted" ] && [ ! -e "$ca
 	bad "inside: the cache changed"
 fi
 
+# ---- the cache is bounded: past 128 plans the oldest go ----
+i=0
+while [ $i -lt 140 ]; do
+	: >"$cache/old$i.plan"
+	i=$((i + 1))
+done
+touch -d '2001-01-01' "$cache"/old*.plan
+rm -f "$plan"
+cr home "$tmp/out.p"
+kept=$(find "$cache" -name '*.plan' | wc -l)
+if [ "$rc" -eq 0 ] && [ "$kept" -le 128 ] && [ -f "$plan" ]; then ok; else
+	bad "bound: $kept plans kept, the new one $([ -f "$plan" ] && echo kept || echo gone)"
+fi
+
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]
