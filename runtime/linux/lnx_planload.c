@@ -71,6 +71,7 @@ static void keep(struct arena *a, const struct lplan *plan, const struct ir_poli
 	size_t ndeps;
 	bool unstable;
 	lplan_deps(plan, &ndeps, &unstable);
+	(void)ndeps;
 	if (unstable) {
 		if (verbose)
 			fprintf(stderr, "cagerun: plan: the files it depends on changed while it was "
@@ -88,7 +89,7 @@ static void keep(struct arena *a, const struct lplan *plan, const struct ir_poli
 			fprintf(stderr, "cagerun: plan: not kept: %s\n", err);
 	} else if (verbose) {
 		fprintf(stderr, "cagerun: plan: kept as %s/%s (%zu bytes, %zu paths it depends on)\n",
-			pl->cache.dir, name, n, ndeps);
+			pl->cache.dir, name, n, pf.ndeps);
 	}
 }
 
