@@ -21,6 +21,15 @@
 #include <string.h>
 #include <unistd.h>
 
+/* The stat times' names: POSIX 2008's, or Darwin's own. */
+#ifdef __APPLE__
+#define PF_MTIM st_mtimespec
+#define PF_CTIM st_ctimespec
+#else
+#define PF_MTIM st_mtim
+#define PF_CTIM st_ctim
+#endif
+
 void pf_observe(struct arena *a, enum pf_dep_kind kind, const char *path, struct pf_dep *d,
 		struct stat *st)
 {
@@ -40,10 +49,10 @@ void pf_observe(struct arena *a, enum pf_dep_kind kind, const char *path, struct
 	d->ino = (uint64_t)sb.st_ino;
 	d->mode = (uint32_t)sb.st_mode;
 	if (kind == PF_DEP_LIST) {
-		d->mtime_s = (int64_t)sb.st_mtim.tv_sec;
-		d->mtime_ns = (int64_t)sb.st_mtim.tv_nsec;
-		d->ctime_s = (int64_t)sb.st_ctim.tv_sec;
-		d->ctime_ns = (int64_t)sb.st_ctim.tv_nsec;
+		d->mtime_s = (int64_t)sb.PF_MTIM.tv_sec;
+		d->mtime_ns = (int64_t)sb.PF_MTIM.tv_nsec;
+		d->ctime_s = (int64_t)sb.PF_CTIM.tv_sec;
+		d->ctime_ns = (int64_t)sb.PF_CTIM.tv_nsec;
 	}
 	if (kind == PF_DEP_LINK && S_ISLNK(sb.st_mode)) {
 		char buf[PATH_MAX];
