@@ -65,8 +65,8 @@ if(CMAKE_SYSTEM_NAME STREQUAL "Linux")
   # a fresh build, a tampered one is rebuilt, no cage writes the cache
   # (testsuite/linux/plancache.sh), as root and as cage-test.
   add_test(NAME linux/plan-cache COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/linux/plancache.sh
-    $<TARGET_FILE:cagerun>)
+    $<TARGET_FILE:cagerun> $<TARGET_FILE:cagec>)
   add_test(NAME linux/plan-cache/user COMMAND ${CAGE_AS_USER}
-    /bin/sh ${CMAKE_CURRENT_SOURCE_DIR}/linux/plancache.sh $<TARGET_FILE:cagerun>)
+    /bin/sh ${CMAKE_CURRENT_SOURCE_DIR}/linux/plancache.sh $<TARGET_FILE:cagerun> $<TARGET_FILE:cagec>)
   set_tests_properties(linux/plan-cache linux/plan-cache/user PROPERTIES TIMEOUT 300)
 endif()

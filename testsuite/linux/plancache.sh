@@ -1,5 +1,5 @@
 #!/bin/sh
-# plancache.sh CAGERUN - the kept Linux plan (docs/plan-format.md) can never
+# plancache.sh CAGERUN CAGEC - the kept Linux plan (docs/plan-format.md) can never
 # grant more than a fresh build, and no cage can write it:
 #   - between two runs a directory the policy denies is created; one is
 #     removed; a denied directory is swapped for a symlink to a readable
@@ -12,11 +12,14 @@
 #   - inside the cage the cache folder cannot be written, its files not
 #     changed or removed, and neither it nor its parent renamed away,
 #     while the same steps work outside and the tree around it is
-#     writable inside.
+#     writable inside;
+#   - `cagec --emit plan` writes the same bytes cagerun keeps, and nothing
+#     for a policy cagerun refuses.
 # Every reuse is seen first ("reused" with --verbose), so no step passes
 # because the cache was never used.
 set -u
 cagerun=$1
+cagec=$2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8
@@ -177,6 +180,17 @@ else
 fi
 tamper symlink 'mv "$plan" "$tmp/real.plan" && ln -s "$tmp/real.plan" "$plan"'
 tamper fifo 'rm "$plan" && mkfifo "$plan"'
+
+# ---- cagec --emit plan: the same artifact ----
+cr home "$tmp/out.pre"
+(cd "$ws" && HOME=$H "$cagec" --emit plan -D data="$data" "$tmp/p.cage" -o "$tmp/cagec.plan" 2>"$tmp/err")
+if [ $? -eq 0 ] && cmp -s "$tmp/cagec.plan" "$plan"; then ok; else bad "cagec --emit plan differs from the kept plan"; fi
+rm -r "$H/w/secret.txt" && mkdir "$H/w/secret.txt" && echo x >"$H/w/secret.txt/f"
+(cd "$ws" && HOME=$H "$cagec" --emit plan -D data="$data" "$tmp/p.cage" -o "$tmp/refused.plan" 2>"$tmp/err")
+if [ $? -ne 0 ] && [ ! -s "$tmp/refused.plan" ] && grep -q 'cannot be enforced exactly' "$tmp/err"; then ok; else
+	bad "cagec --emit plan wrote a plan cagerun refuses"
+fi
+rm -r "$H/w/secret.txt" && echo secret >"$H/w/secret.txt"
 
 # ---- no cage writes the cache ----
 cache=$H/.cache/cage/.plans
