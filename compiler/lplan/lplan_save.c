@@ -281,10 +281,28 @@ static const struct ir_rule *rule_at(const struct ir_profile *p, uint32_t i)
 	return i == PF_NONE ? NULL : &p->rules[i];
 }
 
+/* Absolute and normalised, as every path the planner makes is: no empty,
+ * "." or ".." component, no trailing '/' (but "/" itself). */
+static bool normal(const char *p)
+{
+	if (p[0] != '/')
+		return false;
+	if (!p[1])
+		return true;
+	for (const char *c = p; *c;) {
+		c++; /* past '/' */
+		size_t n = strcspn(c, "/");
+		if (n == 0 || (n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.'))
+			return false;
+		c += n;
+	}
+	return true;
+}
+
 static bool classify(struct arena *a, struct ir_path *pp, const char *text)
 {
 	memset(pp, 0, sizeof *pp);
-	if (text[0] != '/')
+	if (!normal(text))
 		return false;
 	pp->text = arena_strdup(a, text);
 	pp->len = (uint32_t)strlen(text);
@@ -306,7 +324,7 @@ static bool rules_in(struct arena *a, const struct ir_profile *p, const struct p
 		rs[i] = *o;
 		rs[i].index = (uint32_t)i;
 		if (!classify(a, &rs[i].t.path, v[i].text))
-			return bad(err, errlen, "resolved rule %zu: path is not absolute", i);
+			return bad(err, errlen, "resolved rule %zu: path is not absolute and normalised", i);
 		rs[i].except = NULL;
 		rs[i].nexcept = v[i].nexcept;
 		if (v[i].nexcept) {
@@ -314,7 +332,7 @@ static bool rules_in(struct arena *a, const struct ir_profile *p, const struct p
 			for (uint32_t k = 0; k < v[i].nexcept; k++) {
 				e[k] = o->except[k];
 				if (!classify(a, &e[k].path, v[i].except[k]))
-					return bad(err, errlen, "resolved rule %zu: except is not absolute", i);
+					return bad(err, errlen, "resolved rule %zu: except is not absolute and normalised", i);
 			}
 			rs[i].except = e;
 		}
@@ -337,8 +355,8 @@ bool lplan_from_pf(struct arena *a, const struct pf_plan *in, const struct ir_pr
 	for (size_t i = 0; i < in->nnodes; i++) {
 		const struct pf_node *o = &in->nodes[i];
 		struct lplan_node *n = &nodes[i];
-		if (o->path[0] != '/')
-			return bad(err, errlen, "node %zu: path is not absolute", i);
+		if (!normal(o->path))
+			return bad(err, errlen, "node %zu: path is not absolute and normalised", i);
 		if (i && lplan_path_cmp(in->nodes[i - 1].path, o->path) >= 0)
 			return bad(err, errlen, "node %zu: nodes are not in order", i);
 		n->path = o->path;
@@ -364,8 +382,8 @@ bool lplan_from_pf(struct arena *a, const struct pf_plan *in, const struct ir_pr
 	}
 	plan->mkdirs = arena_alloc(a, (in->nmkdirs + 1) * sizeof *plan->mkdirs);
 	for (size_t i = 0; i < in->nmkdirs; i++) {
-		if (in->mkdirs[i][0] != '/')
-			return bad(err, errlen, "directory to create %zu is not absolute", i);
+		if (!normal(in->mkdirs[i]))
+			return bad(err, errlen, "directory to create %zu is not absolute and normalised", i);
 		plan->mkdirs[i] = in->mkdirs[i];
 	}
 	plan->nmkdirs = in->nmkdirs;
@@ -384,7 +402,7 @@ bool lplan_from_pf(struct arena *a, const struct pf_plan *in, const struct ir_pr
 	plan->guards = arena_alloc(a, (in->nguards + 1) * sizeof *plan->guards);
 	for (size_t i = 0; i < in->nguards; i++) {
 		if (!classify(a, &plan->guards[i].pat, in->guards[i].pattern))
-			return bad(err, errlen, "guard %zu: pattern is not absolute", i);
+			return bad(err, errlen, "guard %zu: pattern is not absolute and normalised", i);
 		plan->guards[i].rule = rule_at(p, in->guards[i].rule);
 	}
 	plan->nguards = in->nguards;

@@ -281,6 +281,14 @@ Test(pf, bad_indices_and_order_are_refused_even_when_sealed)
 	nv[k].parent = PF_NONE;
 	cr_assert(!lplan_from_pf(a, &q, f.pol->ir->selected, &back, err, sizeof err));
 	cr_assert(strstr(err, "parent"), "%s", err);
+	/* A path the planner never makes. */
+	memcpy(nv, p.nodes, p.nnodes * sizeof *nv);
+	const char *odd[] = { "relative", "/a//b", "/a/./b", "/a/../b", "/a/" };
+	for (size_t i = 0; i < sizeof odd / sizeof *odd; i++) {
+		nv[p.nnodes - 1].path = odd[i];
+		cr_assert(!lplan_from_pf(a, &q, f.pol->ir->selected, &back, err, sizeof err), "%s",
+			  odd[i]);
+	}
 	q = p;
 	q.nrules = p.nrules + 1;
 	cr_assert(!lplan_from_pf(a, &q, f.pol->ir->selected, &back, err, sizeof err));
