@@ -16,6 +16,8 @@ static const struct emit_backend backends[] = {
 	{ "table", "the proxy rule table (binary, docs/proxy-table.md)", true, cpt_emit },
 	{ "linux", "the Linux plan on this machine: Landlock grants and mounts", false,
 	  lplan_emit },
+	{ "plan", "the Linux plan artifact cagerun enforces (binary, docs/plan-format.md)", true,
+	  lplan_emit_artifact },
 };
 
 const struct emit_backend *emit_backends(size_t *n)

@@ -248,7 +248,7 @@ static void set_nodes(struct arena *a, struct lplan *plan, const struct lplan_ru
 /* Each node's nearest ancestor node. The stack holds the chain of
  * ancestors of the node before; in sorted order, whatever of it is not
  * above this node is above none of the nodes after it either. */
-static void link_parents(struct arena *a, struct lplan *plan)
+void lplan_link_parents(struct arena *a, struct lplan *plan)
 {
 	assert_sorted(plan);
 	/* A chain is at most one node per component of the deepest path. */
@@ -369,10 +369,10 @@ static void add_mkdir(struct arena *a, struct lplan *plan, const char *path)
 	plan->mkdirs = v;
 }
 
-static bool dir_exists(const char *path)
+static bool dir_exists(const struct lplan *plan, const char *path)
 {
 	struct stat st;
-	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+	return lplan_stat(plan->rcache, path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 /* A node that does not exist: it cannot carry a grant or a mount. Returns
@@ -394,7 +394,7 @@ static bool plan_missing(struct arena *a, struct lplan *plan, const struct ir_pr
 	 * anyway, and the grant can then be made (an agent's ~/.codex on its
 	 * first run, say). */
 	if (n->subtree && (self & IR_A_CREATE) && below &&
-	    dir_exists(lplan_parent_dir(a, n->path))) {
+	    dir_exists(plan, lplan_parent_dir(a, n->path))) {
 		add_mkdir(a, plan, n->path);
 		n->exists = n->is_dir = n->created = true;
 		return true;
@@ -480,7 +480,7 @@ static void pin_ancestors(struct arena *a, struct lplan *plan)
 		     d = lplan_parent_dir(a, d)) {
 			if (!(region_eff(plan, lplan_parent_dir(a, d)) & (LP_REMOVE_DIR | LP_REFER)))
 				continue;
-			if (i >= n0 && !dir_exists(d))
+			if (i >= n0 && !dir_exists(plan, d))
 				continue; /* nothing to move yet; the create guard decides */
 			bool have = false;
 			for (size_t k = 0; k < plan->nnodes && !have; k++)
@@ -628,11 +628,11 @@ static bool build(struct arena *a, const struct ir_profile *p, struct lplan *pla
 	for (size_t i = 0; i < plan->nnodes; i++) {
 		struct lplan_node *n = &plan->nodes[i];
 		struct stat st;
-		bool here = stat(n->path, &st) == 0;
+		bool here = lplan_stat(plan->rcache, n->path, &st) == 0;
 		n->exists = here || is_static;
 		n->is_dir = is_static && n->subtree ? true : here && S_ISDIR(st.st_mode);
 	}
-	link_parents(a, plan);
+	lplan_link_parents(a, plan);
 	for (size_t i = 0; i < plan->nnodes; i++) {
 		struct lplan_node *n = &plan->nodes[i];
 		const struct lplan_node *par = n->parent == SIZE_MAX ? NULL : &plan->nodes[n->parent];
@@ -642,7 +642,7 @@ static bool build(struct arena *a, const struct ir_profile *p, struct lplan *pla
 	if (!is_static)
 		lplan_guard_globs(a, p, plan, region_eff);
 	pin_ancestors(a, plan);
-	link_parents(a, plan);
+	lplan_link_parents(a, plan);
 	carry_flags(plan);
 	lplan_index_nodes(a, plan);
 	for (size_t i = 0; i < plan->nnodes; i++) {

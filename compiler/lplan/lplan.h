@@ -204,9 +204,45 @@ int lplan_path_cmp(const char *x, const char *y);
 /* A rule's location and text, "file:line:col: allow read ~/x", for messages. */
 void lplan_rule_text(const struct ir_rule *r, char *buf, size_t size);
 
+/* ---- the plan artifact (lplan_save.c, compiler/format/pf.h) ---- */
+
+struct pf_dep;
+struct pf_plan;
+struct pf_key;
+/* What the build (and a plan check after it) looked at on the disk:
+ * the plan's dependencies. *unstable: some path answered differently
+ * during the build, so no one state of the disk explains the plan and
+ * it must not be kept. */
+const struct pf_dep *lplan_deps(const struct lplan *plan, size_t *n, bool *unstable);
+/* XXH3-128 over everything of the profile's rules a plan build reads. */
+void lplan_profile_digest(const struct ir_profile *p, uint64_t *lo, uint64_t *hi);
+/* The plan of profile `p` as an artifact (strings shared with the plan;
+ * the key's fields are the caller's). */
+void lplan_to_pf(struct arena *a, const struct lplan *plan, const struct ir_profile *p,
+		 struct pf_plan *out);
+/* A plan read from an artifact, bound to profile `p` (the one its key
+ * names): false with the reason in err when it does not fit it (a rule
+ * index of another kind of rule, nodes out of order, a parent that is not
+ * the nearest ancestor). Check errors and notes are as written. */
+bool lplan_from_pf(struct arena *a, const struct pf_plan *in, const struct ir_profile *p,
+		   struct lplan *plan, char *err, size_t errlen);
+/* The artifact of a plan built and checked just now, with its key for
+ * profile `p` of policy `pol` (uid, cwd: the caller's). */
+void lplan_artifact(struct arena *a, const struct lplan *plan, const struct ir_policy *pol,
+		    const struct ir_profile *p, uint32_t uid, const char *cwd, struct pf_plan *out);
+/* Only the key (no plan): what a launcher looks the artifact up by. */
+void lplan_key(struct arena *a, const struct ir_policy *pol, const struct ir_profile *p,
+	       uint32_t uid, const char *cwd, struct pf_key *out);
+
 /* The "linux" backend: builds the plan and prints it (errors included). */
 bool lplan_emit(const struct ir_policy *pol, const struct ir_profile *prof, FILE *out,
 		struct arena *a, const char **err);
+
+/* The "plan" backend: builds the plan, checks it against the policy and
+ * writes its artifact (uid and cwd: this process's). Fails, writing
+ * nothing, where cagerun would refuse the plan. */
+bool lplan_emit_artifact(const struct ir_policy *pol, const struct ir_profile *prof, FILE *out,
+			 struct arena *a, const char **err);
 
 /* Text form of the plan, one line per grant and mount (cagec --emit linux). */
 void lplan_print(FILE *out, const struct lplan *plan);

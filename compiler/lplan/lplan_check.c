@@ -379,7 +379,7 @@ static bool ck_stat(const struct lplan *plan, const char *path, unsigned *mode)
 	if (plan->rcache && lplan_rcache_known(plan->rcache, path, &exists, mode))
 		return exists;
 	struct stat sb;
-	if (lstat(path, &sb) == 0) {
+	if ((plan->rcache ? lplan_lstat(plan->rcache, path, &sb) : lstat(path, &sb)) == 0) {
 		*mode = sb.st_mode;
 		return true;
 	}
@@ -400,7 +400,7 @@ static bool ck_real_entries(struct arena *a, const struct lplan *plan, struct ck
 			    const struct ck_set *s, const char *dir, struct ck_out *o,
 			    struct lplan_check_stats *st)
 {
-	DIR *d = opendir(dir);
+	DIR *d = plan->rcache ? lplan_opendir(plan->rcache, dir) : opendir(dir);
 	if (!d)
 		return false;
 	const char **names = arena_alloc(a, CK_ENTRIES_MAX * sizeof *names);
@@ -423,7 +423,7 @@ static bool ck_real_entries(struct arena *a, const struct lplan *plan, struct ck
 		if (s->n && bsearch(&key, s->v, s->n, sizeof *s->v, ck_cmp))
 			continue; /* asked about on its own */
 		struct stat sb;
-		if (lstat(names[i], &sb) != 0)
+		if ((plan->rcache ? lplan_lstat(plan->rcache, names[i], &sb) : lstat(names[i], &sb)) != 0)
 			continue; /* gone meanwhile: a name made later, asked about already */
 		ck_level_for(a, L, names[i]);
 		struct ck_policy cp;

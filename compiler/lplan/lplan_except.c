@@ -210,7 +210,7 @@ static void walk(struct xwalk *w, const char *dir, unsigned depth)
 		w->too_big = true;
 		return;
 	}
-	DIR *d = opendir(dir);
+	DIR *d = lplan_opendir(w->rc, dir);
 	if (!d)
 		return; /* unreadable here: what is in it is the create guard's */
 	struct dirent *de;
@@ -223,7 +223,7 @@ static void walk(struct xwalk *w, const char *dir, unsigned depth)
 		}
 		char *e = arena_printf(w->a, "%s/%s", strcmp(dir, "/") ? dir : "", de->d_name);
 		struct stat st;
-		if (lstat(e, &st) != 0)
+		if (lplan_lstat(w->rc, e, &st) != 0)
 			continue; /* gone since readdir: it no longer needs a mount */
 		bool is_dir = S_ISDIR(st.st_mode);
 		switch (part_of(w, e)) {
@@ -262,7 +262,7 @@ bool lplan_except_expand(struct arena *a, struct lplan_rcache *rc, const struct 
 	if (w.full.t.path.kind == IR_PAT_EXACT)
 		return true;
 	struct stat st;
-	if (lstat(anchor, &st) != 0 || !S_ISDIR(st.st_mode))
+	if (lplan_lstat(rc, anchor, &st) != 0 || !S_ISDIR(st.st_mode))
 		return true; /* nothing there yet: the create guard decides */
 	switch (part_of(&w, anchor)) {
 	case X_NONE:

@@ -5,7 +5,12 @@
 #ifndef CAGE_LPLAN_INT_H
 #define CAGE_LPLAN_INT_H
 
+#include <dirent.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
 #include "lplan.h"
+#include "pf.h"
 
 /* Entries a glob may visit while it is expanded. */
 #define LPLAN_GLOB_BUDGET 20000
@@ -25,6 +30,16 @@ struct lplan_rcache;
 struct lplan_rcache *lplan_rcache_new(struct arena *a);
 const char *lplan_resolve_cached(struct lplan_rcache *c, const char *path);
 const char *lplan_resolve_path(struct arena *a, const char *path);
+
+/* The build's looks at the disk (lplan_deps.c): the calls they stand
+ * for, recorded as the plan's dependencies in the build's cache. */
+struct lplan_deps;
+struct lplan_deps *lplan_deps_new(struct arena *a);
+struct lplan_deps *lplan_rcache_deps(const struct lplan_rcache *c);
+int lplan_lstat(struct lplan_rcache *c, const char *path, struct stat *st);
+int lplan_stat(struct lplan_rcache *c, const char *path, struct stat *st);
+ssize_t lplan_readlink(struct lplan_rcache *c, const char *path, char *buf, size_t size);
+DIR *lplan_opendir(struct lplan_rcache *c, const char *path);
 /* What the build's lstat found at `path` when it resolved to itself: true
  * with *exists and *mode (st_mode), false when the cache cannot say. */
 bool lplan_rcache_known(struct lplan_rcache *c, const char *path, bool *exists, unsigned *mode);
@@ -59,6 +74,9 @@ bool lplan_except_expand(struct arena *a, struct lplan_rcache *rc, const struct 
 char *lplan_parent_dir(struct arena *a, const char *path);
 /* True when `anc` is `path` or a directory above it. */
 bool lplan_at_or_above(const char *anc, const char *path);
+
+/* Sets each node's parent, its nearest ancestor node (nodes sorted). */
+void lplan_link_parents(struct arena *a, struct lplan *plan);
 
 /* Indexes plan->nodes by path (plan->node_slots), after the last change
  * to the set of nodes. */

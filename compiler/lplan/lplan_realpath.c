@@ -39,6 +39,7 @@ struct lplan_rcache {
 	struct arena *a;
 	struct rp_ent *slots;
 	size_t cap, n;
+	struct lplan_deps *deps; /* what the build looked at (lplan_deps.c) */
 };
 
 struct lplan_rcache *lplan_rcache_new(struct arena *a)
@@ -48,7 +49,13 @@ struct lplan_rcache *lplan_rcache_new(struct arena *a)
 	c->cap = 256;
 	c->n = 0;
 	c->slots = arena_alloc(a, c->cap * sizeof *c->slots);
+	c->deps = lplan_deps_new(a);
 	return c;
+}
+
+struct lplan_deps *lplan_rcache_deps(const struct lplan_rcache *c)
+{
+	return c->deps;
 }
 
 static size_t rp_hash(const char *s, size_t n)
@@ -158,12 +165,12 @@ static const struct rp_ent *rp_lookup(struct lplan_rcache *c, const char *path, 
 	bool exists = false;
 	unsigned mode = 0;
 	struct stat st;
-	if (par->exists && !rp_is_proc(par->real) && lstat(cand, &st) == 0) {
+	if (par->exists && !rp_is_proc(par->real) && lplan_lstat(c, cand, &st) == 0) {
 		exists = true;
 		mode = st.st_mode;
 		if (S_ISLNK(st.st_mode)) {
 			char target[PATH_MAX];
-			ssize_t tl = readlink(cand, target, sizeof target - 1);
+			ssize_t tl = lplan_readlink(c, cand, target, sizeof target - 1);
 			struct rp_ent via;
 			if (tl <= 0 || ++*links > RP_MAX_LINKS) {
 				exists = false; /* unreadable link or a loop: as written */

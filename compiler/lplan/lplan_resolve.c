@@ -54,7 +54,7 @@ static void walk(struct walk *w, const char *dir, const struct path_comp *comps,
 	if (!path_has_glob(c, cl)) {
 		char *next = arena_printf(w->a, "%s/%.*s", strcmp(dir, "/") ? dir : "", (int)cl, c);
 		struct stat st;
-		if (lstat(next, &st) == 0)
+		if (lplan_lstat(w->rc, next, &st) == 0)
 			walk(w, next, comps, i + 1, n, depth);
 		return;
 	}
@@ -64,7 +64,7 @@ static void walk(struct walk *w, const char *dir, const struct path_comp *comps,
 		w->too_big = true;
 		return;
 	}
-	DIR *d = opendir(dir);
+	DIR *d = lplan_opendir(w->rc, dir);
 	if (!d)
 		return;
 	struct dirent *e;
@@ -80,7 +80,7 @@ static void walk(struct walk *w, const char *dir, const struct path_comp *comps,
 			/* Descend through real directories only: a symlink loop must
 			 * not make the walk endless. */
 			struct stat st;
-			if (lstat(next, &st) == 0 && S_ISDIR(st.st_mode))
+			if (lplan_lstat(w->rc, next, &st) == 0 && S_ISDIR(st.st_mode))
 				walk(w, next, comps, i, n, depth + 1);
 		} else if (path_component_match(c, cl, e->d_name, strlen(e->d_name))) {
 			walk(w, next, comps, i + 1, n, depth + 1);
@@ -189,7 +189,7 @@ bool lplan_resolve_rules(struct arena *a, const struct ir_profile *p, struct lpl
 						     ? (pp->len == 3 ? "/" : arena_strndup(a, pp->text, pp->len - 3))
 						     : pp->text;
 			struct stat st;
-			if (pp->kind == IR_PAT_GLOB || lstat(anchor, &st) == 0 ||
+			if (pp->kind == IR_PAT_GLOB || lplan_lstat(plan->rcache, anchor, &st) == 0 ||
 			    !ir_rule_path_match(&full[k], anchor))
 				continue;
 			lplan_rules_add(a, out, p->rules + full[k].index, anchor, false);

@@ -207,6 +207,7 @@ _Noreturn void lnx_init_main(struct lnx_child *c)
 	if (!lnx_mount_prepare(err, sizeof err) ||
 	    (c->s->tmp_bytes && !lnx_mount_tmpfs(c->s->tmp_dir, c->s->tmp_bytes, err, sizeof err)) ||
 	    !lnx_mount_apply(c->s->plan, c->s->empty_file, err, sizeof err) ||
+	    (c->s->keep_dir && !lnx_mount_keep(c->s->keep_dir, err, sizeof err)) ||
 	    !lnx_mount_readonly_rest(c->s->plan, rw, nrw, err, sizeof err))
 		lnx_child_fail(c, 125, err);
 	if (c->s->isolate_net)

@@ -262,3 +262,37 @@ bool lnx_mount_readonly_rest(const struct lplan *plan, const char *const *rw_dir
 	}
 	return ok;
 }
+
+bool lnx_mount_keep(const char *dir, char *err, size_t errlen)
+{
+	int tfd = lnx_open_nofollow(dir);
+	if (tfd < 0) {
+		/* Not reachable in here (under a hidden tree): nothing to keep. */
+		if (errno == ENOENT || errno == EACCES)
+			return true;
+		return fail(err, errlen, "cannot open", dir);
+	}
+	bool ok = clone_onto(tfd, tfd, dir, MOUNT_ATTR_RDONLY, err, errlen);
+	close(tfd);
+	/* Each directory above, up to the root's children, becomes a mount
+	 * point, which cannot be renamed (EBUSY): the tree cannot be moved
+	 * aside and a writable one made in its place. Deepest first, so each
+	 * recursive clone carries the ones below. */
+	char anc[4096];
+	size_t n = strlen(dir);
+	if (n >= sizeof anc)
+		return ok && fail(err, errlen, "path too long:", dir);
+	memcpy(anc, dir, n + 1);
+	while (ok) {
+		char *slash = strrchr(anc, '/');
+		if (!slash || slash == anc)
+			break;
+		*slash = '\0';
+		int afd = lnx_open_nofollow(anc);
+		if (afd < 0)
+			return fail(err, errlen, "cannot open", anc);
+		ok = clone_onto(afd, afd, anc, 0, err, errlen);
+		close(afd);
+	}
+	return ok;
+}

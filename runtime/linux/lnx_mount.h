@@ -26,6 +26,14 @@ bool lnx_mount_prepare(char *err, size_t errlen);
  * file: a hide without it fails the run). */
 bool lnx_mount_apply(const struct lplan *plan, const char *empty_file, char *err, size_t errlen);
 
+/* Keeps the directory `dir` (cagerun's plan cache) read-only in here
+ * whatever the plan grants around it, and every directory above it
+ * (but /) a mount point, so that it cannot be renamed away and replaced.
+ * Applied after the plan's mounts and before lnx_mount_readonly_rest,
+ * whose writable clones then carry it. A dir this namespace cannot reach
+ * is left alone. */
+bool lnx_mount_keep(const char *dir, char *err, size_t errlen);
+
 /* A tmpfs of at most `bytes` (rounded up to pages), mode 0700, owned by
  * the caller, over the directory `path`: the private TMPDIR, so that
  * filling it fails with ENOSPC inside instead of filling the host's disk. */

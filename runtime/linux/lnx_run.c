@@ -3,8 +3,9 @@
  * around the sandbox.
  *
  *   compile the policy -> choose the mode -> check every path param and the
- *   kernel (Landlock ABI) -> build the Linux plan (refuse what it cannot
- *   enforce, and a plan wider than the policy) -> lease -> proxy (enforce) -> environment -> start the
+ *   kernel (Landlock ABI) -> the Linux plan: reuse the kept one when
+ *   nothing it depends on changed, else build it (refuse what it cannot
+ *   enforce, and a plan wider than the policy) and keep it -> lease -> proxy (enforce) -> environment -> start the
  *   sandbox -> adopt its listeners -> wait for the exec -> serve the proxy
  *   and forward signals until init exits -> report, clean up.
  *
@@ -40,7 +41,7 @@
 #include "lnx_monitor.h"
 #include "lnx_notify.h"
 #include "lnx_observe.h"
-#include "lnx_plancheck.h"
+#include "lnx_planload.h"
 #include "lnx_sandbox.h"
 #include "lnx_seccomp.h"
 #include <seccomp.h>
@@ -74,6 +75,7 @@ struct lrun {
 	const struct ir_profile *prof;
 	enum ir_mode mode;
 	struct lplan plan;
+	struct lnx_planload pl; /* where the plan came from, and the cache to keep safe */
 	struct lease lease;
 	char *tbytes;
 	struct cpt_table table;
@@ -115,19 +117,6 @@ static bool plan_hides_file(const struct lplan *plan)
 			return true;
 	}
 	return false;
-}
-
-static void print_rule_msgs(const struct lplan_msg *m, size_t n, const char *kind)
-{
-	char rule[1200];
-	for (size_t i = 0; i < n; i++) {
-		if (m[i].rule) {
-			lplan_rule_text(m[i].rule, rule, sizeof rule);
-			fprintf(stderr, "cagerun: %s: %s: %s\n", kind, rule, m[i].text);
-		} else {
-			fprintf(stderr, "cagerun: %s: %s\n", kind, m[i].text);
-		}
-	}
 }
 
 static int check_kernel(struct lrun *r, int *abi)
@@ -476,18 +465,8 @@ static int launch(struct lrun *r)
 		return launch_monitor(r);
 	if ((rc = check_kernel(r, &abi)))
 		return rc;
-	const char *perr = NULL;
-	if (!lplan_build(&r->pol->arena, r->prof, &r->plan, &perr))
-		return fail("%s", perr);
-	if (r->o->verbose || r->plan.nerrors)
-		print_rule_msgs(r->plan.notes, r->plan.nnotes, "note");
-	if (r->plan.nerrors) {
-		print_rule_msgs(r->plan.errors, r->plan.nerrors, "error");
-		return fail("%s: %zu rule%s cannot be enforced exactly on Linux; nothing was run",
-			    r->o->policy, r->plan.nerrors, r->plan.nerrors == 1 ? "" : "s");
-	}
-	/* Nothing starts on a plan that allows what the policy denies. */
-	if ((rc = lnx_plan_refuse_wider(&r->pol->arena, &r->plan, stderr, r->o->verbose)))
+	if ((rc = lnx_plan_get(&r->pol->arena, r->pol->ir, r->prof, r->o->policy, r->o->verbose,
+				&r->plan, &r->pl)))
 		return rc;
 	/* Directories the policy lets the command create, created now so
 	 * that their grants can be made (lplan.c, plan_missing). */
@@ -544,6 +523,7 @@ static int launch(struct lrun *r)
 		.tmp_dir = r->lease.tmp,
 		.home_dir = r->lease.home,
 		.empty_file = r->lease.empty,
+		.keep_dir = r->pl.have_cache ? r->pl.cache.dir : NULL,
 		.proxy_port = pport,
 		.landlock_abi = abi,
 		.seccomp = &r->sc,

@@ -35,6 +35,8 @@ struct lnx_spec {
 	const char *home_dir;     /* private HOME, or NULL */
 	const char *empty_file;   /* an empty unreadable file, to hide files; NULL when the
 	                             plan hides none */
+	const char *keep_dir;     /* cagerun's plan cache: read-only in here, and pinned
+	                             (lnx_mount_keep); NULL when there is none */
 	uint16_t proxy_port;      /* isolate_net: the proxy's port inside */
 	int landlock_abi;
 	const struct lnx_seccomp_prog *seccomp; /* built by the caller, installed last */

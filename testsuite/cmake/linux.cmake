@@ -60,3 +60,13 @@ if(CMAKE_SYSTEM_NAME STREQUAL "Linux" AND TARGET cagerun)
     /bin/sh ${CMAKE_CURRENT_SOURCE_DIR}/linux/caches.sh $<TARGET_FILE:cagerun> ${CMAKE_SOURCE_DIR})
   set_tests_properties(linux/caches linux/caches/user PROPERTIES TIMEOUT 600)
 endif()
+if(CMAKE_SYSTEM_NAME STREQUAL "Linux")
+  # The kept plan (docs/plan-format.md): a stale one never grants more than
+  # a fresh build, a tampered one is rebuilt, no cage writes the cache
+  # (testsuite/linux/plancache.sh), as root and as cage-test.
+  add_test(NAME linux/plan-cache COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/linux/plancache.sh
+    $<TARGET_FILE:cagerun> $<TARGET_FILE:cagec>)
+  add_test(NAME linux/plan-cache/user COMMAND ${CAGE_AS_USER}
+    /bin/sh ${CMAKE_CURRENT_SOURCE_DIR}/linux/plancache.sh $<TARGET_FILE:cagerun> $<TARGET_FILE:cagec>)
+  set_tests_properties(linux/plan-cache linux/plan-cache/user PROPERTIES TIMEOUT 300)
+endif()

@@ -1,0 +1,84 @@
+/*
+ * pf_deps.c - a plan's dependencies on the filesystem: how one is
+ * observed, and when two observations agree (see docs/plan-format.md,
+ * "Dependencies").
+ *
+ * The planner's conclusions from a path are its existence, its type and
+ * which inode it is (a rule is opened by path when the sandbox starts,
+ * and a symlink is resolved through its text); what a listing found
+ * changes with the directory's modification and change times, which
+ * every entry created, removed or renamed in it moves (the change time
+ * cannot be set back by a user). So an lstat or stat dependency compares
+ * the error, device, mode and (but for a regular file, which the plan
+ * names by path only: a file saved by rename is the same file to it)
+ * the inode; a link adds its text; a listing adds both times. A change this does not see is one the plan does not
+ * depend on; a change it sees, however harmless, costs a fresh build.
+ */
+#include "pf.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The stat times' names: POSIX 2008's, or Darwin's own. */
+#ifdef __APPLE__
+#define PF_MTIM st_mtimespec
+#define PF_CTIM st_ctimespec
+#else
+#define PF_MTIM st_mtim
+#define PF_CTIM st_ctim
+#endif
+
+void pf_observe(struct arena *a, enum pf_dep_kind kind, const char *path, struct pf_dep *d,
+		struct stat *st)
+{
+	struct stat sb;
+	memset(d, 0, sizeof *d);
+	d->kind = (uint8_t)kind;
+	d->path = path;
+	d->target = "";
+	int rc = kind == PF_DEP_LSTAT || kind == PF_DEP_LINK ? lstat(path, &sb) : stat(path, &sb);
+	if (rc != 0) {
+		d->err = errno ? errno : EIO;
+		return;
+	}
+	if (st)
+		*st = sb;
+	d->dev = (uint64_t)sb.st_dev;
+	d->ino = (uint64_t)sb.st_ino;
+	d->mode = (uint32_t)sb.st_mode;
+	if (kind == PF_DEP_LIST) {
+		d->mtime_s = (int64_t)sb.PF_MTIM.tv_sec;
+		d->mtime_ns = (int64_t)sb.PF_MTIM.tv_nsec;
+		d->ctime_s = (int64_t)sb.PF_CTIM.tv_sec;
+		d->ctime_ns = (int64_t)sb.PF_CTIM.tv_nsec;
+	}
+	if (kind == PF_DEP_LINK && S_ISLNK(sb.st_mode)) {
+		char buf[PATH_MAX];
+		ssize_t n = readlink(path, buf, sizeof buf - 1);
+		if (n > 0)
+			d->target = arena_strndup(a, buf, (size_t)n);
+	}
+}
+
+bool pf_dep_same(const struct pf_dep *x, const struct pf_dep *y)
+{
+	return x->kind == y->kind && x->err == y->err && x->dev == y->dev &&
+	       (x->ino == y->ino || S_ISREG(x->mode)) && x->mode == y->mode && x->mtime_s == y->mtime_s && x->mtime_ns == y->mtime_ns &&
+	       x->ctime_s == y->ctime_s && x->ctime_ns == y->ctime_ns &&
+	       !strcmp(x->target, y->target) && !strcmp(x->path, y->path);
+}
+
+bool pf_deps_check(struct arena *a, const struct pf_dep *deps, size_t n, size_t *bad)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct pf_dep now;
+		pf_observe(a, (enum pf_dep_kind)deps[i].kind, deps[i].path, &now, NULL);
+		if (!pf_dep_same(&deps[i], &now)) {
+			*bad = i;
+			return false;
+		}
+	}
+	return true;
+}

@@ -1,0 +1,146 @@
+/*
+ * lplan_deps.c - every look at the filesystem a plan build makes, and
+ * the record of them that a reused plan is validated against
+ * (compiler/format/pf.h, docs/plan-format.md).
+ *
+ * The planner (and the plan check after it) look at the disk only
+ * through these calls, which observe the path as pf_observe does and
+ * remember the observation once per (call, path). A path seen twice with
+ * different answers during one build (it changed under the planner)
+ * makes the record unstable: such a plan is enforced once but never
+ * kept, since no single state of the disk explains it.
+ */
+#include "lplan_int.h"
+
+#include <errno.h>
+#include <string.h>
+
+struct lplan_deps {
+	struct arena *a;
+	struct pf_dep *v;
+	size_t n, cap;
+	size_t *slots; /* index + 1, 0 empty; nslots a power of 2 */
+	size_t nslots;
+	bool unstable;
+};
+
+struct lplan_deps *lplan_deps_new(struct arena *a)
+{
+	struct lplan_deps *d = arena_alloc(a, sizeof *d);
+	d->a = a;
+	d->nslots = 512;
+	d->slots = arena_alloc(a, d->nslots * sizeof *d->slots);
+	return d;
+}
+
+static size_t dep_hash(unsigned kind, const char *s)
+{
+	size_t h = 14695981039346656037u ^ kind; /* FNV-1a */
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211u;
+	return h;
+}
+
+static size_t *dep_slot(const struct lplan_deps *d, unsigned kind, const char *path)
+{
+	size_t i = dep_hash(kind, path) & (d->nslots - 1);
+	while (d->slots[i]) {
+		const struct pf_dep *e = &d->v[d->slots[i] - 1];
+		if (e->kind == kind && !strcmp(e->path, path))
+			break;
+		i = (i + 1) & (d->nslots - 1);
+	}
+	return &d->slots[i];
+}
+
+static void dep_grow(struct lplan_deps *d)
+{
+	size_t *old = d->slots, oldn = d->nslots;
+	d->nslots *= 2;
+	d->slots = arena_alloc(d->a, d->nslots * sizeof *d->slots);
+	for (size_t i = 0; i < oldn; i++)
+		if (old[i]) {
+			const struct pf_dep *e = &d->v[old[i] - 1];
+			*dep_slot(d, e->kind, e->path) = old[i];
+		}
+}
+
+/* Observes and remembers; the stat (when it succeeded) into *st. 0, or
+ * -1 with errno as the call made. */
+static int observe(struct lplan_rcache *c, enum pf_dep_kind kind, const char *path,
+		   struct pf_dep *out, struct stat *st)
+{
+	struct lplan_deps *d = lplan_rcache_deps(c);
+	struct arena *a = d->a;
+	pf_observe(a, kind, path, out, st);
+	size_t *slot = dep_slot(d, (unsigned)kind, path);
+	if (*slot) {
+		if (!pf_dep_same(&d->v[*slot - 1], out))
+			d->unstable = true;
+	} else {
+		if (d->n == d->cap) {
+			size_t cap = d->cap ? d->cap * 2 : 256;
+			struct pf_dep *nv = arena_alloc(a, cap * sizeof *nv);
+			if (d->n)
+				memcpy(nv, d->v, d->n * sizeof *nv);
+			d->v = nv;
+			d->cap = cap;
+		}
+		d->v[d->n] = *out;
+		d->v[d->n].path = arena_strdup(a, path);
+		*slot = ++d->n;
+		if (d->n * 2 > d->nslots)
+			dep_grow(d);
+	}
+	if (out->err) {
+		errno = out->err;
+		return -1;
+	}
+	return 0;
+}
+
+int lplan_lstat(struct lplan_rcache *c, const char *path, struct stat *st)
+{
+	struct pf_dep o;
+	return observe(c, PF_DEP_LSTAT, path, &o, st);
+}
+
+int lplan_stat(struct lplan_rcache *c, const char *path, struct stat *st)
+{
+	struct pf_dep o;
+	return observe(c, PF_DEP_STAT, path, &o, st);
+}
+
+ssize_t lplan_readlink(struct lplan_rcache *c, const char *path, char *buf, size_t size)
+{
+	struct pf_dep o;
+	struct stat st;
+	if (observe(c, PF_DEP_LINK, path, &o, &st) != 0)
+		return -1;
+	size_t n = strlen(o.target);
+	if (n == 0 || n >= size) {
+		errno = n ? ENAMETOOLONG : EINVAL;
+		return -1;
+	}
+	memcpy(buf, o.target, n);
+	return (ssize_t)n;
+}
+
+DIR *lplan_opendir(struct lplan_rcache *c, const char *path)
+{
+	/* Observed first: whatever changes in it after this moves its
+	 * times past the record. */
+	struct pf_dep o;
+	struct stat st;
+	if (observe(c, PF_DEP_LIST, path, &o, &st) != 0)
+		return NULL;
+	return opendir(path);
+}
+
+const struct pf_dep *lplan_deps(const struct lplan *plan, size_t *n, bool *unstable)
+{
+	const struct lplan_deps *d = plan->rcache ? lplan_rcache_deps(plan->rcache) : NULL;
+	*n = d ? d->n : 0;
+	*unstable = d ? d->unstable : false;
+	return d ? d->v : NULL;
+}

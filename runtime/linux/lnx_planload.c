@@ -1,0 +1,139 @@
+/*
+ * lnx_planload.c - reuse or build the plan (see lnx_planload.h).
+ *
+ * Reuse takes three agreements, each of which alone falls back to a
+ * fresh build: the artifact is sound (owner, mode, checksum, bounds:
+ * lnx_plancache_load, pf_read); its key is the key of the profile just
+ * compiled (the sources' fingerprint, the profile's own digest, params,
+ * uid, home, cwd); and every path the build and its check looked at
+ * answers as it did then (pf_deps_check). The plan is a function of
+ * the profile and those answers, so the kept plan is the plan a fresh
+ * build would make, which passed the plan check when it was made.
+ */
+#include "lnx_planload.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lnx_plancheck.h"
+#include "pf.h"
+#include "run.h"
+
+static void print_rule_msgs(const struct lplan_msg *m, size_t n, const char *kind)
+{
+	char rule[1200];
+	for (size_t i = 0; i < n; i++) {
+		if (m[i].rule) {
+			lplan_rule_text(m[i].rule, rule, sizeof rule);
+			fprintf(stderr, "cagerun: %s: %s: %s\n", kind, rule, m[i].text);
+		} else {
+			fprintf(stderr, "cagerun: %s: %s\n", kind, m[i].text);
+		}
+	}
+}
+
+/* True when a kept plan was bound into *plan. */
+static bool try_reuse(struct arena *a, const struct ir_profile *prof, const struct pf_key *key,
+		      const char *name, bool verbose, struct lplan *plan, struct lnx_planload *pl)
+{
+	char why[512];
+	struct pf_plan pf;
+	enum lnx_plancache_got got = lnx_plancache_load(a, &pl->cache, name, &pf, why, sizeof why);
+	if (got == PLANCACHE_ABSENT)
+		return false;
+	size_t bad;
+	if (got == PLANCACHE_REJECTED) {
+		/* reason in why */
+	} else if (!pf_key_same(&pf.key, key)) {
+		snprintf(why, sizeof why, "built for another policy, user or directory");
+	} else if (!pf_deps_check(a, pf.deps, pf.ndeps, &bad)) {
+		if (verbose)
+			fprintf(stderr, "cagerun: plan: %s changed since the kept plan was built; "
+					"planning again\n", pf.deps[bad].path);
+		return false;
+	} else if (lplan_from_pf(a, &pf, prof, plan, why, sizeof why)) {
+		if (verbose)
+			fprintf(stderr, "cagerun: plan: reused %s/%s (%zu paths unchanged)\n",
+				pl->cache.dir, name, pf.ndeps);
+		return true;
+	}
+	if (verbose)
+		fprintf(stderr, "cagerun: plan: %s/%s: %s; discarded, planning again\n",
+			pl->cache.dir, name, why);
+	return false;
+}
+
+static void keep(struct arena *a, const struct lplan *plan, const struct ir_policy *pol,
+		 const struct ir_profile *prof, const char *cwd, const char *name, bool verbose,
+		 const struct lnx_planload *pl)
+{
+	size_t ndeps;
+	bool unstable;
+	lplan_deps(plan, &ndeps, &unstable);
+	(void)ndeps;
+	if (unstable) {
+		if (verbose)
+			fprintf(stderr, "cagerun: plan: the files it depends on changed while it was "
+					"built; not kept\n");
+		return;
+	}
+	struct pf_plan pf;
+	lplan_artifact(a, plan, pol, prof, (uint32_t)geteuid(), cwd, &pf);
+	uint8_t *b;
+	size_t n;
+	pf_write(a, &pf, &b, &n);
+	char err[600];
+	if (!lnx_plancache_store(&pl->cache, name, b, n, err, sizeof err)) {
+		if (verbose)
+			fprintf(stderr, "cagerun: plan: not kept: %s\n", err);
+	} else if (verbose) {
+		fprintf(stderr, "cagerun: plan: kept as %s/%s (%zu bytes, %zu paths it depends on)\n",
+			pl->cache.dir, name, n, pf.ndeps);
+	}
+}
+
+int lnx_plan_get(struct arena *a, const struct ir_policy *pol, const struct ir_profile *prof,
+		 const char *policy, bool verbose, struct lplan *plan, struct lnx_planload *pl)
+{
+	char cwd[4096], err[600], name[48];
+	memset(pl, 0, sizeof *pl);
+	bool can_keep = getcwd(cwd, sizeof cwd) != NULL;
+	if (can_keep) {
+		pl->have_cache = lnx_plancache_open(&pl->cache, err, sizeof err);
+		if (!pl->have_cache && verbose)
+			fprintf(stderr, "cagerun: plan cache: %s; planning without it\n", err);
+		can_keep = pl->have_cache;
+	}
+	if (can_keep) {
+		struct pf_key key;
+		lplan_key(a, pol, prof, (uint32_t)geteuid(), cwd, &key);
+		char hex[33];
+		pf_key_name(&key, hex);
+		snprintf(name, sizeof name, "%s.plan", hex);
+		if (try_reuse(a, prof, &key, name, verbose, plan, pl)) {
+			pl->reused = true;
+			if (verbose)
+				print_rule_msgs(plan->notes, plan->nnotes, "note");
+			return 0;
+		}
+	}
+	const char *perr = NULL;
+	if (!lplan_build(a, prof, plan, &perr))
+		return run_fail("%s", perr);
+	if (verbose || plan->nerrors)
+		print_rule_msgs(plan->notes, plan->nnotes, "note");
+	if (plan->nerrors) {
+		print_rule_msgs(plan->errors, plan->nerrors, "error");
+		return run_fail("%s: %zu rule%s cannot be enforced exactly on Linux; nothing was run",
+				policy, plan->nerrors, plan->nerrors == 1 ? "" : "s");
+	}
+	/* Nothing starts on a plan that allows what the policy denies, and
+	 * nothing is kept that did not pass. */
+	int rc = lnx_plan_refuse_wider(a, plan, stderr, verbose);
+	if (rc)
+		return rc;
+	if (can_keep)
+		keep(a, plan, pol, prof, cwd, name, verbose, pl);
+	return 0;
+}

@@ -1,0 +1,358 @@
+/*
+ * test_pf.c - the plan artifact's reader and writer (compiler/format/pf.h):
+ * a plan built on a fixture survives write, read and binding to its
+ * profile unchanged (nodes, guards, the guard profile's answers), the
+ * bytes are deterministic, and malformed input is refused: every
+ * truncation, every single flipped byte (the checksum), a bad magic or
+ * version, an index past the profile, nodes out of order or a wrong
+ * parent even with the checksum fixed up. Dependencies are re-observed:
+ * unchanged they agree, a directory created or a symlink swapped in
+ * under a recorded path does not.
+ */
+#include <criterion/criterion.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <xxhash.h>
+
+#include "cage.h"
+#include "lplan.h"
+#include "pf.h"
+#include "pf_format.h"
+#include "policy.h"
+
+static char root[256];
+
+static void mk(const char *rel, bool dir)
+{
+	char p[512];
+	snprintf(p, sizeof p, "%s/%s", root, rel);
+	if (dir) {
+		cr_assert(mkdir(p, 0755) == 0, "mkdir %s", p);
+	} else {
+		int fd = open(p, O_WRONLY | O_CREAT, 0644);
+		cr_assert(fd >= 0, "create %s", p);
+		close(fd);
+	}
+}
+
+static void setup(void)
+{
+	char tmpl[] = "/tmp/cage-pf.XXXXXX";
+	cr_assert(mkdtemp(tmpl));
+	cr_assert(realpath(tmpl, root));
+	mk("w", true);
+	mk("w/src", true);
+	mk("w/.git", true);
+	mk("w/.git/hooks", true);
+	mk("w/.git/hooks/pre-commit", false);
+	mk("h", true);
+	mk("h/.ssh", true);
+	mk("h/.ssh/id_rsa", false);
+}
+
+static void teardown(void)
+{
+	char cmd[600];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+	cr_assert(system(cmd) == 0);
+}
+
+TestSuite(pf, .init = setup, .fini = teardown);
+
+struct fx {
+	cage_policy *pol;
+	struct lplan plan;
+	uint8_t *bytes;
+	size_t len;
+};
+
+static const char *body =
+	"    allow read exec \"/usr/**\"\n"
+	"    allow read write \"{r}/w/**\"\n"
+	"    deny write \"{r}/w/.git/hooks/**\"\n"
+	"    deny write \"{r}/w/*.lock\"\n"
+	"    deny read write \"{r}/w/missing/**\"\n"
+	"    allow read \"{r}/h/**\"\n"
+	"    deny read write \"{r}/h/.ssh/**\"\n";
+
+static void build(struct fx *f)
+{
+	char text[4096], def[300];
+	snprintf(text, sizeof text, "cage 1\nparam r : path\nprofile t {\n%s}\n", body);
+	snprintf(def, sizeof def, "r=%s", root);
+	cage_options *o = cage_options_new();
+	cage_options_define(o, def);
+	cage_options_home(o, "/nonexistent-home");
+	f->pol = cage_load_string("t.cage", text, strlen(text), o);
+	cage_options_free(o);
+	cage_print_diagnostics(f->pol, stderr, false);
+	cr_assert_eq(cage_error_count(f->pol), 0);
+	const char *err = NULL;
+	cr_assert(lplan_build(&f->pol->arena, f->pol->ir->selected, &f->plan, &err));
+	cr_assert_eq(f->plan.nerrors, 0);
+	struct lplan_widening *w;
+	size_t nw;
+	lplan_check(&f->pol->arena, &f->plan, &w, &nw, NULL);
+	cr_assert_eq(nw, 0);
+	struct pf_plan pf;
+	lplan_artifact(&f->pol->arena, &f->plan, f->pol->ir, f->pol->ir->selected, 1000, "/cwd",
+		       &pf);
+	pf_write(&f->pol->arena, &pf, &f->bytes, &f->len);
+}
+
+static bool parses(struct fx *f, const uint8_t *b, size_t n, char *err, size_t errlen)
+{
+	struct pf_plan p;
+	return pf_read(&f->pol->arena, b, n, &p, err, errlen);
+}
+
+/* The checksum recomputed after an edit, so the structure checks are reached. */
+static void reseal(uint8_t *b, size_t n)
+{
+	pf_wr64(b + n - PF_SUM_SIZE, XXH3_64bits(b, n - PF_SUM_SIZE));
+}
+
+Test(pf, round_trip)
+{
+	struct fx f;
+	build(&f);
+	struct arena *a = &f.pol->arena;
+	struct pf_plan p;
+	char err[512] = "";
+	cr_assert(pf_read(a, f.bytes, f.len, &p, err, sizeof err), "%s", err);
+	cr_assert_eq(p.key.uid, 1000);
+	cr_assert_str_eq(p.key.cwd, "/cwd");
+	cr_assert_eq(p.key.fingerprint, f.pol->ir->fingerprint);
+	cr_assert(p.ndeps > 0);
+	/* Stats that an unbroken chain of lstats answers are left out. */
+	size_t nrec;
+	bool unstable;
+	const struct pf_dep *rec = lplan_deps(&f.plan, &nrec, &unstable);
+	cr_assert(!unstable);
+	cr_assert(p.ndeps < nrec, "%zu of %zu kept", p.ndeps, nrec);
+	for (size_t i = 0; i < nrec; i++) {
+		bool kept = false;
+		for (size_t k = 0; k < p.ndeps && !kept; k++)
+			kept = p.deps[k].kind == rec[i].kind && !strcmp(p.deps[k].path, rec[i].path);
+		cr_assert(kept || rec[i].kind == PF_DEP_STAT, "%s dropped", rec[i].path);
+	}
+	struct lplan back;
+	cr_assert(lplan_from_pf(a, &p, f.pol->ir->selected, &back, err, sizeof err), "%s", err);
+	cr_assert_eq(back.nnodes, f.plan.nnodes);
+	for (size_t i = 0; i < back.nnodes; i++) {
+		const struct lplan_node *x = &f.plan.nodes[i], *y = &back.nodes[i];
+		cr_assert_str_eq(x->path, y->path);
+		cr_assert(x->exists == y->exists && x->is_dir == y->is_dir && x->created == y->created);
+		cr_assert(x->grant == y->grant && x->mount == y->mount && x->ll == y->ll &&
+			  x->block == y->block && x->parent == y->parent, "node %s", x->path);
+		cr_assert((x->rule == NULL) == (y->rule == NULL));
+		if (x->rule)
+			cr_assert_eq(x->rule->loc.off, y->rule->loc.off);
+	}
+	cr_assert_eq(back.nmkdirs, f.plan.nmkdirs);
+	cr_assert_eq(back.nguards, f.plan.nguards);
+	cr_assert(back.nguards > 0, "the fixture has a guard (the *.lock glob)");
+	for (size_t i = 0; i < back.nguards; i++)
+		cr_assert_str_eq(back.guards[i].pat.text, f.plan.guards[i].pat.text);
+	/* The guard answers the same from the bound plan. */
+	char probe[600];
+	snprintf(probe, sizeof probe, "%s/w/x.lock", root);
+	cr_assert(lplan_guard_denies(&f.plan, probe, LPLAN_MK_FILE, NULL));
+	cr_assert(lplan_guard_denies(&back, probe, LPLAN_MK_FILE, NULL));
+	snprintf(probe, sizeof probe, "%s/w/x.c", root);
+	cr_assert(!lplan_guard_denies(&back, probe, LPLAN_MK_FILE, NULL));
+	/* The bound plan passes the same check against the policy. */
+	struct lplan_widening *w;
+	size_t nw;
+	lplan_check(a, &back, &w, &nw, NULL);
+	cr_assert_eq(nw, 0);
+	/* Written again, the same bytes. */
+	struct pf_plan again;
+	lplan_artifact(a, &back, f.pol->ir, f.pol->ir->selected, 1000, "/cwd", &again);
+	again.deps = p.deps;
+	again.ndeps = p.ndeps;
+	uint8_t *b2;
+	size_t n2;
+	pf_write(a, &again, &b2, &n2);
+	cr_assert_eq(n2, f.len);
+	cr_assert(memcmp(b2, f.bytes, n2) == 0);
+	cage_policy_free(f.pol);
+}
+
+Test(pf, every_truncation_and_flipped_byte_is_refused)
+{
+	struct fx f;
+	build(&f);
+	char err[512];
+	for (size_t n = 0; n < f.len; n++)
+		cr_assert(!parses(&f, f.bytes, n, err, sizeof err), "accepted %zu of %zu bytes", n,
+			  f.len);
+	uint8_t *b = malloc(f.len);
+	cr_assert(b);
+	for (size_t i = 0; i < f.len; i++) {
+		memcpy(b, f.bytes, f.len);
+		b[i] ^= 0x40;
+		cr_assert(!parses(&f, b, f.len, err, sizeof err), "accepted a flip at %zu", i);
+	}
+	/* Trailing bytes. */
+	uint8_t *longer = calloc(1, f.len + 8);
+	memcpy(longer, f.bytes, f.len);
+	cr_assert(!parses(&f, longer, f.len + 8, err, sizeof err));
+	free(longer);
+	/* Magic and version, resealed. */
+	memcpy(b, f.bytes, f.len);
+	b[0] = 'X';
+	reseal(b, f.len);
+	cr_assert(!parses(&f, b, f.len, err, sizeof err));
+	cr_assert(strstr(err, "magic"), "%s", err);
+	memcpy(b, f.bytes, f.len);
+	pf_wr16(b + PF_H_VERSION, PF_VERSION + 1);
+	reseal(b, f.len);
+	cr_assert(!parses(&f, b, f.len, err, sizeof err));
+	cr_assert(strstr(err, "version"), "%s", err);
+	free(b);
+	cage_policy_free(f.pol);
+}
+
+/* The offset of the first node's rule index: after the header, the key
+ * and the rule count, the node count, the path and its fixed fields. */
+static size_t first_node(const struct fx *f, const struct pf_plan *p)
+{
+	size_t off = PF_HDR_SIZE + 8 * 3 + 4;
+	off += 4 + strlen(p->key.home) + 4 + strlen(p->key.cwd) + 4 + strlen(p->key.profile);
+	off += 4;
+	for (size_t i = 0; i < p->key.nparams; i++)
+		off += 8 + strlen(p->key.params[i].name) + strlen(p->key.params[i].value);
+	off += 4 + 4; /* nrules, nnodes */
+	cr_assert(off < f->len);
+	return off;
+}
+
+Test(pf, bad_indices_and_order_are_refused_even_when_sealed)
+{
+	struct fx f;
+	build(&f);
+	struct arena *a = &f.pol->arena;
+	struct pf_plan p;
+	char err[512];
+	cr_assert(pf_read(a, f.bytes, f.len, &p, err, sizeof err));
+	cr_assert(p.nnodes >= 2);
+	size_t n0 = first_node(&f, &p);
+	size_t fields = n0 + 4 + strlen(p.nodes[0].path); /* flags, mount, grant, ll, block, rule */
+	size_t rule_off = fields + 1 + 4 + 8 * 3;
+	uint8_t *b = malloc(f.len);
+	memcpy(b, f.bytes, f.len);
+	pf_wr32(b + rule_off, p.nrules + 7);
+	reseal(b, f.len);
+	cr_assert(!parses(&f, b, f.len, err, sizeof err));
+	cr_assert(strstr(err, "rule index"), "%s", err);
+	/* A parent that points forward. */
+	memcpy(b, f.bytes, f.len);
+	pf_wr32(b + rule_off + 4, 1);
+	reseal(b, f.len);
+	cr_assert(!parses(&f, b, f.len, err, sizeof err));
+	/* An unknown node flag. */
+	memcpy(b, f.bytes, f.len);
+	b[fields] |= 0x80;
+	reseal(b, f.len);
+	cr_assert(!parses(&f, b, f.len, err, sizeof err));
+	free(b);
+	/* Parsed but not bindable: nodes swapped out of order, a wrong parent,
+	 * a profile of another size. */
+	struct pf_plan q = p;
+	struct pf_node *nv = arena_alloc(a, p.nnodes * sizeof *nv);
+	memcpy(nv, p.nodes, p.nnodes * sizeof *nv);
+	struct pf_node t = nv[0];
+	nv[0] = nv[1];
+	nv[1] = t;
+	nv[0].parent = nv[1].parent = PF_NONE;
+	q.nodes = nv;
+	struct lplan back;
+	cr_assert(!lplan_from_pf(a, &q, f.pol->ir->selected, &back, err, sizeof err));
+	memcpy(nv, p.nodes, p.nnodes * sizeof *nv);
+	size_t k = 1;
+	while (k < p.nnodes && nv[k].parent == PF_NONE)
+		k++;
+	cr_assert(k < p.nnodes, "some node has a parent");
+	nv[k].parent = PF_NONE;
+	cr_assert(!lplan_from_pf(a, &q, f.pol->ir->selected, &back, err, sizeof err));
+	cr_assert(strstr(err, "parent"), "%s", err);
+	/* A path the planner never makes. */
+	memcpy(nv, p.nodes, p.nnodes * sizeof *nv);
+	const char *odd[] = { "relative", "/a//b", "/a/./b", "/a/../b", "/a/" };
+	for (size_t i = 0; i < sizeof odd / sizeof *odd; i++) {
+		nv[p.nnodes - 1].path = odd[i];
+		cr_assert(!lplan_from_pf(a, &q, f.pol->ir->selected, &back, err, sizeof err), "%s",
+			  odd[i]);
+	}
+	q = p;
+	q.nrules = p.nrules + 1;
+	cr_assert(!lplan_from_pf(a, &q, f.pol->ir->selected, &back, err, sizeof err));
+	cage_policy_free(f.pol);
+}
+
+Test(pf, dependencies_see_a_directory_created_and_a_symlink_swapped)
+{
+	struct fx f;
+	build(&f);
+	struct arena *a = &f.pol->arena;
+	struct pf_plan p;
+	char err[512];
+	cr_assert(pf_read(a, f.bytes, f.len, &p, err, sizeof err));
+	size_t bad;
+	cr_assert(pf_deps_check(a, p.deps, p.ndeps, &bad), "unchanged, yet %s differs",
+		  p.deps[bad].path);
+	/* A denied directory that was missing comes to exist. */
+	mk("w/missing", true);
+	cr_assert(!pf_deps_check(a, p.deps, p.ndeps, &bad));
+	/* Seen as the missing path itself, or as the listing of its directory. */
+	cr_assert(strstr(p.deps[bad].path, "/w"), "%s", p.deps[bad].path);
+	char d[600], cmd[2000];
+	snprintf(d, sizeof d, "%s/w/missing", root);
+	cr_assert(rmdir(d) == 0);
+	/* Removed again: the directory the glob listed has new times, so the
+	 * record still does not agree (a rebuild, never a wrong reuse). */
+	cr_assert(!pf_deps_check(a, p.deps, p.ndeps, &bad));
+	/* A directory above the paths the build only stat'ed becomes a
+	 * symlink to a copy of itself: the lstats kept in their place see it. */
+	snprintf(cmd, sizeof cmd, "cp -a '%s/w' '%s/w.copy' && mv '%s/w' '%s/w.old' && ln -s '%s/w.copy' '%s/w'",
+		 root, root, root, root, root, root);
+	cr_assert(system(cmd) == 0);
+	cr_assert(!pf_deps_check(a, p.deps, p.ndeps, &bad));
+	snprintf(cmd, sizeof cmd, "rm '%s/w' && mv '%s/w.old' '%s/w'", root, root, root);
+	cr_assert(system(cmd) == 0);
+	/* The home's .ssh becomes a symlink to another directory. */
+	mk("elsewhere", true);
+	snprintf(cmd, sizeof cmd, "mv '%s/h/.ssh' '%s/ssh.old' && ln -s '%s/elsewhere' '%s/h/.ssh'",
+		 root, root, root, root);
+	cr_assert(system(cmd) == 0);
+	cr_assert(!pf_deps_check(a, p.deps, p.ndeps, &bad));
+	cage_policy_free(f.pol);
+}
+
+Test(pf, observations_agree_only_on_the_same_state)
+{
+	struct arena a;
+	arena_init(&a);
+	char p[600];
+	snprintf(p, sizeof p, "%s/w", root);
+	struct pf_dep x, y;
+	pf_observe(&a, PF_DEP_LIST, p, &x, NULL);
+	pf_observe(&a, PF_DEP_LIST, p, &y, NULL);
+	cr_assert(pf_dep_same(&x, &y));
+	mk("w/new", false); /* moves the listing's times */
+	pf_observe(&a, PF_DEP_LIST, p, &y, NULL);
+	cr_assert(!pf_dep_same(&x, &y));
+	snprintf(p, sizeof p, "%s/nothing", root);
+	pf_observe(&a, PF_DEP_LSTAT, p, &x, NULL);
+	cr_assert(x.err != 0);
+	mk("nothing", false);
+	pf_observe(&a, PF_DEP_LSTAT, p, &y, NULL);
+	cr_assert(!pf_dep_same(&x, &y));
+	arena_free(&a);
+}
