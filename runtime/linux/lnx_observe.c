@@ -4,9 +4,13 @@
  * from the tracee, resolving paths and addresses, and the access kind of
  * each call.
  *
- * chmod/chown and the stat family are not watched: Landlock does not
- * confine them, so on Linux they never would-block, and recording them
- * would only make `cagec suggest` propose grants enforce does not need.
+ * The stat family is not watched: Landlock does not confine it, so on
+ * Linux it never would-block, and recording it would only make `cagec
+ * suggest` propose grants enforce does not need. What the filter can
+ * decide from the registers alone it decides there, without a round trip
+ * to the supervisor: an O_PATH open is never recorded (see on_open), so
+ * open and openat notify only without O_PATH. Everything else a watched
+ * call may do depends on the path it names, which the filter cannot read.
  */
 #include "lnx_observe.h"
 
@@ -37,8 +41,11 @@
 #include "lnx_notify.h"
 #include "mon_sink.h"
 
-/* The watched calls. sendto is watched only when it names an address. */
+/* The watched calls, the most frequent first (the filter compares them in
+ * this order on every system call). sendto is watched only when it names
+ * an address; open and openat only without O_PATH. */
 static const int watched[] = {
+	__NR_openat,
 #ifdef __NR_open
 	__NR_open,
 #endif
@@ -76,7 +83,7 @@ static const int watched[] = {
 	__NR_fchmodat2,
 #endif
 	__NR_fchmodat, __NR_fchownat,
-	__NR_openat, __NR_openat2, __NR_execve, __NR_execveat, __NR_mkdirat, __NR_unlinkat,
+	__NR_openat2, __NR_execve, __NR_execveat, __NR_mkdirat, __NR_unlinkat,
 	__NR_renameat2, __NR_linkat, __NR_symlinkat, __NR_mknodat, __NR_truncate,
 };
 
@@ -92,8 +99,18 @@ size_t lnx_observe_rules(bool net, struct lnx_notify_rule *rules, size_t max)
 	if (max < NW + NWN + 1)
 		return 0;
 	size_t n = 0;
-	for (size_t i = 0; i < NW; i++)
-		rules[n++] = (struct lnx_notify_rule){ watched[i], -1, 0 };
+	for (size_t i = 0; i < NW; i++) {
+		/* O_PATH: the flags are a register (openat's third argument,
+		 * open's second); an O_PATH open also drops O_CREAT, so it
+		 * makes no name the create guard would have to see. */
+		int flags_arg = watched[i] == __NR_openat ? 2 : -1;
+#ifdef __NR_open
+		if (watched[i] == __NR_open)
+			flags_arg = 1;
+#endif
+		rules[n++] = flags_arg < 0 ? (struct lnx_notify_rule){ watched[i], -1, 0 } :
+			(struct lnx_notify_rule){ watched[i], flags_arg | LNX_NOTIFY_UNLESS, O_PATH };
+	}
 	for (size_t i = 0; net && i < NWN; i++)
 		rules[n++] = (struct lnx_notify_rule){ watched_net[i], -1, 0 };
 	/* sendto only with an address (its fifth argument, a pointer) */
@@ -327,7 +344,9 @@ static void on_open(struct lnx_observer *o, pid_t pid, const char *sc, int dirfd
 {
 	char nm[4096], path[4200];
 	if (flags & O_PATH)
-		return; /* metadata only, like stat */
+		return; /* metadata only, like stat (open and openat do not get
+			   here: their filter rule leaves O_PATH out; openat2's
+			   flags are in memory) */
 	if (!peek_string(pid, name, nm, sizeof nm) || !resolve(pid, dirfd, nm, path, sizeof path))
 		return;
 	int acc = (int)(flags & O_ACCMODE);
