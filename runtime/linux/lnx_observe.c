@@ -45,7 +45,7 @@
 #include "mon_sink.h"
 
 /* The watched calls, the most frequent first (the filter compares them in
- * this order on every system call). sendto is watched only when it names
+ * this order). sendto is watched only when it names
  * an address; open and openat only without O_PATH. */
 static const int watched[] = {
 	__NR_openat,
@@ -606,7 +606,7 @@ struct lnx_observer *lnx_observer_start(int listen_fd, struct mon_sink *sink,
 	sigaddset(&wake, OBS_WAKE_SIG);
 	int e = 0;
 	if (o->stop_fd < 0 || !o->nt || !lnx_notify_observe(o->nt, observe, o) ||
-	    sigaction(OBS_WAKE_SIG, &sa, NULL) != 0 ||
+	    (sigaction(OBS_WAKE_SIG, &sa, NULL) != 0 && (e = errno)) ||
 	    (e = pthread_sigmask(SIG_BLOCK, &wake, NULL)) != 0 ||
 	    (e = pthread_create(&o->thread, NULL, serve, o)) != 0) {
 		snprintf(err, errlen, "cannot start the observer: %s",
