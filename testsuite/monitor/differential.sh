@@ -177,6 +177,11 @@ if grep -q " $T/un/p \| $T/un/pc " "$T/all" || [ -e "$T/un/pc" ]; then
 else
 	ok "O_PATH opens: no record with every toggle off, nothing made"
 fi
+# open(2) of un/o, with O_PATH and then without: only the second is recorded
+if [ "$(uname -m)" = x86_64 ]; then
+	[ "$(grep -c " $T/un/o " "$T/all")" = 1 ] && ok "open(2): O_PATH not recorded, O_RDONLY recorded" ||
+		bad "open(2) of un/o: $(grep -c " $T/un/o " "$T/all") records, want 1"
+fi
 
 # the records themselves: exactly what enforce would refuse, nothing else
 U=$T/un
