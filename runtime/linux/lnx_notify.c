@@ -68,12 +68,15 @@ unsigned short lnx_notify_filter(const struct lnx_notify_rule *rules, size_t n,
 		}
 		/* The kernel reads flags as an int: the low word only
 		 * (little-endian on every architecture above). */
+		bool unless = (r->arg & LNX_NOTIFY_UNLESS) != 0;
+		unsigned arg = (unsigned)(r->arg & ~LNX_NOTIFY_UNLESS);
+		if (arg > 5)
+			return 0; /* seccomp_data has six arguments */
 		f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)r->nr, 0,
 						      4);
 		f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-						      offsetof(struct seccomp_data, args) +
-							      8 * (unsigned)r->arg);
-		f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, r->mask, 0, 1);
+						      offsetof(struct seccomp_data, args) + 8 * arg);
+		f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, r->mask, unless, !unless);
 		f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF);
 		f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
 	}

@@ -56,19 +56,22 @@
 #include <sys/types.h>
 
 /* One call to notify. arg < 0: always; else only when
- * (args[arg] & mask) != 0 (the low 32 bits are compared). */
+ * (args[arg] & mask) != 0, or, with LNX_NOTIFY_UNLESS or'ed into arg,
+ * only when (args[arg] & mask) == 0 (the low 32 bits are compared). */
 struct lnx_notify_rule {
 	int nr;
 	int arg;
 	uint32_t mask;
 };
+#define LNX_NOTIFY_UNLESS 0x100
 
 /* The largest filter lnx_notify_filter makes for n rules. */
 #define LNX_NOTIFY_MAX_RULES 32
 #define LNX_NOTIFY_MAX_INSNS (8 + 6 * LNX_NOTIFY_MAX_RULES)
 
-/* Writes the program into insns (room for LNX_NOTIFY_MAX_INSNS). Returns
- * its length, or 0 when there are too many rules. */
+/* Writes the program into insns (room for LNX_NOTIFY_MAX_INSNS). The
+ * first rule naming a call decides it. Returns its length, or 0 when
+ * there are too many rules or one names no argument of seccomp_data. */
 unsigned short lnx_notify_filter(const struct lnx_notify_rule *rules, size_t n,
 				 struct sock_filter *insns);
 /* Installs the program into the calling thread (no_new_privs must be

@@ -4,9 +4,13 @@
  * from the tracee, resolving paths and addresses, and the access kind of
  * each call.
  *
- * chmod/chown and the stat family are not watched: Landlock does not
- * confine them, so on Linux they never would-block, and recording them
- * would only make `cagec suggest` propose grants enforce does not need.
+ * The stat family is not watched: Landlock does not confine it, so on
+ * Linux it never would-block, and recording it would only make `cagec
+ * suggest` propose grants enforce does not need. What the filter can
+ * decide from the registers alone it decides there, without a round trip
+ * to the supervisor: an O_PATH open is never recorded (see on_open), so
+ * open and openat notify only without O_PATH. Everything else a watched
+ * call may do depends on the path it names, which the filter cannot read.
  */
 #include "lnx_observe.h"
 
@@ -20,6 +24,8 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,14 +37,18 @@
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ir.h"
 #include "lnx_notify.h"
 #include "mon_sink.h"
 
-/* The watched calls. sendto is watched only when it names an address. */
+/* The watched calls, the most frequent first (the filter compares them in
+ * this order). sendto is watched only when it names
+ * an address; open and openat only without O_PATH. */
 static const int watched[] = {
+	__NR_openat,
 #ifdef __NR_open
 	__NR_open,
 #endif
@@ -76,7 +86,7 @@ static const int watched[] = {
 	__NR_fchmodat2,
 #endif
 	__NR_fchmodat, __NR_fchownat,
-	__NR_openat, __NR_openat2, __NR_execve, __NR_execveat, __NR_mkdirat, __NR_unlinkat,
+	__NR_openat2, __NR_execve, __NR_execveat, __NR_mkdirat, __NR_unlinkat,
 	__NR_renameat2, __NR_linkat, __NR_symlinkat, __NR_mknodat, __NR_truncate,
 };
 
@@ -92,8 +102,18 @@ size_t lnx_observe_rules(bool net, struct lnx_notify_rule *rules, size_t max)
 	if (max < NW + NWN + 1)
 		return 0;
 	size_t n = 0;
-	for (size_t i = 0; i < NW; i++)
-		rules[n++] = (struct lnx_notify_rule){ watched[i], -1, 0 };
+	for (size_t i = 0; i < NW; i++) {
+		/* O_PATH: the flags are a register (openat's third argument,
+		 * open's second); an O_PATH open also drops O_CREAT, so it
+		 * makes no name the create guard would have to see. */
+		int flags_arg = watched[i] == __NR_openat ? 2 : -1;
+#ifdef __NR_open
+		if (watched[i] == __NR_open)
+			flags_arg = 1;
+#endif
+		rules[n++] = flags_arg < 0 ? (struct lnx_notify_rule){ watched[i], -1, 0 } :
+			(struct lnx_notify_rule){ watched[i], flags_arg | LNX_NOTIFY_UNLESS, O_PATH };
+	}
 	for (size_t i = 0; net && i < NWN; i++)
 		rules[n++] = (struct lnx_notify_rule){ watched_net[i], -1, 0 };
 	/* sendto only with an address (its fifth argument, a pointer) */
@@ -120,12 +140,23 @@ int lnx_observe_install(bool net, char *err, size_t errlen)
 struct lnx_observer {
 	struct lnx_notify *nt;
 	int stop_fd;
+	atomic_bool stopping;
 	struct mon_sink *sink;
 	unsigned skip_port;
 	pthread_t thread;
 	bool started;
 	bool borrowed_nt; /* lnx_observer_attach: the loop is someone else's */
 };
+
+/* The signal that interrupts the observer thread's wait in the kernel
+ * (lnx_observer_stop). Only that thread takes it: its creator blocks it,
+ * so a stray one sent to cagerun interrupts nothing else. */
+#define OBS_WAKE_SIG (SIGRTMIN + 3)
+
+static void obs_wake(int sig)
+{
+	(void)sig; /* only to make the blocked ioctl return EINTR */
+}
 
 /* Reads up to len bytes of the tracee's memory at addr, through
  * /proc/PID/mem; returns bytes read. */
@@ -327,7 +358,9 @@ static void on_open(struct lnx_observer *o, pid_t pid, const char *sc, int dirfd
 {
 	char nm[4096], path[4200];
 	if (flags & O_PATH)
-		return; /* metadata only, like stat */
+		return; /* metadata only, like stat (open and openat do not get
+			   here: their filter rule leaves O_PATH out; openat2's
+			   flags are in memory) */
 	if (!peek_string(pid, name, nm, sizeof nm) || !resolve(pid, dirfd, nm, path, sizeof path))
 		return;
 	int acc = (int)(flags & O_ACCMODE);
@@ -506,11 +539,31 @@ static void observe(void *ctx, const struct lnx_notify_call *c)
 	dispatch(ctx, c->req);
 }
 
+/* The observer thread. It waits for each call inside
+ * SECCOMP_IOCTL_NOTIF_RECV rather than in poll() first: one system call
+ * less per watched call, and the kernel's hand-off to this CPU
+ * (SYNC_WAKE_UP) applies to that wait as to poll's. poll() still decides
+ * what an -ENOENT means (a call interrupted before we took it, or, since
+ * Linux 6.11, no tracee left) and waits for the stop once none is left.
+ * lnx_observer_stop interrupts the wait with OBS_WAKE_SIG. */
 static void *serve(void *arg)
 {
 	struct lnx_observer *o = arg;
+	sigset_t wake;
+	sigemptyset(&wake);
+	sigaddset(&wake, OBS_WAKE_SIG);
+	pthread_sigmask(SIG_UNBLOCK, &wake, NULL);
 	bool listening = true;
-	for (;;) {
+	while (!atomic_load(&o->stopping)) {
+		if (listening) {
+			int rc = lnx_notify_handle(o->nt);
+			if (rc == 0 || rc == -EINTR)
+				continue;
+			if (rc != -ENOENT) {
+				listening = false; /* the listener cannot go on */
+				continue;
+			}
+		}
 		struct pollfd p[2] = { { o->stop_fd, POLLIN, 0 }, { lnx_notify_fd(o->nt), POLLIN, 0 } };
 		if (poll(p, listening ? 2 : 1, -1) < 0) {
 			if (errno == EINTR)
@@ -519,15 +572,8 @@ static void *serve(void *arg)
 		}
 		if (p[0].revents)
 			break;
-		if (p[1].revents & (POLLHUP | POLLERR | POLLNVAL)) {
+		if (p[1].revents & (POLLHUP | POLLERR | POLLNVAL))
 			listening = false; /* every tracee is gone */
-			continue;
-		}
-		/* -ENOENT: the call was interrupted before we took it; any
-		 * other failure means the listener cannot go on */
-		int rc = (p[1].revents & POLLIN) ? lnx_notify_handle(o->nt) : 0;
-		if (rc < 0 && rc != -ENOENT)
-			listening = false;
 	}
 	return NULL;
 }
@@ -547,8 +593,21 @@ struct lnx_observer *lnx_observer_start(int listen_fd, struct mon_sink *sink,
 	o->nt = lnx_notify_new(listen_fd);
 	if (!o->nt)
 		close(listen_fd);
+	atomic_init(&o->stopping, false);
+	/* The wake-up signal: a handler (an ignored signal would not
+	 * interrupt the wait) without SA_RESTART, blocked in this thread and
+	 * so in every thread it starts from now on; serve() unblocks it. */
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = obs_wake;
+	sigemptyset(&sa.sa_mask);
+	sigset_t wake;
+	sigemptyset(&wake);
+	sigaddset(&wake, OBS_WAKE_SIG);
 	int e = 0;
 	if (o->stop_fd < 0 || !o->nt || !lnx_notify_observe(o->nt, observe, o) ||
+	    (sigaction(OBS_WAKE_SIG, &sa, NULL) != 0 && (e = errno)) ||
+	    (e = pthread_sigmask(SIG_BLOCK, &wake, NULL)) != 0 ||
 	    (e = pthread_create(&o->thread, NULL, serve, o)) != 0) {
 		snprintf(err, errlen, "cannot start the observer: %s",
 			 o->stop_fd < 0 ? strerror(errno) : e ? strerror(e) : "out of memory");
@@ -582,11 +641,29 @@ void lnx_observer_stop(struct lnx_observer *o)
 	if (!o)
 		return;
 	if (o->started) {
+		atomic_store(&o->stopping, true);
 		uint64_t one = 1;
 		if (write(o->stop_fd, &one, sizeof one) != (ssize_t)sizeof one) {
 			/* an eventfd write cannot fail short of overflow */
 		}
-		pthread_join(o->thread, NULL);
+		/* A signal that lands before the thread enters the ioctl is
+		 * spent: send it again until the thread is gone (10 s, then
+		 * wait for it without a bound rather than free what it uses). */
+		bool joined = false;
+		for (int i = 0; i < 500 && !joined; i++) {
+			if (pthread_kill(o->thread, OBS_WAKE_SIG) != 0)
+				break;
+			struct timespec ts;
+			clock_gettime(CLOCK_REALTIME, &ts);
+			ts.tv_nsec += 20 * 1000 * 1000;
+			if (ts.tv_nsec >= 1000000000L) {
+				ts.tv_sec++;
+				ts.tv_nsec -= 1000000000L;
+			}
+			joined = pthread_timedjoin_np(o->thread, NULL, &ts) == 0;
+		}
+		if (!joined)
+			pthread_join(o->thread, NULL);
 	}
 	if (o->stop_fd >= 0)
 		close(o->stop_fd);

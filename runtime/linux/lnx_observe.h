@@ -33,7 +33,11 @@ size_t lnx_observe_rules(bool net, struct lnx_notify_rule *rules, size_t max);
 
 /* In cagerun: serves the listener on a thread of its own. skip_port: a
  * loopback TCP port whose connects are not recorded (the proxy's own). The
- * observer owns listen_fd from this call on. */
+ * observer owns listen_fd from this call on. The thread waits inside the
+ * kernel's receive call, and lnx_observer_stop interrupts that wait with
+ * SIGRTMIN+3: this installs a handler for it (that does nothing) and
+ * blocks it in the calling thread, so that only the observer's thread
+ * ever takes it. */
 struct lnx_observer *lnx_observer_start(int listen_fd, struct mon_sink *sink,
 					unsigned skip_port, char *err, size_t errlen);
 /* The observer on a notification loop someone else serves (the create

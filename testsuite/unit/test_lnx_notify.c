@@ -2,7 +2,8 @@
  * test_lnx_notify.c - the seccomp user-notification core
  * (runtime/linux/lnx_notify.c): a child installs a notifying filter and
  * hands its listener over; the test answers its calls. Shows that only
- * the listed calls (and for openat only with O_CREAT) reach the
+ * the listed calls (for openat only with O_CREAT, or only without O_PATH
+ * with LNX_NOTIFY_UNLESS) reach the
  * supervisor, that errno, value, descriptor and "continue" answers arrive,
  * that strings are read from the tracee, and that a call with a handler
  * that does not answer fails closed (ENOSYS).
@@ -68,6 +69,22 @@ static void observe(void *ctx, const struct lnx_notify_call *c)
 	observed++;
 }
 
+/* In the tracee: installs a filter of the n rules and hands its listener
+ * over sock. 0, or the child's failure code (10, 11). */
+static int install(const struct lnx_notify_rule *rules, size_t n, int sock)
+{
+	struct sock_filter insns[LNX_NOTIFY_MAX_INSNS];
+	unsigned short len = lnx_notify_filter(rules, n, insns);
+	char err[256];
+	if (!len || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+		return 10;
+	int l = lnx_notify_install(insns, len, err, sizeof err);
+	if (l < 0 || !lnx_notify_send_fd(sock, l))
+		return 11;
+	close(l);
+	return 0;
+}
+
 /* The child's checks, reported by exit status: 0 when all hold. */
 static int child(int sock)
 {
@@ -77,15 +94,9 @@ static int child(int sock)
 		{ SYS_symlinkat, -1, 0 },
 		{ SYS_unlinkat, -1, 0 },
 	};
-	struct sock_filter insns[LNX_NOTIFY_MAX_INSNS];
-	unsigned short len = lnx_notify_filter(rules, 4, insns);
-	char err[256];
-	if (!len || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
-		return 10;
-	int l = lnx_notify_install(insns, len, err, sizeof err);
-	if (l < 0 || !lnx_notify_send_fd(sock, l))
-		return 11;
-	close(l);
+	int rc = install(rules, 4, sock);
+	if (rc)
+		return rc;
 	if (syscall(SYS_mkdirat, AT_FDCWD, "guarded", 0700) != -1 || errno != EACCES)
 		return 12;
 	if (syscall(SYS_mkdirat, AT_FDCWD, "other", 0700) != -1 || errno != EXDEV)
@@ -106,7 +117,9 @@ static int child(int sock)
 	return 0;
 }
 
-Test(lnx_notify, dispatch_and_answers)
+/* Forks `fn` as the tracee; returns its pid and the supervisor's end of
+ * the socket in *sock, the listener it handed over in *listener. */
+static pid_t start_child(int (*fn)(int), int *sock, int *listener)
 {
 	int sp[2];
 	cr_assert(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) == 0);
@@ -114,12 +127,42 @@ Test(lnx_notify, dispatch_and_answers)
 	cr_assert(pid >= 0);
 	if (pid == 0) {
 		close(sp[0]);
-		char code = (char)child(sp[1]);
+		char code = (char)fn(sp[1]);
 		_exit(write(sp[1], &code, 1) == 1 ? 0 : 1);
 	}
 	close(sp[1]);
-	int l = lnx_notify_recv_fd(sp[0]);
-	cr_assert(l >= 0);
+	*listener = lnx_notify_recv_fd(sp[0]);
+	cr_assert(*listener >= 0);
+	*sock = sp[0];
+	return pid;
+}
+
+/* Serves nt until the child's verdict arrives over sock (the test runner
+ * may reap children itself, so not by its status); frees nt, closes
+ * sock, reaps the child and returns its verdict (-1: none in 20 s). */
+static int serve_child(struct lnx_notify *nt, int sock, pid_t pid)
+{
+	int code = -1;
+	for (int i = 0; i < 200 && code < 0; i++) { /* 20 s at most */
+		struct pollfd p[2] = { { lnx_notify_fd(nt), POLLIN, 0 }, { sock, POLLIN, 0 } };
+		if (poll(p, 2, 100) <= 0)
+			continue;
+		if (p[0].revents & POLLIN)
+			cr_assert(lnx_notify_handle(nt) == 0 || errno == ENOENT);
+		char c;
+		if ((p[1].revents & POLLIN) && read(sock, &c, 1) == 1)
+			code = c;
+	}
+	lnx_notify_free(nt);
+	close(sock);
+	waitpid(pid, NULL, 0);
+	return code;
+}
+
+Test(lnx_notify, dispatch_and_answers)
+{
+	int sock, l;
+	pid_t pid = start_child(child, &sock, &l);
 	struct lnx_notify *nt = lnx_notify_new(l);
 	cr_assert(nt);
 	struct seen mk = { "", 0 }, op = { "", 0 };
@@ -128,25 +171,58 @@ Test(lnx_notify, dispatch_and_answers)
 	cr_assert(lnx_notify_on(nt, SYS_symlinkat, forget, NULL));
 	cr_assert(lnx_notify_on(nt, SYS_unlinkat, cont, NULL));
 	cr_assert(lnx_notify_observe(nt, observe, NULL));
-	/* The child's verdict comes over the socket: the test runner may
-	 * reap children itself. */
-	int code = -1;
-	for (int i = 0; i < 200 && code < 0; i++) { /* 20 s at most */
-		struct pollfd p[2] = { { lnx_notify_fd(nt), POLLIN, 0 }, { sp[0], POLLIN, 0 } };
-		if (poll(p, 2, 100) <= 0)
-			continue;
-		if (p[0].revents & POLLIN)
-			cr_assert(lnx_notify_handle(nt) == 0 || errno == ENOENT);
-		char c;
-		if ((p[1].revents & POLLIN) && read(sp[0], &c, 1) == 1)
-			code = c;
-	}
-	lnx_notify_free(nt);
-	close(sp[0]);
-	waitpid(pid, NULL, 0);
+	int code = serve_child(nt, sock, pid);
 	cr_expect_eq(code, 0, "child check %d failed", code);
 	cr_expect_eq(mk.calls, 2);
 	cr_expect_str_eq(mk.path, "other");
 	cr_expect_eq(op.calls, 1);
 	cr_expect_eq(observed, 5);
+}
+
+static void refuse(void *ctx, struct lnx_notify_call *c)
+{
+	int *calls = ctx;
+	(*calls)++;
+	lnx_notify_reply_errno(c, EPERM);
+}
+
+/* A rule with LNX_NOTIFY_UNLESS: openat notifies only without O_PATH.
+ * Every notified call is refused (EPERM), so the child tells the two
+ * apart by the answer: the kernel's own, or the supervisor's. */
+static int child_unless(int sock)
+{
+	struct lnx_notify_rule rules[] = { { SYS_openat, 2 | LNX_NOTIFY_UNLESS, O_PATH } };
+	int rc = install(rules, 1, sock);
+	if (rc)
+		return rc;
+	int fd = (int)syscall(SYS_openat, AT_FDCWD, "/dev/null", O_PATH);
+	if (fd < 0)
+		return 12; /* O_PATH reached the supervisor */
+	close(fd);
+	/* O_PATH drops O_CREAT: the kernel's ENOENT, nothing made */
+	if (syscall(SYS_openat, AT_FDCWD, "/nonexistent-cage-test", O_PATH | O_CREAT, 0600) != -1 ||
+	    errno != ENOENT)
+		return 13;
+	if (syscall(SYS_openat, AT_FDCWD, "/dev/null", O_RDONLY) != -1 || errno != EPERM)
+		return 14; /* a plain open must be notified */
+	if (syscall(SYS_openat, AT_FDCWD, "/dev/null", O_WRONLY | O_CREAT, 0600) != -1 ||
+	    errno != EPERM)
+		return 15;
+	return 0;
+}
+
+Test(lnx_notify, unless_rule)
+{
+	struct lnx_notify_rule bad[] = { { SYS_openat, 6, 1 } };
+	struct sock_filter insns[LNX_NOTIFY_MAX_INSNS];
+	cr_expect_eq(lnx_notify_filter(bad, 1, insns), 0, "a seventh argument was accepted");
+	int sock, l;
+	pid_t pid = start_child(child_unless, &sock, &l);
+	struct lnx_notify *nt = lnx_notify_new(l);
+	cr_assert(nt);
+	int calls = 0;
+	cr_assert(lnx_notify_on(nt, SYS_openat, refuse, &calls));
+	int code = serve_child(nt, sock, pid);
+	cr_expect_eq(code, 0, "child check %d failed", code);
+	cr_expect_eq(calls, 2);
 }
