@@ -108,8 +108,10 @@ _Noreturn void lnx_super_main(struct lnx_child *c)
 	size_t nrules = 0;
 	if (s->guard_observe) {
 		/* The observer's calls first: for a call in both lists its
-		 * unconditional rule must win over the guard's O_CREAT test
-		 * (a rule whose test fails allows the call at once). */
+		 * rule (open and openat: notify unless O_PATH) must win over
+		 * the guard's O_CREAT test (a rule whose test fails allows the
+		 * call at once). What it lets pass creates nothing: with
+		 * O_PATH the kernel ignores O_CREAT. */
 		struct lnx_notify_rule g[LNX_NOTIFY_MAX_RULES];
 		size_t ng = lnx_guard_rules(g, LNX_NOTIFY_MAX_RULES);
 		nrules = lnx_observe_rules(false, rules, LNX_NOTIFY_MAX_RULES);
