@@ -757,9 +757,26 @@ enum pat_ans pat_path_overlap(const struct ir_path *a, const struct ir_path *b,
 	return pat_glob_overlap(a->text, a->len, b->text, b->len, wit, size);
 }
 
+bool pat_path_inside_tree(const struct ir_path *a, const struct ir_path *b)
+{
+	if (a->kind != IR_PAT_SUBTREE)
+		return false;
+	size_t d = a->len - 3; /* DIR, without the final slash and "**" */
+	if (d == 0)
+		return true; /* the tree of the root is every path */
+	/* b's first d + 1 characters are literal: any slash b may skip
+	 * (the one before a "**") comes at d or later, so every path b
+	 * matches is DIR itself or starts with "DIR/". */
+	if (b->kind == IR_PAT_EXACT && b->len == d)
+		return memcmp(a->text, b->text, d) == 0;
+	return b->lit_prefix > d && b->text[d] == '/' && memcmp(a->text, b->text, d) == 0;
+}
+
 enum pat_ans pat_path_contains(const struct ir_path *a, const struct ir_path *b,
 			       char *cex, size_t size)
 {
+	if (pat_path_inside_tree(a, b))
+		return PAT_YES;
 	if (b->kind == IR_PAT_EXACT) {
 		bool m = a->kind == IR_PAT_EXACT
 			? a->len == b->len && memcmp(a->text, b->text, a->len) == 0

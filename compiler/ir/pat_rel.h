@@ -53,6 +53,10 @@ bool pat_glob_match(const char *pat, size_t plen, const char *path, size_t len);
 
 enum pat_ans pat_path_overlap(const struct ir_path *a, const struct ir_path *b,
 			      char *wit, size_t size);
+/* True when A is a tree ("DIR" then a final "**" component) and B's literal start lies at or below
+ * DIR, so that A contains B; answered from the text alone. False says
+ * nothing. */
+bool pat_path_inside_tree(const struct ir_path *a, const struct ir_path *b);
 enum pat_ans pat_path_contains(const struct ir_path *a, const struct ir_path *b,
 			       char *cex, size_t size);
 

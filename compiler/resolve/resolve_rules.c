@@ -97,19 +97,23 @@ static struct ir_except *make_excepts(struct rsv *r, struct ast_node *n, enum ir
  * the ones that can leave a path of it out. */
 static void rule_excepts(struct rsv *r, struct ir_rule *rule, const struct ir_except *ex, uint32_t n)
 {
+	if (!n)
+		return;
+	/* Room for all, filled by one overlap question each (the expensive
+	 * part of a protect with many excepts); the unused tail stays in
+	 * the arena. */
+	struct ir_except *v = arena_alloc(r->a, n * sizeof *v);
 	uint32_t m = 0;
 	for (uint32_t i = 0; i < n; i++)
-		if (pat_path_overlap(&rule->t.path, &ex[i].path, NULL, 0) != PAT_NO)
-			m++;
-	if (!m)
-		return;
-	struct ir_except *v = arena_alloc(r->a, m * sizeof *v);
-	m = 0;
-	for (uint32_t i = 0; i < n; i++)
-		if (pat_path_overlap(&rule->t.path, &ex[i].path, NULL, 0) != PAT_NO)
+		/* An except inside the target's tree meets it (or matches
+		 * nothing, and then leaves nothing out either way). */
+		if (pat_path_inside_tree(&rule->t.path, &ex[i].path) ||
+		    pat_path_overlap(&rule->t.path, &ex[i].path, NULL, 0) != PAT_NO)
 			v[m++] = ex[i];
-	rule->except = v;
-	rule->nexcept = m;
+	if (m) {
+		rule->except = v;
+		rule->nexcept = m;
+	}
 }
 
 static void add_rule(struct rsv *r, struct layer *L, struct ast_node *n, const char *layer_name)
