@@ -88,6 +88,15 @@ char *arena_strdup(struct arena *a, const char *s)
 	return arena_strndup(a, s, strlen(s));
 }
 
+char *arena_concat(struct arena *a, const char *s, const char *t)
+{
+	size_t n = strlen(s), m = strlen(t);
+	char *p = arena_alloc(a, n + m + 1);
+	memcpy(p, s, n);
+	memcpy(p + n, t, m + 1);
+	return p;
+}
+
 char *arena_printf(struct arena *a, const char *fmt, ...)
 {
 	va_list ap;

@@ -21,6 +21,9 @@ void arena_free(struct arena *a);
 void *arena_alloc(struct arena *a, size_t size);
 char *arena_strndup(struct arena *a, const char *s, size_t n);
 char *arena_strdup(struct arena *a, const char *s);
+/* S then T: what arena_printf("%s%s") gives, without the formatter (the
+ * resolver joins a home or a directory to every path it reads). */
+char *arena_concat(struct arena *a, const char *s, const char *t);
 char *arena_printf(struct arena *a, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 

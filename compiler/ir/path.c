@@ -92,7 +92,7 @@ bool path_query(struct arena *a, const char *home, const char *in, char **out,
 			*err = "'~' needs a home directory (set HOME or pass --home)";
 			return false;
 		}
-		abs = arena_printf(a, "%s%s", home, in + 1);
+		abs = arena_concat(a, home, in + 1);
 	}
 	if (!path_normalize(a, abs, strlen(abs), out, err))
 		return false;

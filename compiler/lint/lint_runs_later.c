@@ -179,7 +179,7 @@ static bool entry_pat(struct lint_ctx *c, const char *ws, const char *pattern,
 	} else if (pattern[0] == '~') {
 		if (!c->ir->home)
 			return false;
-		out->text = arena_printf(c->a, "%s%s", c->ir->home, pattern + 1);
+		out->text = arena_concat(c->a, c->ir->home, pattern + 1);
 		out->home_len = (uint32_t)strlen(c->ir->home);
 	} else {
 		out->text = pattern;

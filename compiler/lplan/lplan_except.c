@@ -59,7 +59,7 @@ void lplan_except_resolve(struct arena *a, struct lplan_rcache *rc, const struct
 		const char *t = e->path.text;
 		const char *text;
 		if (ln && !strncmp(t, ldir, ln) && (t[ln] == '/' || t[ln] == '\0'))
-			text = arena_printf(a, "%s%s", rdir, t + ln);
+			text = arena_concat(a, rdir, t + ln);
 		else
 			text = lplan_resolve_pattern(a, rc, &e->path);
 		if (!*text)

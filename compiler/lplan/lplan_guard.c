@@ -24,7 +24,7 @@ const char *lplan_resolve_pattern(struct arena *a, struct lplan_rcache *rc,
 	const char *dir = cut ? lplan_resolve_cached(rc, arena_strndup(a, pp->text, cut)) : "";
 	if (!strcmp(dir, "/"))
 		dir = "";
-	return arena_printf(a, "%s%s", dir, pp->text + cut);
+	return arena_concat(a, dir, pp->text + cut);
 }
 
 void lplan_guard_add(struct arena *a, struct lplan *plan, const char *pattern,

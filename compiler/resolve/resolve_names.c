@@ -140,7 +140,7 @@ char *rsv_expand_home(struct rsv *r, const char *s, struct loc loc, uint32_t *ho
 		return NULL;
 	}
 	*home_len = (uint32_t)r->home_len;
-	return arena_printf(r->a, "%s%s", r->home, s + 1);
+	return arena_concat(r->a, r->home, s + 1);
 }
 
 static bool check_param_value(struct rsv *r, struct ir_param *p, const char *v, struct loc loc)

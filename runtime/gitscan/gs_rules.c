@@ -130,7 +130,7 @@ static bool add_rule(struct out *o, const struct ir_rule *tmpl, const char *from
 		if (strncmp(et, from, fl) || (et[fl] && et[fl] != '/'))
 			continue;
 		struct ir_except *e = &ex[nex];
-		if (!pattern(o, arena_printf(o->a, "%s%s", onto, et + fl), &e->path, err, errlen))
+		if (!pattern(o, arena_concat(o->a, onto, et + fl), &e->path, err, errlen))
 			return false;
 		e->written = e->path.text;
 		long at = ftell(o->f);
@@ -213,7 +213,7 @@ bool gs_extend(cage_policy *pol, struct gs_result *res, char *err, size_t errlen
 		if (it->kind == GS_GITDIR) {
 			for (size_t j = 0; ok && j < nsrc; j++) {
 				const struct ir_rule *s = src[j];
-				const char *t = arena_printf(a, "%s%s", it->path, s->t.path.text + dl);
+				const char *t = arena_concat(a, it->path, s->t.path.text + dl);
 				char *why = arena_printf(a, "%s, as %s:%u", it->why,
 							 s->loc.file ? s->loc.file->name : "?",
 							 s->loc.line);
