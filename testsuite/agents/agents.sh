@@ -664,11 +664,18 @@ gemini_model_turns() {
 	model_turn "model turn, -p policy (enforce-fs): work done; key, outside, settings, memory, command refused" \
 		contained "$cagerun" --mode enforce-fs -p "$policy" -D workspace="$ws"
 	chats=$(gemini_chats)
-	# Layered, enforce, --yolo: through the proxy to the model's name.
+	# Layered, enforce, --yolo: through the proxy to the model's name; and
+	# --sandbox, Gemini CLI's own, which the module keeps from starting
+	# (without docker or podman it would stop the run).
 	turn_env="$gemini_env GOOGLE_GEMINI_BASE_URL=http://model.cage.test:$port"
-	turn_args="-p do-the-work --yolo --skip-trust -m gemini-2.5-flash"
-	model_turn "model turn, layered (enforce, --yolo): work done; key, outside, settings, memory, command refused" \
+	turn_args="-p do-the-work --yolo --sandbox --skip-trust -m gemini-2.5-flash"
+	model_turn "model turn, layered (enforce, --yolo --sandbox): work done; key, outside, settings, memory, command refused" \
 		contained "$cagerun" --resolve "model.cage.test:$port:127.0.0.1"
+	# Its routine calls on every start (usage statistics) are allowed by
+	# the module: no proxy refusal on the screen.
+	if grep -q '^cage proxy:' "$tmp/err"; then
+		fail "the caged turn printed proxy refusals"
+	fi
 	stop_fake
 	if [ "$(gemini_outside_sum)" != "$before" ] || [ -e "$home/outside.txt" ]; then
 		fail "a caged turn changed ~/.gemini/settings.json, GEMINI.md or commands/, or wrote ~/outside.txt"
