@@ -281,6 +281,12 @@ for f in "$home"/* "$home"/.[!.]*; do
 done
 probe "first run, policy's mode (enforce)" denied no \
 	"$cagerun" --log "$tmp/proxy.log" -p "$policy" -D workspace="$ws"
+# Gemini CLI saves its project registry on every start, in a folder that
+# cagerun makes before the sandbox: writable even on a first start.
+if [ "$agent" = gemini ] && grep -qi 'read-only file system' "$tmp/err"; then
+	label="first run: the state folder writable"
+	fail "Gemini CLI could not save its state on a first caged start"
+fi
 # The state the agent creates on its first run (outside the cage: on Linux
 # the cage cannot let it create a directory in the home directory).
 case $agent in
