@@ -465,6 +465,11 @@ static int launch(struct lrun *r)
 		return launch_monitor(r);
 	if ((rc = check_kernel(r, &abi)))
 		return rc;
+	/* The agents' own folders and copies first (agentstate.h): the plan
+	 * mounts what exists when it is built, and a folder made after it
+	 * (an agent never run on this machine) would be read-only inside. */
+	if ((rc = run_agent_state(r->pol, r->o->verbose, &r->agst)))
+		return rc;
 	if ((rc = lnx_plan_get(&r->pol->arena, r->pol->ir, r->prof, r->o->policy, r->o->verbose,
 				&r->plan, &r->pl)))
 		return rc;
@@ -503,8 +508,6 @@ static int launch(struct lrun *r)
 	uint16_t pport = pick_proxy_port(&r->plan);
 	char proxy_url[64];
 	snprintf(proxy_url, sizeof proxy_url, "http://127.0.0.1:%u", (unsigned)pport);
-	if ((rc = run_agent_state(r->pol, r->o->verbose, &r->agst)))
-		return rc;
 	struct runenv_extra x = { r->lease.tmp, r->lease.home, isolate ? proxy_url : NULL,
 				  r->o->prompt, r->agst.env, isolate };
 	r->envp = runenv_build(r->prof, environ, &x);
