@@ -362,33 +362,65 @@ static int narrow(struct layers *L, const struct layer_src *proj, bool quiet)
 	return 0;
 }
 
-/* What the run enforces, as one hash: the mode in force, private
- * directories, every rule and environment step in order. Comments,
- * layout and file names do not change it; any change of meaning does. */
+/* What the run enforces, as one hash (what --pin holds): the mode in
+ * force, private directories, limits, every rule with its excepts and
+ * every environment step, in order. Comments, layout and file names do
+ * not change it; any change of meaning does. Integers go in at fixed
+ * width and strings with their NUL, so no two lists hash alike by
+ * running into each other. */
+static void fp_u64(XXH3_state_t *st, uint64_t v)
+{
+	XXH3_64bits_update(st, &v, sizeof v);
+}
+
+static void fp_str(XXH3_state_t *st, const char *s)
+{
+	XXH3_64bits_update(st, s, strlen(s) + 1);
+}
+
+/* A path as the user wrote it relative to '~' stays '~'-relative, so a
+ * pinned policy means the same for another home. */
+static void fp_path(XXH3_state_t *st, const struct ir_path *p)
+{
+	fp_u64(st, p->home_len ? 1 : 0);
+	fp_str(st, p->text + p->home_len);
+}
+
 static uint64_t effective_fingerprint(const struct ir_profile *p, int mode)
 {
 	XXH3_state_t *st = XXH3_createState();
 	if (!st)
 		abort();
 	XXH3_64bits_reset(st);
-	char line[1200];
-	int n = snprintf(line, sizeof line, "mode %s private %d %d\n",
-			 ir_mode_name((enum ir_mode)mode), p->private_tmp, p->private_home);
-	XXH3_64bits_update(st, line, (size_t)n);
-	for (size_t i = 0; i < p->nrules; i++) {
-		char acc[128], tgt[1024];
-		ir_access_names(p->rules[i].access, acc, sizeof acc);
-		ir_target_display(&p->rules[i], tgt, sizeof tgt);
-		n = snprintf(line, sizeof line, "%s %s %s\n", ir_effect_name(p->rules[i].effect), acc,
-			     tgt);
-		XXH3_64bits_update(st, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+	fp_str(st, "cage effective 2");
+	fp_u64(st, (uint64_t)mode);
+	fp_u64(st, (uint64_t)p->private_tmp << 1 | (uint64_t)p->private_home);
+	for (int k = 0; k < IR_LIM_N; k++) {
+		const struct ir_limit *l = &p->limits[k];
+		fp_u64(st, (uint64_t)l->set << 1 | (uint64_t)l->best_effort);
+		fp_u64(st, l->set ? l->value : 0);
 	}
+	fp_u64(st, p->nrules);
+	for (size_t i = 0; i < p->nrules; i++) {
+		const struct ir_rule *r = &p->rules[i];
+		fp_u64(st, (uint64_t)r->effect << 40 | (uint64_t)r->tkind << 32 | r->access);
+		if (r->tkind == IR_T_PATH || r->tkind == IR_T_UNIX) {
+			fp_path(st, &r->t.path);
+		} else {
+			char tgt[1024];
+			ir_target_display(r, tgt, sizeof tgt);
+			fp_str(st, tgt);
+		}
+		fp_u64(st, r->nexcept);
+		for (uint32_t k = 0; k < r->nexcept; k++)
+			fp_path(st, &r->except[k].path);
+	}
+	fp_u64(st, p->nenv);
 	for (size_t i = 0; i < p->nenv; i++) {
 		const struct ir_env_op *e = &p->env[i];
-		XXH3_64bits_update(st, &e->kind, sizeof e->kind);
-		XXH3_64bits_update(st, e->name, strlen(e->name) + 1);
-		if (e->value)
-			XXH3_64bits_update(st, e->value, strlen(e->value) + 1);
+		fp_u64(st, (uint64_t)e->kind);
+		fp_str(st, e->name);
+		fp_str(st, e->value ? e->value : "");
 	}
 	uint64_t h = XXH3_64bits_digest(st);
 	XXH3_freeState(st);

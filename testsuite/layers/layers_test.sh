@@ -167,6 +167,27 @@ expect_rc 125 "--pin mismatch with --quiet"
 printf 'cage 1\n# a comment\ndeny write "%s/a/**"\n' "$repo" >"$repo/.cage/policy.cage"
 run "$deep" --pin "$fp" -- sh -c true
 expect_rc 0 "--pin survives a comment"
+# what a protect leaves out, and a limit, are meaning too: each change is
+# refused under the pin of the policy before it (the control: that pin
+# holds while nothing changed)
+pin_change() { # pin_change WHAT BEFORE AFTER: the layer's text before and after
+	printf 'cage 1\n%s\n' "$2" >"$repo/.cage/policy.cage"
+	run "$deep" -- sh -c true
+	pfp=$(sed -n 's/^cagerun: policy \(xxh3:[0-9a-f]*\) .*/\1/p' "$tmp/err")
+	run "$deep" --pin "$pfp" -- sh -c true
+	expect_rc 0 "--pin holds before $1 changes"
+	printf 'cage 1\n%s\n' "$3" >"$repo/.cage/policy.cage"
+	run "$deep" --pin "$pfp" -- sh -c "echo ran >$repo/pinned"
+	expect_rc 125 "--pin refuses a changed $1"
+	[ -f "$repo/pinned" ] && bad "--pin, changed $1: the command ran" || ok
+	rm -f "$repo/pinned"
+}
+pin_change "except" "protect write \"$repo/a/**\" except \"$repo/a/x/**\"" \
+	"protect write \"$repo/a/**\" except \"$repo/a/y/**\""
+pin_change "limit" "deny write \"$repo/a/**\"
+limit processes 500" "deny write \"$repo/a/**\"
+limit processes 400"
+printf 'cage 1\n# a comment\ndeny write "%s/a/**"\n' "$repo" >"$repo/.cage/policy.cage"
 
 # ---- a layer edited during the run ----
 run "$deep" -- sh -c "echo '# edited' >>$repo/.cage/policy.cage"
