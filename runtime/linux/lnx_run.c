@@ -396,7 +396,7 @@ static int launch_monitor(struct lrun *r)
 		return rc;
 	}
 	struct runenv_extra x = { r->lease.tmp, r->lease.home, proxy_url, r->o->prompt,
-				  r->agst.env, false };
+				  r->agst.env, false, r->o->path_prefix };
 	r->envp = runenv_build(r->prof, environ, &x);
 	if (!r->envp) {
 		close(lfd);
@@ -525,7 +525,7 @@ static int launch(struct lrun *r)
 	if ((rc = run_agent_state(r->pol, r->o->verbose, &r->agst)))
 		return rc;
 	struct runenv_extra x = { r->lease.tmp, r->lease.home, isolate ? proxy_url : NULL,
-				  r->o->prompt, r->agst.env, isolate };
+				  r->o->prompt, r->agst.env, isolate, r->o->path_prefix };
 	r->envp = runenv_build(r->prof, environ, &x);
 	if (!r->envp)
 		return fail("out of memory");
