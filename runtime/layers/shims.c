@@ -151,6 +151,17 @@ struct asdf_plugin {
 	size_t nvers;
 };
 
+/* A plugin name names a directory: asdf allows [a-z0-9_-]. */
+static bool plugin_name_ok(const char *n)
+{
+	if (!*n)
+		return false;
+	for (; *n; n++)
+		if (!((*n >= 'a' && *n <= 'z') || (*n >= '0' && *n <= '9') || *n == '_' || *n == '-'))
+			return false;
+	return true;
+}
+
 /* The shim's `# asdf-plugin: NAME VERSION` lines, grouped by plugin in
  * their order. */
 static bool asdf_shim_lines(struct sctx *c, struct asdf_plugin *p, size_t *np)
@@ -171,7 +182,8 @@ static bool asdf_shim_lines(struct sctx *c, struct asdf_plugin *p, size_t *np)
 		if (strncmp(s, "# asdf-plugin: ", 15))
 			continue;
 		char name[SHC_NAME], ver[SHC_NAME], extra;
-		if (strlen(s) >= SHC_NAME || sscanf(s + 15, "%255s %255s %c", name, ver, &extra) != 2) {
+		if (strlen(s) >= SHC_NAME || sscanf(s + 15, "%255s %255s %c", name, ver, &extra) != 2 ||
+		    !plugin_name_ok(name)) {
 			ok = no(c, "%s:%u: not a `# asdf-plugin: PLUGIN VERSION` line", c->path, line);
 			break;
 		}
@@ -514,8 +526,10 @@ static int mise_walk(struct sctx *c, const char *installs, const char *global, b
 				/* a closer file's version of a tool overrides the rest */
 				if (shc_find(seen, t->t[i].name))
 					continue;
-				if (seen->n >= SHC_MAX_TOOLS)
-					return no(c, "mise: more than %d tools configured", SHC_MAX_TOOLS), 0;
+				if (seen->n >= SHC_MAX_TOOLS) {
+					no(c, "mise: more than %d tools configured", SHC_MAX_TOOLS);
+					return 0;
+				}
 				snprintf(seen->t[seen->n++].name, SHC_NAME, "%s", t->t[i].name);
 				bool hit;
 				if (!mise_try(c, installs, &t->t[i], file, t->t[i].line, &hit, missing, mlen))
@@ -793,7 +807,9 @@ static bool volta_resolve(struct sctx *c)
 	free(text);
 	if (!ok)
 		return false;
-	if (!fp || !fn || !pkg[0] || strstr(pkg, "..") || pkg[0] == '/' || pkg[0] == '.')
+	const char *slash = strchr(pkg, '/');
+	if (!fp || !fn || !pkg[0] || strstr(pkg, "..") || pkg[0] == '/' || pkg[0] == '.' ||
+	    (slash && (pkg[0] != '@' || strchr(slash + 1, '/') || !slash[1])))
 		return no(c, "volta: %s names no package or no platform node", bins);
 	snprintf(p.from, sizeof p.from, "%s", bins);
 	/* volta runs the project's own copy when the project depends on it */
