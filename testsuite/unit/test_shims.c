@@ -15,17 +15,16 @@
 #include <unistd.h>
 
 #include "cmdres.h"
+#include "fx_tree.h"
 
-static char root[256], oldcwd[PATH_MAX];
+static struct fx_tree fx;
+static char oldcwd[PATH_MAX];
 
 static void setup(void)
 {
-	char t[] = "/tmp/cage-shims.XXXXXX", real[PATH_MAX];
-	cr_assert(mkdtemp(t));
-	cr_assert(realpath(t, real) && strlen(real) < sizeof root);
-	snprintf(root, sizeof root, "%s", real);
+	fx_make(&fx, "shims");
 	cr_assert(getcwd(oldcwd, sizeof oldcwd));
-	setenv("HOME", root, 1);
+	setenv("HOME", fx.root, 1);
 	unsetenv("VOLTA_HOME");
 	unsetenv("ASDF_DATA_DIR");
 	unsetenv("ASDF_NODEJS_VERSION");
@@ -33,49 +32,21 @@ static void setup(void)
 
 static void teardown(void)
 {
-	char cmd[PATH_MAX + 16];
 	cr_assert(chdir(oldcwd) == 0);
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
-	cr_assert(system(cmd) == 0);
-}
-
-static void at(char out[PATH_MAX], const char *rel)
-{
-	int n = snprintf(out, PATH_MAX, "%s/%.3000s", root, rel);
-	cr_assert(n > 0 && n < PATH_MAX);
-}
-
-static void file(const char *rel, const char *text, mode_t mode)
-{
-	char p[PATH_MAX], cmd[PATH_MAX + 32];
-	at(p, rel);
-	snprintf(cmd, sizeof cmd, "mkdir -p \"$(dirname '%s')\"", p);
-	cr_assert(system(cmd) == 0);
-	FILE *f = fopen(p, "w");
-	cr_assert(f, "%s", p);
-	fputs(text, f);
-	cr_assert(fclose(f) == 0);
-	cr_assert(chmod(p, mode) == 0);
-}
-
-static void lnk(const char *target, const char *rel)
-{
-	char p[PATH_MAX];
-	at(p, rel);
-	cr_assert(symlink(target, p) == 0, "symlink %s", p);
+	fx_remove(&fx);
 }
 
 static void cd(const char *rel)
 {
 	char p[PATH_MAX];
-	at(p, rel);
+	fx_at(&fx, p, rel);
 	cr_assert(chdir(p) == 0, "%s", p);
 }
 
 static bool grants_tree(const struct cmd_res *r, const char *rel)
 {
 	char p[PATH_MAX];
-	at(p, rel);
+	fx_at(&fx, p, rel);
 	for (size_t i = 0; i < r->n; i++)
 		if (!strcmp(r->g[i].path, p) && r->g[i].tree)
 			return true;
@@ -86,7 +57,7 @@ static enum cmd_status resolve(const char *cmd, const char *bin, struct cmd_res 
 			       size_t errlen)
 {
 	char path[PATH_MAX + 32];
-	at(path, bin);
+	fx_at(&fx, path, bin);
 	strcat(path, ":/usr/bin:/bin");
 	return cmd_resolve(cmd, path, r, err, errlen);
 }
@@ -97,19 +68,19 @@ TestSuite(shims, .init = setup, .fini = teardown);
 
 Test(shims, volta_project_over_default)
 {
-	file(".volta/bin/volta-shim", node_prog, 0755);
-	lnk("volta-shim", ".volta/bin/node");
-	file(".volta/tools/image/node/18.0.0/bin/node", node_prog, 0755);
-	file(".volta/tools/image/node/20.0.0/bin/node", node_prog, 0755);
-	file(".volta/tools/user/platform.json", "{\"node\":{\"runtime\":\"18.0.0\",\"npm\":null}}", 0644);
-	file("ws/package.json", "{\"volta\":{\"node\":\"20.0.0\"}}", 0644);
+	fx_file(&fx, ".volta/bin/volta-shim", node_prog, 0755);
+	fx_link(&fx, "volta-shim", ".volta/bin/node");
+	fx_file(&fx, ".volta/tools/image/node/18.0.0/bin/node", node_prog, 0755);
+	fx_file(&fx, ".volta/tools/image/node/20.0.0/bin/node", node_prog, 0755);
+	fx_file(&fx, ".volta/tools/user/platform.json", "{\"node\":{\"runtime\":\"18.0.0\",\"npm\":null}}", 0644);
+	fx_file(&fx, "ws/package.json", "{\"volta\":{\"node\":\"20.0.0\"}}", 0644);
 	cd("ws");
 	struct cmd_res r;
 	char err[4096], want[PATH_MAX];
 	cr_assert_eq(resolve("node", ".volta/bin", &r, err, sizeof err), CMD_OK, "%s", err);
-	at(want, ".volta/tools/image/node/20.0.0/bin/node");
+	fx_at(&fx, want, ".volta/tools/image/node/20.0.0/bin/node");
 	cr_assert_str_eq(r.exec, want);
-	at(want, ".volta/tools/image/node/20.0.0/bin");
+	fx_at(&fx, want, ".volta/tools/image/node/20.0.0/bin");
 	cr_assert_str_eq(r.path_prefix, want);
 	cr_assert(grants_tree(&r, ".volta/tools/image/node/20.0.0"));
 	cr_assert_eq(r.n, 1);
@@ -126,10 +97,10 @@ Test(shims, volta_project_over_default)
 
 Test(shims, volta_extends_cycle)
 {
-	file(".volta/bin/volta-shim", node_prog, 0755);
-	lnk("volta-shim", ".volta/bin/node");
-	file("ws/package.json", "{\"volta\":{\"extends\":\"./other.json\"}}", 0644);
-	file("ws/other.json", "{\"volta\":{\"extends\":\"./package.json\"}}", 0644);
+	fx_file(&fx, ".volta/bin/volta-shim", node_prog, 0755);
+	fx_link(&fx, "volta-shim", ".volta/bin/node");
+	fx_file(&fx, "ws/package.json", "{\"volta\":{\"extends\":\"./other.json\"}}", 0644);
+	fx_file(&fx, "ws/other.json", "{\"volta\":{\"extends\":\"./package.json\"}}", 0644);
 	cd("ws");
 	struct cmd_res r;
 	char err[4096];
@@ -140,10 +111,10 @@ Test(shims, volta_extends_cycle)
 
 Test(shims, volta_package_name_stays_in_images)
 {
-	file(".volta/bin/volta-shim", node_prog, 0755);
-	lnk("volta-shim", ".volta/bin/tool");
-	file(".volta/tools/user/bins/tool.json",
-	     "{\"name\":\"tool\",\"package\":\"@a/../../x\",\"platform\":{\"node\":\"20.0.0\"}}", 0644);
+	fx_file(&fx, ".volta/bin/volta-shim", node_prog, 0755);
+	fx_link(&fx, "volta-shim", ".volta/bin/tool");
+	fx_file(&fx, ".volta/tools/user/bins/tool.json",
+	             "{\"name\":\"tool\",\"package\":\"@a/../../x\",\"platform\":{\"node\":\"20.0.0\"}}", 0644);
 	cd(".");
 	struct cmd_res r;
 	char err[4096];
@@ -154,12 +125,12 @@ Test(shims, volta_package_name_stays_in_images)
 
 Test(shims, asdf_env_over_files)
 {
-	file(".asdf/shims/node",
-	     "#!/usr/bin/env bash\n# asdf-plugin: nodejs 18.0.0\n# asdf-plugin: nodejs 20.0.0\n"
-	     "exec asdf exec \"node\" \"$@\"\n", 0755);
-	file(".asdf/installs/nodejs/18.0.0/bin/node", node_prog, 0755);
-	file(".asdf/installs/nodejs/20.0.0/bin/node", node_prog, 0755);
-	file("ws/.tool-versions", "nodejs 20.0.0\n", 0644);
+	fx_file(&fx, ".asdf/shims/node",
+	             "#!/usr/bin/env bash\n# asdf-plugin: nodejs 18.0.0\n# asdf-plugin: nodejs 20.0.0\n"
+	             "exec asdf exec \"node\" \"$@\"\n", 0755);
+	fx_file(&fx, ".asdf/installs/nodejs/18.0.0/bin/node", node_prog, 0755);
+	fx_file(&fx, ".asdf/installs/nodejs/20.0.0/bin/node", node_prog, 0755);
+	fx_file(&fx, "ws/.tool-versions", "nodejs 20.0.0\n", 0644);
 	cd("ws");
 	struct cmd_res r;
 	char err[4096];
@@ -173,7 +144,7 @@ Test(shims, asdf_env_over_files)
 	cmd_res_free(&r);
 	/* a version the shim does not list is not used, even if installed */
 	setenv("ASDF_NODEJS_VERSION", "19.0.0", 1);
-	file(".asdf/installs/nodejs/19.0.0/bin/node", node_prog, 0755);
+	fx_file(&fx, ".asdf/installs/nodejs/19.0.0/bin/node", node_prog, 0755);
 	cr_assert_eq(resolve("node", ".asdf/shims", &r, err, sizeof err), CMD_REFUSED);
 	cr_assert(strstr(err, "asdf: nodejs 19.0.0 (from ASDF_NODEJS_VERSION) is not installed"),
 		  "%s", err);
@@ -182,9 +153,9 @@ Test(shims, asdf_env_over_files)
 
 Test(shims, asdf_plugin_name_stays_in_installs)
 {
-	file(".asdf/shims/node",
-	     "#!/usr/bin/env bash\n# asdf-plugin: ../../x 1.0\nexec asdf exec \"node\" \"$@\"\n", 0755);
-	file("ws/.tool-versions", "../../x 1.0\n", 0644);
+	fx_file(&fx, ".asdf/shims/node",
+	             "#!/usr/bin/env bash\n# asdf-plugin: ../../x 1.0\nexec asdf exec \"node\" \"$@\"\n", 0755);
+	fx_file(&fx, "ws/.tool-versions", "../../x 1.0\n", 0644);
 	cd("ws");
 	struct cmd_res r;
 	char err[4096];
@@ -195,12 +166,12 @@ Test(shims, asdf_plugin_name_stays_in_installs)
 
 Test(shims, shim_by_path_in_a_shebang)
 {
-	file(".volta/bin/volta-shim", node_prog, 0755);
-	lnk("volta-shim", ".volta/bin/node");
+	fx_file(&fx, ".volta/bin/volta-shim", node_prog, 0755);
+	fx_link(&fx, "volta-shim", ".volta/bin/node");
 	char script[PATH_MAX + 64], p[PATH_MAX];
-	at(p, ".volta/bin/node");
+	fx_at(&fx, p, ".volta/bin/node");
 	snprintf(script, sizeof script, "#!%s\n", p);
-	file("bin/tool", script, 0755);
+	fx_file(&fx, "bin/tool", script, 0755);
 	cd(".");
 	struct cmd_res r;
 	char err[4096];
