@@ -268,7 +268,8 @@ static bool toml_tool_value(struct shc_tool *t, const char *file, unsigned line,
 			size_t kn = 0;
 			if (table) {
 				if (!(s = toml_key(s, &k, &kn)))
-					break;
+					return fail(err, errlen, file, line, "%s: a key expected in its table",
+						    t->name);
 				s += strspn(s, " \t");
 				if (*s++ != '=')
 					return fail(err, errlen, file, line, "%s: expected = in its table",
@@ -443,23 +444,31 @@ static bool js_string(struct js *j, char *buf, size_t buflen, size_t *n)
 			if (j->p >= j->end)
 				break;
 			char e = *j->p++;
-			const char *map = strchr("\"\"\\\\//b\bf\fn\nr\rt\t", e);
-			if (e == 'u') {
+			switch (e) {
+			case '"': case '\\': case '/': ch = (unsigned char)e; break;
+			case 'b': ch = '\b'; break;
+			case 'f': ch = '\f'; break;
+			case 'n': ch = '\n'; break;
+			case 'r': ch = '\r'; break;
+			case 't': ch = '\t'; break;
+			case 'u': {
 				if (j->end - j->p < 4)
 					return js_fail(j, "a short \\u escape");
 				unsigned cp = 0;
 				for (int i = 0; i < 4; i++) {
 					char h = *j->p++;
-					cp = cp * 16 + (unsigned)(h >= '0' && h <= '9' ? h - '0'
-								  : h >= 'a' && h <= 'f' ? h - 'a' + 10
-								  : h >= 'A' && h <= 'F' ? h - 'A' + 10 : 99);
-					if (cp > 0xffff)
+					int d = h >= '0' && h <= '9' ? h - '0'
+						: h >= 'a' && h <= 'f' ? h - 'a' + 10
+						: h >= 'A' && h <= 'F' ? h - 'A' + 10 : -1;
+					if (d < 0)
 						return js_fail(j, "a bad \\u escape");
+					cp = cp * 16 + (unsigned)d;
 				}
-				ch = cp < 0x80 ? (unsigned char)cp : '?'; /* names and versions are ASCII */
-			} else if (map && (map - "\"\"\\\\//b\bf\fn\nr\rt\t") % 2 == 0) {
-				ch = (unsigned char)map[1];
-			} else {
+				/* names and versions are ASCII; anything else stands out */
+				ch = cp > 0 && cp < 0x80 ? (unsigned char)cp : '?';
+				break;
+			}
+			default:
 				return js_fail(j, "a bad escape in a string");
 			}
 		}
@@ -494,6 +503,8 @@ static bool js_value(struct js *j, size_t at, int depth)
 	if (c == '"') {
 		if (!target)
 			return js_string(j, NULL, 0, NULL);
+		if (*j->found)
+			return js_fail(j, "the key is named twice");
 		if (!js_string(j, j->out, j->outlen, NULL))
 			return false;
 		*j->found = true;

@@ -133,6 +133,8 @@ Test(shimcfg, mise_toml_malformed)
 	cr_assert_not(toml("[tools]\nnode = \"20\"\n[tools]\nnode = \"18\"\n"));
 	cr_assert(strstr(err, "named twice"), "%s", err);
 	cr_assert_not(toml("[tools]\n\"no\\\"de\" = \"20\"\n"));
+	cr_assert_not(toml("[tools]\nnode = { version = \"20\",\240os = \"linux\" }\n"));
+	cr_assert(strstr(err, "m.toml:2: node: a key expected in its table"), "%s", err);
 }
 
 Test(shimcfg, json)
@@ -181,6 +183,10 @@ Test(shimcfg, json_malformed)
 	cr_assert_not(js("{\"a\": \"0123456789012345678901234567890123456789012345678901234567890123456789\"}",
 			 "a", NULL, out, sizeof out, &f));
 	cr_assert(strstr(err, "too long"), "%s", err);
+	cr_assert_not(js("{\"a\": \"1\",\n \"a\": \"2\"}", "a", NULL, out, sizeof out, &f));
+	cr_assert_str_eq(err, "p.json:2: the key is named twice");
+	cr_assert_not(js("{\"a\": \"\\u00zz\"}", "a", NULL, out, sizeof out, &f));
+	cr_assert_not(js("{\"a\": \"\\\0\"}", "a", NULL, out, sizeof out, &f));
 	/* nesting past the bound */
 	char deep[200] = "";
 	for (int i = 0; i < 40; i++)
