@@ -447,6 +447,10 @@ static bool resolve_shim(struct ctx *c, const char *path, enum shim_kind k, int 
 	free(s);
 	if (!ok)
 		return false;
+	/* both are written into the generated layer's comments */
+	if (!cmd_nameable(prog) || (c->r->path_prefix && !cmd_nameable(c->r->path_prefix)))
+		return refuse(c, "%s cannot be named in a policy (quote, backslash, brace, glob or "
+				 "control character); install it under a plainer path", prog);
 	if (depth == 0 && !(c->r->exec = strdup(prog)))
 		return refuse(c, "out of memory");
 	step(c, "%s: %s runs %s", path, shim_kind_name(k), prog);

@@ -409,11 +409,17 @@ static int vercmp(const char *a, const char *b)
 
 /* The installed version mise uses for `want` in root: the directory of
  * that name (mise links fuzzy versions such as `20` to the newest
- * match), else the newest `want.*` (or any, for `latest`). */
+ * match), else the newest `want.*` (or any, for `latest`). Only names
+ * starting with a digit count: mise's own links (`latest`, `lts`) are
+ * not versions. */
 static bool mise_installed(const char *root, const char *want, char *ver, size_t verlen)
 {
 	char p[PATH_MAX];
-	if (strcmp(want, "latest") && fmt(p, sizeof p, "%s/%s", root, want) && is_dir(p))
+	/* `prefix:1.16`: the newest whose name starts so, no exact match */
+	bool prefix = !strncmp(want, "prefix:", 7);
+	if (prefix)
+		want += 7;
+	if (!prefix && strcmp(want, "latest") && fmt(p, sizeof p, "%s/%s", root, want) && is_dir(p))
 		return (size_t)snprintf(ver, verlen, "%s", want) < verlen;
 	DIR *d = opendir(root);
 	if (!d)
@@ -424,7 +430,7 @@ static bool mise_installed(const char *root, const char *want, char *ver, size_t
 	struct dirent *e;
 	for (int i = 0; i < SHIM_MAX_DIRENTS && (e = readdir(d)); i++) {
 		const char *n = e->d_name;
-		if (n[0] == '.' || (!any && (strncmp(n, want, wl) || n[wl] != '.')) ||
+		if (n[0] == '.' || (!any && (strncmp(n, want, wl) || (!prefix && n[wl] != '.'))) ||
 		    !(n[0] >= '0' && n[0] <= '9') || strlen(n) >= verlen)
 			continue;
 		if (fmt(p, sizeof p, "%s/%s", root, n) && is_dir(p) && (!ver[0] || vercmp(n, ver) > 0))

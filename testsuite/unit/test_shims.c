@@ -179,3 +179,43 @@ Test(shims, shim_by_path_in_a_shebang)
 	cr_assert(strstr(err, "is a volta shim run by its path"), "%s", err);
 	cmd_res_free(&r);
 }
+
+Test(shims, mise_fuzzy_versions)
+{
+	unsetenv("MISE_DATA_DIR");
+	unsetenv("MISE_INSTALLS_DIR");
+	unsetenv("MISE_NODE_VERSION");
+	unsetenv("XDG_DATA_HOME");
+	unsetenv("XDG_CONFIG_HOME");
+	unsetenv("MISE_GLOBAL_CONFIG_FILE");
+	unsetenv("MISE_CONFIG_DIR");
+	fx_file(&fx, "mise-bin/mise", node_prog, 0755);
+	fx_mkdirs(&fx, ".local/share/mise/shims");
+	char target[PATH_MAX];
+	fx_at(&fx, target, "mise-bin/mise");
+	fx_link(&fx, target, ".local/share/mise/shims/node");
+	static const char *const vers[] = { "18.1.0", "18.10.0", "18.9.0", "20.0.0", "180.0.0" };
+	for (size_t i = 0; i < 5; i++) {
+		char rel[128];
+		snprintf(rel, sizeof rel, ".local/share/mise/installs/node/%s/bin/node", vers[i]);
+		fx_file(&fx, rel, node_prog, 0755);
+	}
+	static const struct {
+		const char *toml, *want;
+	} cases[] = {
+		{ "[tools]\nnode = \"18\"\n", "/node/18.10.0/bin/node" }, /* numeric, not text, order */
+		{ "[tools]\nnode = \"prefix:18\"\n", "/node/180.0.0/bin/node" },
+		{ "[tools]\nnode = \"latest\"\n", "/node/180.0.0/bin/node" },
+		{ "[tools]\nnode = \"18.9.0\"\n", "/node/18.9.0/bin/node" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		fx_file(&fx, "ws/mise.toml", cases[i].toml, 0644);
+		cd("ws");
+		struct cmd_res r;
+		char err[4096];
+		cr_assert_eq(resolve("node", ".local/share/mise/shims", &r, err, sizeof err), CMD_OK,
+			     "%zu: %s", i, err);
+		cr_assert(strstr(r.exec, cases[i].want), "%zu: %s", i, r.exec);
+		cmd_res_free(&r);
+	}
+}
