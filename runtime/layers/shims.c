@@ -25,6 +25,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -619,8 +620,9 @@ static bool json_get(struct sctx *c, const char *file, const char *text, size_t 
 }
 
 struct volta_platform {
-	char node[SHC_NAME], npm[SHC_NAME];
-	char from[2 * PATH_MAX];
+	char node[SHC_NAME], npm[SHC_NAME], pnpm[SHC_NAME], yarn[SHC_NAME];
+	char from[2 * PATH_MAX];       /* where node was set */
+	char tool_from[2 * PATH_MAX];  /* where pnpm or yarn was */
 };
 
 /* The nearest package.json up from the current directory that is not a
@@ -681,6 +683,14 @@ static bool volta_project_platform(struct sctx *c, const char *pj, struct volta_
 		ok = ok && json_get(c, file, text, len, "volta", "npm", v, sizeof v, &f2);
 		if (ok && f2 && !p->npm[0])
 			snprintf(p->npm, sizeof p->npm, "%s", v);
+		for (int k = 0; ok && k < 2; k++) {
+			char *dst = k ? p->yarn : p->pnpm;
+			ok = json_get(c, file, text, len, "volta", k ? "yarn" : "pnpm", v, sizeof v, &f2);
+			if (ok && f2 && !dst[0]) {
+				snprintf(dst, SHC_NAME, "%s", v);
+				snprintf(p->tool_from, sizeof p->tool_from, "%s", file);
+			}
+		}
 		ok = ok && json_get(c, file, text, len, "volta", "extends", next, sizeof next, &f3);
 		free(text);
 		if (!ok)
@@ -719,8 +729,11 @@ static bool volta_version_ok(const char *v)
 	return true;
 }
 
+/* The default platform: node and npm when `node_too` (no project pins
+ * node), and pnpm and yarn where the project pins none, as volta merges
+ * them. *found: a default node was read. */
 static bool volta_default_platform(struct sctx *c, const char *vh, struct volta_platform *p,
-				   bool *found)
+				   bool node_too, bool *found)
 {
 	*found = false;
 	char file[PATH_MAX];
@@ -731,17 +744,32 @@ static bool volta_default_platform(struct sctx *c, const char *vh, struct volta_
 	int rc = shc_read(file, &text, &len, c->err, c->errlen);
 	if (rc <= 0)
 		return rc == 0;
-	bool f2;
-	bool ok = json_get(c, file, text, len, "node", "runtime", p->node, sizeof p->node, found) &&
-		  json_get(c, file, text, len, "node", "npm", p->npm, sizeof p->npm, &f2);
+	struct volta_platform d = { "", "", "", "", "", "" };
+	bool f2, fp, fy;
+	bool ok = json_get(c, file, text, len, "node", "runtime", d.node, sizeof d.node, found) &&
+		  json_get(c, file, text, len, "node", "npm", d.npm, sizeof d.npm, &f2) &&
+		  json_get(c, file, text, len, "pnpm", NULL, d.pnpm, sizeof d.pnpm, &fp) &&
+		  json_get(c, file, text, len, "yarn", NULL, d.yarn, sizeof d.yarn, &fy);
 	free(text);
-	snprintf(p->from, sizeof p->from, "%s", file);
-	return ok;
+	if (!ok)
+		return false;
+	if (node_too) {
+		snprintf(p->node, sizeof p->node, "%s", d.node);
+		snprintf(p->npm, sizeof p->npm, "%s", d.npm);
+		snprintf(p->from, sizeof p->from, "%s", file);
+	}
+	for (int k = 0; k < 2; k++) {
+		char *dst = k ? p->yarn : p->pnpm, *src = k ? d.yarn : d.pnpm;
+		if (!dst[0] && src[0]) {
+			snprintf(dst, SHC_NAME, "%s", src);
+			snprintf(p->tool_from, sizeof p->tool_from, "%s", file);
+		}
+	}
+	return true;
 }
 
 /* The node image for p (and npm's, when pinned) as trees, with bins. */
-static bool volta_images(struct sctx *c, const char *vh, const struct volta_platform *p,
-			 const char *fix)
+static bool volta_images(struct sctx *c, const char *vh, const struct volta_platform *p)
 {
 	char img[PATH_MAX];
 	if (!volta_version_ok(p->node) || (p->npm[0] && !volta_version_ok(p->npm)))
@@ -759,7 +787,7 @@ static bool volta_images(struct sctx *c, const char *vh, const struct volta_plat
 		return no(c, "volta: too long a path");
 	if (!is_dir(img))
 		return no(c, "volta: node %s (from %s) is not installed: no %s; run `volta fetch "
-			     "node@%s`%s, then cagerun again", p->node, p->from, img, p->node, fix);
+			     "node@%s`, then cagerun again", p->node, p->from, img, p->node);
 	return add_tree(c, img, "its volta node image", true);
 }
 
@@ -769,28 +797,50 @@ static bool volta_resolve(struct sctx *c)
 	if (!env_dir(vh, sizeof vh, "VOLTA_HOME", ".volta"))
 		return no(c, "volta: neither VOLTA_HOME nor HOME is set to an absolute path");
 	volta_project(c->cwd, pj, sizeof pj);
-	static const char *const platform_tools[] = { "node", "npm", "npx" };
-	bool platform_tool = false;
-	for (size_t i = 0; i < 3; i++)
-		platform_tool = platform_tool || !strcmp(c->name, platform_tools[i]);
-	struct volta_platform p = { "", "", "" };
-	bool found = false;
-	if (platform_tool) {
+	static const char *const platform_tools[] = { "node", "npm", "npx",	 "pnpm",
+						       "pnpx", "yarn", "yarnpkg" };
+	size_t tool = SIZE_MAX;
+	for (size_t i = 0; i < sizeof platform_tools / sizeof *platform_tools; i++)
+		if (!strcmp(c->name, platform_tools[i]))
+			tool = i;
+	struct volta_platform p = { "", "", "", "", "", "" };
+	bool found = false, dfound;
+	if (tool != SIZE_MAX) {
 		if (pj[0] && !volta_project_platform(c, pj, &p, &found))
 			return false;
-		if (!found && !volta_default_platform(c, vh, &p, &found))
+		if (!volta_default_platform(c, vh, &p, !found, &dfound))
 			return false;
+		found = found || dfound;
 		if (!found)
 			return no(c, "volta: no node version for %s: neither a \"volta\" key in %s nor "
 				     "a default in %s/tools/user/platform.json; add \"volta\": { \"node\": "
 				     "\"VERSION\" } to %s, or run `volta install node`", c->cwd,
 				  pj[0] ? pj : "a package.json", vh, pj[0] ? pj : "package.json");
-		snprintf(c->r->tool, SHC_NAME, "node");
-		snprintf(c->r->version, SHC_NAME, "%s", p.node);
-		snprintf(c->r->from, sizeof c->r->from, "%s", p.from);
-		if (!volta_images(c, vh, &p, ""))
+		/* pnpm and yarn are tools of their own, run on the platform's node */
+		const char *pm = tool >= 5 ? "yarn" : tool >= 3 ? "pnpm" : NULL;
+		const char *pv = tool >= 5 ? p.yarn : p.pnpm;
+		char img[PATH_MAX];
+		if (pm && !pv[0])
+			return no(c, "volta: no %s version for %s; add \"%s\": \"VERSION\" to the "
+				     "\"volta\" key of %s, or run `volta install %s`", pm, c->cwd, pm,
+				  pj[0] ? pj : "package.json", pm);
+		if (pm) {
+			if (!volta_version_ok(pv) || !fmt(img, sizeof img, "%s/tools/image/%s/%s", vh, pm, pv))
+				return no(c, "volta: %s: the %s version cannot name a directory", p.tool_from, pm);
+			if (!is_dir(img))
+				return no(c, "volta: %s %s (from %s) is not installed: no %s; run `volta fetch "
+					     "%s@%s`, then cagerun again", pm, pv, p.tool_from, img, pm, pv);
+			if (!add_tree(c, img, pm[0] == 'y' ? "its volta yarn image" : "its volta pnpm image",
+				      true))
+				return false;
+		}
+		snprintf(c->r->tool, SHC_NAME, "%s", pm ? pm : "node");
+		snprintf(c->r->version, sizeof c->r->version, "%s", pm ? pv : p.node);
+		snprintf(c->r->from, sizeof c->r->from, "%s", pm ? p.tool_from : p.from);
+		if (!volta_images(c, vh, &p))
 			return false;
-		/* npm and npx come from npm's image when it is pinned */
+		/* npm and npx from npm's image when it is pinned, pnpm and yarn from
+		 * their own (the first bin), node from node's (the last) */
 		const char *bin = strcmp(c->name, "node") ? c->r->bin[0] : c->r->bin[c->r->nbins - 1];
 		return fmt(c->r->program, sizeof c->r->program, "%s/%s", bin, c->name) ||
 		       no(c, "volta: too long a path");
@@ -850,7 +900,7 @@ static bool volta_resolve(struct sctx *c)
 	snprintf(c->r->from, sizeof c->r->from, "%s", bins);
 	char prog[PATH_MAX];
 	snprintf(prog, sizeof prog, "%s", c->r->program);
-	if (!add_tree(c, img, "its volta package image", false) || !volta_images(c, vh, &p, ""))
+	if (!add_tree(c, img, "its volta package image", false) || !volta_images(c, vh, &p))
 		return false;
 	snprintf(c->r->program, sizeof c->r->program, "%s", prog);
 	return true;

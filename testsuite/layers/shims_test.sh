@@ -16,8 +16,9 @@
 #          ~/.config/mise/config.toml, ws/mise.toml, MISE_NODE_VERSION, and
 #          `mise activate`'s PATH entry
 #   volta  ~/.volta/bin/NAME -> volta-shim, tools/image/node/V,
-#          tools/user/platform.json, ws/package.json's "volta" key (and
-#          `extends`), tools/user/bins/NAME.json, tools/image/packages/PKG
+#          tools/image/yarn/V, tools/image/pnpm/V, tools/user/platform.json,
+#          ws/package.json's "volta" key (and `extends`),
+#          tools/user/bins/NAME.json, tools/image/packages/PKG
 #
 # For each: the version picked follows the manager's precedence, a
 # package's script finds node through the PATH the manager would give it,
@@ -247,10 +248,16 @@ js_pkg "$img" claude volta-claude-ok
 mkdir -p "$V/tools/user/bins" "$V/tools/user/packages/@anthropic-ai"
 stand_in "$V/bin/volta-shim" volta-shim
 stand_in "$V/bin/volta" volta
-for n in node npm claude; do
+for n in node npm claude yarn pnpm; do
 	ln -s volta-shim "$V/bin/$n"
 done
-echo '{"node":{"runtime":"18.19.0","npm":null},"pnpm":null,"yarn":null}' >"$V/tools/user/platform.json"
+# yarn and pnpm images: their entry points run on the platform's node
+for t in yarn:1.22.19 pnpm:8.15.0; do
+	mkdir -p "$V/tools/image/${t%%:*}/${t#*:}/bin"
+	printf '#!/usr/bin/env node\n// say: %s-%s\n' "${t%%:*}" "${t#*:}" >"$V/tools/image/${t%%:*}/${t#*:}/bin/${t%%:*}"
+	chmod 755 "$V/tools/image/${t%%:*}/${t#*:}/bin/${t%%:*}"
+done
+echo '{"node":{"runtime":"18.19.0","npm":null},"pnpm":"8.15.0","yarn":null}' >"$V/tools/user/platform.json"
 platform='"platform":{"node":"20.11.0","npm":null,"pnpm":null,"yarn":null}'
 echo '{"name":"claude","package":"@anthropic-ai/claude-code","version":"1.0.0",'"$platform"',"manager":"Npm"}' >"$V/tools/user/bins/claude.json"
 echo '{"name":"@anthropic-ai/claude-code","version":"1.0.0",'"$platform"',"bins":["claude"],"manager":"Npm"}' >"$V/tools/user/packages/@anthropic-ai/claude-code.json"
@@ -259,7 +266,7 @@ cat >"$ws/package.json" <<'JSON'
 {
   "name": "ws",
   "dependencies": { "left-pad": "1.3.0" },
-  "volta": { "node": "20.11.0" }
+  "volta": { "node": "20.11.0", "yarn": "1.22.19" }
 }
 JSON
 mkdir -p "$ws/sub"
@@ -269,6 +276,11 @@ runs "volta: the project's \"volta\" key over the default platform" v20.11.0 "$w
 runs "volta: \"extends\" followed to the parent project" v20.11.0 "$ws/sub" "$VP" -q -- node --version
 runs "volta: the default platform in a project without a \"volta\" key" v18.19.0 "$tmp/elsewhere" "$VP" -q -- node --version
 runs "volta: npm from the same node image" npm-of-20.11.0 "$ws" "$VP" -q -- npm
+runs "volta: yarn pinned by the project" yarn-1.22.19 "$ws" "$VP" -q -- yarn
+runs "volta: pnpm from the default platform, merged into the project's" pnpm-8.15.0 "$ws" "$VP" -q -- pnpm
+run "$tmp/elsewhere" "$VP" -- yarn
+refused "volta: no yarn anywhere is 125 naming the key to add" \
+	"volta: no yarn version for $tmp/elsewhere; add \"yarn\": \"VERSION\" to the \"volta\" key of $tmp/elsewhere/package.json"
 runs "volta: a package's binary with its pinned platform" volta-claude-ok "$tmp/elsewhere" "$VP" -q -- claude
 runs "volta: children find node" v20.11.0 "$ws" "$VP" -q -- node -e 'node --version'
 sealed "volta: image and shims sealed" "$ws" "$VP" "$V/tools/image/node/20.11.0/bin" "$V/bin"
