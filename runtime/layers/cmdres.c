@@ -418,9 +418,9 @@ static bool path_prepend(struct ctx *c, const char *dir)
 static bool resolve_shim(struct ctx *c, const char *path, enum shim_kind k, int depth, bool named)
 {
 	if (depth > 0 && !named)
-		return refuse(c, "%s is a %s shim run by its path; the program it chooses cannot be "
+		return refuse(c, "%s is %s %s shim run by its path; the program it chooses cannot be "
 				 "run in its place: name the program's own path instead", path,
-			      shim_kind_name(k));
+			      k == SHIM_ASDF ? "an" : "a", shim_kind_name(k));
 	struct shim_res *s = malloc(sizeof *s);
 	char cwd[PATH_MAX], prog[PATH_MAX];
 	if (!s)
@@ -430,7 +430,8 @@ static bool resolve_shim(struct ctx *c, const char *path, enum shim_kind k, int 
 		refuse(c, "the current directory: %s", strerror(errno));
 	ok = ok && shim_resolve(k, path, cwd, s, c->err, c->errlen);
 	if (ok)
-		step(c, "%s: a %s shim: %s %s from %s", path, s->manager, s->tool, s->version, s->from);
+		step(c, "%s: %s %s shim: %s %s from %s", path, k == SHIM_ASDF ? "an" : "a", s->manager,
+		     s->tool, s->version, s->from);
 	for (size_t i = 0; ok && i < s->ntrees; i++) {
 		char real[PATH_MAX];
 		struct stat st;

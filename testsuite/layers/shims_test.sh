@@ -142,7 +142,7 @@ runs "asdf: the program's children find node first on PATH" v20.11.0 "$ws" "$AP"
 runs "asdf: and npm" npm-of-20.11.0 "$ws" "$AP" -q -- node -e 'npm'
 sealed "asdf: install and shims sealed" "$ws" "$AP" "$A/installs/nodejs/20.11.0/bin" "$A/shims"
 run "$ws" "$AP" --show -- node
-if [ "$rc" -eq 0 ] && grep -Fqx "  $A/shims/node: a asdf shim: nodejs 20.11.0 from $ws/.tool-versions:1" "$tmp/out" &&
+if [ "$rc" -eq 0 ] && grep -Fqx "  $A/shims/node: an asdf shim: nodejs 20.11.0 from $ws/.tool-versions:1" "$tmp/out" &&
 	grep -Fqx "  grant $A/installs/nodejs/20.11.0/**   (its asdf install)" "$tmp/out" &&
 	grep -Fqx "  runs $A/installs/nodejs/20.11.0/bin/node in place of the shim, PATH starting with $A/installs/nodejs/20.11.0/bin" "$tmp/out"; then
 	ok "asdf: --show names the version, the file it came from, the grant and what runs"
