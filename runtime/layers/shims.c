@@ -707,9 +707,11 @@ static bool volta_project_platform(struct sctx *c, const char *pj, struct volta_
 			snprintf(next, sizeof next, "%s", joined);
 		}
 		/* named as it is, for --show and the errors */
-		if (!realpath(next, file))
+		char real[PATH_MAX];
+		if (!realpath(next, real))
 			return no(c, "volta: %s, named by \"extends\" in %s: %s", next, file,
 				  strerror(errno));
+		snprintf(file, sizeof file, "%s", real);
 	}
 	*found = p->node[0] != '\0';
 	if (!*found && (p->npm[0]))

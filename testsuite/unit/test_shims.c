@@ -107,6 +107,14 @@ Test(shims, volta_extends_cycle)
 	cr_assert_eq(resolve("node", ".volta/bin", &r, err, sizeof err), CMD_REFUSED);
 	cr_assert(strstr(err, "\"extends\" in a row"), "%s", err);
 	cmd_res_free(&r);
+	/* an extends naming nothing: the file that names it is in the message */
+	fx_file(&fx, "ws/other.json", "{\"volta\":{\"extends\":\"./gone.json\"}}", 0644);
+	char want[PATH_MAX + 64], other[PATH_MAX];
+	fx_at(&fx, other, "ws/other.json");
+	snprintf(want, sizeof want, "named by \"extends\" in %s: No such file", other);
+	cr_assert_eq(resolve("node", ".volta/bin", &r, err, sizeof err), CMD_REFUSED);
+	cr_assert(strstr(err, want), "%s", err);
+	cmd_res_free(&r);
 }
 
 Test(shims, volta_package_name_stays_in_images)
