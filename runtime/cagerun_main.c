@@ -468,7 +468,25 @@ static int run_layers(struct run *r, struct args *a)
 					       .backend = a->backend, .policy_file = a->policy,
 					       .record_covered = a->record_covered,
 					       .record_workspace = a->record_workspace,
-					       .log_denials = a->log_denials, .nofile = a->nofile };
+					       .log_denials = a->log_denials, .nofile = a->nofile,
+					       .path_prefix = L.cmd.path_prefix };
+			/* A version manager's shim: the program it resolved to runs in
+			 * its place (docs/cagerun.md, "Version managers"). */
+			char **shim_argv = NULL;
+			if (L.cmd.exec) {
+				size_t n = 0;
+				while (a->argv[n])
+					n++;
+				shim_argv = calloc(n + 1, sizeof *shim_argv);
+				if (!shim_argv) {
+					layers_free(&L);
+					return run_fail("out of memory");
+				}
+				shim_argv[0] = L.cmd.exec;
+				for (size_t i = 1; i < n; i++)
+					shim_argv[i] = a->argv[i];
+				ro.argv = shim_argv;
+			}
 			/* A full-screen command owns the terminal: its denials go to
 			 * the session log (cagerun denials --follow) and the summary
 			 * at exit, not over its screen. */
@@ -490,6 +508,7 @@ static int run_layers(struct run *r, struct args *a)
 			}
 			fflush(stderr);
 			status = run_backend(&ro);
+			free(shim_argv);
 			slog_close(&sl);
 			if (devnull >= 0)
 				close(devnull);

@@ -65,6 +65,9 @@ struct run_opts {
 	 * error, else the session log (slog.h) when standard error is a
 	 * terminal; nowhere under quiet (run_notice_fd) */
 	int notice_fd;
+	/* the command layer resolved a version manager's shim: the manager's
+	 * bin directories to put first on the command's PATH, or NULL */
+	const char *path_prefix;
 };
 
 /* "cagerun: MESSAGE" on stderr; returns RUN_SETUP_FAILED. */

@@ -107,6 +107,20 @@ char **runenv_build(const struct ir_profile *p, char *const *parent,
 		name[eq - *a] = '\0';
 		env_put(&e, name, eq + 1);
 	}
+	/* a version manager's bin directories first, on the PATH the policy
+	 * keeps or sets (none kept: the program was found by its path) */
+	const char *cur = x->path_prefix && *x->path_prefix && e.v ? lookup(e.v, "PATH") : NULL;
+	if (cur) {
+		size_t n = strlen(x->path_prefix) + strlen(cur) + 2;
+		char *pv = malloc(n);
+		if (pv) {
+			snprintf(pv, n, "%s%s%s", x->path_prefix, *cur ? ":" : "", cur);
+			env_put(&e, "PATH", pv);
+			free(pv);
+		} else {
+			e.oom = true;
+		}
+	}
 	/* Claude Code refuses --dangerously-skip-permissions as root unless
 	 * it is told that it runs in a sandbox; in enforce mode it does. Set,
 	 * never kept: a value from outside says nothing about this run. */

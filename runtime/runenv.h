@@ -23,6 +23,9 @@ struct runenv_extra {
 	/* The mode is enforce: files and network are both enclosed, and the
 	 * command is told so (IS_SANDBOX=1). */
 	bool enforce;
+	/* Directories put first on PATH ("DIR:DIR"), as a version manager
+	 * does for the program it runs (the command layer's shims), or NULL. */
+	const char *path_prefix;
 };
 
 /* A NULL-terminated array, malloc'd (runenv_free frees it); NULL on OOM. */

@@ -14,10 +14,13 @@
  * node_modules folder it lives in (a package manager's store when the
  * package lives in one: pnpm's .pnpm, bun's global node_modules). npm's
  * and pnpm's sh wrappers (cmd-shim: `exec node "$basedir/../pkg/cli.js"`)
- * are read for the script they run. Shims that choose the program only
- * when they run (asdf, mise, volta) are refused with what to do instead.
+ * are read for the script they run. A version manager's shim (asdf,
+ * mise, volta) is followed to the program the manager would choose
+ * (shims.c); that program is run instead of the shim, with the manager's
+ * bin directories first on PATH, as the manager itself would run it.
  */
 #include "cmdres.h"
+#include "shims.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -41,6 +44,9 @@ struct ctx {
 	const char *cmd, *path_env;
 	char *err;
 	size_t errlen;
+	const char *orig_path; /* the PATH cagerun was given */
+	char *path_own;        /* path_env once a shim put directories first: owned */
+	bool named;            /* the file being resolved was found on PATH by name */
 };
 
 static bool refuse(struct ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -238,6 +244,7 @@ static bool resolve_named(struct ctx *c, const char *name, const char *script, i
 		return refuse(c, "%s runs %s, which is not on PATH (%s)", script, name,
 			      c->path_env ? c->path_env : "unset");
 	step(c, "%s: %s on PATH is %s", script, name, found);
+	c->named = true;
 	return resolve_file(c, found, depth + 1, "its interpreter");
 }
 
@@ -294,28 +301,6 @@ static bool resolve_cmd_shim(struct ctx *c, const char *path, const char *real, 
 	return resolve_named(c, "node", path, depth);
 }
 
-/* Shims that pick the program only when they run, from configuration
- * the sandbox would have to read: named, with what to do instead. */
-static bool refuse_runtime_shim(struct ctx *c, const char *path, const char *real,
-				const char *text)
-{
-	const char *b = base_name(real);
-	bool asdf = strstr(text, "# asdf-plugin:") != NULL;
-	const char *kind = asdf ? "asdf"
-			   : !strcmp(b, "mise") || !strcmp(b, "rtx") ? "mise"
-			   : !strcmp(b, "volta-shim") || !strcmp(b, "volta") ? "volta"
-									      : NULL;
-	/* the manager itself, run by its own name, is an ordinary program */
-	if (!kind || (!asdf && !strcmp(base_name(c->cmd), b)))
-		return true;
-	return refuse(c, "%s is a %s shim, which chooses the program only when it runs; put the "
-			 "program's own directory first on PATH (%s), or run it by its real path, "
-			 "then run cagerun again", path, kind,
-		      !strcmp(kind, "asdf")    ? "asdf where nodejs"
-		      : !strcmp(kind, "mise")  ? "mise where node"
-					       : "volta which node");
-}
-
 static bool resolve_script(struct ctx *c, const char *path, const char *real, const char *head,
 			   int depth, const char *why)
 {
@@ -358,8 +343,6 @@ static bool resolve_script(struct ctx *c, const char *path, const char *real, co
 		if (!resolve_file(c, interp, depth + 1, "its interpreter"))
 			return false;
 	}
-	if (!refuse_runtime_shim(c, path, real, head))
-		return false;
 	if (is_js_runtime(name) || has_suffix(real, ".js") || has_suffix(real, ".mjs") ||
 	    has_suffix(real, ".cjs"))
 		return grant_js(c, real);
@@ -399,8 +382,86 @@ static bool grant_program(struct ctx *c, const char *real, const char *why)
 	return brew || add_grant(c, real, false, why);
 }
 
+/* PATH with dir put first, as the manager does for what it runs. */
+static bool path_prepend(struct ctx *c, const char *dir)
+{
+	struct cmd_res *r = c->r;
+	size_t pl = r->path_prefix ? strlen(r->path_prefix) : 0;
+	for (const char *p = r->path_prefix; p && *p;) {
+		size_t n = strcspn(p, ":");
+		if (n == strlen(dir) && !strncmp(p, dir, n))
+			return true;
+		p += n + (p[n] == ':');
+	}
+	char *np = malloc(pl + strlen(dir) + 2);
+	if (!np)
+		return refuse(c, "out of memory");
+	sprintf(np, "%s%s%s", r->path_prefix ? r->path_prefix : "", pl ? ":" : "", dir);
+	free(r->path_prefix);
+	r->path_prefix = np;
+	const char *orig = c->orig_path && *c->orig_path ? c->orig_path : "/usr/local/bin:/usr/bin:/bin";
+	char *full = malloc(strlen(np) + strlen(orig) + 2);
+	if (!full)
+		return refuse(c, "out of memory");
+	sprintf(full, "%s:%s", np, orig);
+	free(c->path_own);
+	c->path_own = full;
+	c->path_env = full;
+	return true;
+}
+
+/* A version manager's shim: the program the manager would choose, its
+ * install trees granted, its bin directories first on PATH. At the top
+ * (COMMAND itself) that program is what cagerun runs; below, the shim was
+ * found on PATH by an interpreter's name and the PATH now finds the
+ * program first. */
+static bool resolve_shim(struct ctx *c, const char *path, enum shim_kind k, int depth, bool named)
+{
+	if (depth > 0 && !named)
+		return refuse(c, "%s is %s %s shim run by its path; the program it chooses cannot be "
+				 "run in its place: name the program's own path instead", path,
+			      k == SHIM_ASDF ? "an" : "a", shim_kind_name(k));
+	struct shim_res *s = malloc(sizeof *s);
+	char cwd[PATH_MAX], prog[PATH_MAX];
+	if (!s)
+		return refuse(c, "out of memory");
+	bool ok = getcwd(cwd, sizeof cwd) != NULL;
+	if (!ok)
+		refuse(c, "the current directory: %s", strerror(errno));
+	ok = ok && shim_resolve(k, path, cwd, s, c->err, c->errlen);
+	if (ok)
+		step(c, "%s: %s %s shim: %s %s from %s", path, k == SHIM_ASDF ? "an" : "a", s->manager,
+		     s->tool, s->version, s->from);
+	for (size_t i = 0; ok && i < s->ntrees; i++) {
+		char real[PATH_MAX];
+		struct stat st;
+		ok = realpath(s->tree[i], real) ? pin_check(c, real, &st) &&
+							add_grant(c, real, true, s->tree_why[i])
+						: refuse(c, "%s: %s", s->tree[i], strerror(errno));
+	}
+	for (size_t i = 0; ok && i < s->nbins; i++) {
+		char real[PATH_MAX];
+		ok = realpath(s->bin[i], real) ? path_prepend(c, real)
+					       : refuse(c, "%s: %s", s->bin[i], strerror(errno));
+	}
+	snprintf(prog, sizeof prog, "%s", s->program);
+	free(s);
+	if (!ok)
+		return false;
+	/* both are written into the generated layer's comments */
+	if (!cmd_nameable(prog) || (c->r->path_prefix && !cmd_nameable(c->r->path_prefix)))
+		return refuse(c, "%s cannot be named in a policy (quote, backslash, brace, glob or "
+				 "control character); install it under a plainer path", prog);
+	if (depth == 0 && !(c->r->exec = strdup(prog)))
+		return refuse(c, "out of memory");
+	step(c, "%s: %s runs %s", path, shim_kind_name(k), prog);
+	return resolve_file(c, prog, depth + 1, "the program");
+}
+
 static bool resolve_file(struct ctx *c, const char *path, int depth, const char *why)
 {
+	bool named = c->named;
+	c->named = false;
 	if (depth > CMD_MAX_DEPTH)
 		return refuse(c, "%s: more than %d interpreters deep", path, CMD_MAX_DEPTH);
 	char real[PATH_MAX];
@@ -415,10 +476,11 @@ static bool resolve_file(struct ctx *c, const char *path, int depth, const char 
 		return refuse(c, "%s is not a regular file", real);
 	char head[CMD_HEAD + 1];
 	size_t n = read_head(real, head, sizeof head);
+	enum shim_kind k = shim_detect(real, head, base_name(path));
+	if (k != SHIM_NONE)
+		return resolve_shim(c, path, k, depth, named);
 	if (n >= 2 && head[0] == '#' && head[1] == '!')
 		return resolve_script(c, path, real, head, depth, why);
-	if (!refuse_runtime_shim(c, path, real, ""))
-		return false;
 	return grant_program(c, real, why);
 }
 
@@ -435,7 +497,7 @@ enum cmd_status cmd_resolve(const char *cmd, const char *path_env, struct cmd_re
 		snprintf(err, errlen, "out of memory");
 		return CMD_REFUSED;
 	}
-	struct ctx c = { r, cmd, path_env, err, errlen };
+	struct ctx c = { r, cmd, path_env, err, errlen, path_env, NULL, false };
 	/* The directory it was found in too: whoever may write there can
 	 * point the name elsewhere. */
 	char dir[PATH_MAX], real[PATH_MAX];
@@ -445,11 +507,14 @@ enum cmd_status cmd_resolve(const char *cmd, const char *path_env, struct cmd_re
 		*slash = '\0';
 	struct stat st;
 	if (slash && (!realpath(dir[0] ? dir : "/", real) || !pin_check(&c, real, &st))) {
+		/* nothing owned yet: path_own is set only by resolve_file */
 		if (!err[0])
 			snprintf(err, errlen, "%s: %s", dir, strerror(errno));
 		return CMD_REFUSED;
 	}
-	return resolve_file(&c, found, 0, "the program") ? CMD_OK : CMD_REFUSED;
+	bool ok = resolve_file(&c, found, 0, "the program");
+	free(c.path_own);
+	return ok ? CMD_OK : CMD_REFUSED;
 }
 
 char *cmd_layer_text(const struct cmd_res *r, const char *cmd)
@@ -461,6 +526,9 @@ char *cmd_layer_text(const struct cmd_res *r, const char *cmd)
 		return NULL;
 	fprintf(f, "cage 1\n# cagerun's command layer: what starting %s needs, resolved from\n"
 		   "# PATH before the sandbox started (%s)\n", cmd, r->found);
+	if (r->exec)
+		fprintf(f, "# a version manager's shim: cagerun runs %s, PATH starting with %s\n",
+			r->exec, r->path_prefix ? r->path_prefix : "");
 	for (size_t i = 0; i < r->n; i++)
 		fprintf(f, "allow read exec \"%s%s\" # %s\n", r->g[i].path, r->g[i].tree ? "/**" : "",
 			r->g[i].why);
@@ -474,6 +542,8 @@ char *cmd_layer_text(const struct cmd_res *r, const char *cmd)
 void cmd_res_free(struct cmd_res *r)
 {
 	free(r->found);
+	free(r->exec);
+	free(r->path_prefix);
 	for (size_t i = 0; i < r->nsteps; i++)
 		free(r->steps[i]);
 	for (size_t i = 0; i < r->n; i++)

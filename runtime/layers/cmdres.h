@@ -11,7 +11,9 @@
  * while it is checked; a file or any directory above it that others may
  * write (without the sticky bit) is refused, as is a path a policy string
  * cannot name. Symlink hops are bounded by the kernel (40), interpreters
- * by CMD_MAX_DEPTH, grants by CMD_MAX_GRANTS.
+ * by CMD_MAX_DEPTH, grants by CMD_MAX_GRANTS. A version manager's shim
+ * (asdf, mise, volta) is followed from the manager's own files to the
+ * program it would run (shims.h); the manager is not run.
  */
 #ifndef CAGE_CMDRES_H
 #define CAGE_CMDRES_H
@@ -33,6 +35,11 @@ struct cmd_res {
 	size_t nsteps;
 	struct cmd_grant g[CMD_MAX_GRANTS];
 	size_t n;
+	/* COMMAND was a version manager's shim (shims.h): the program it
+	 * resolved to, run instead of the shim, and the directories the
+	 * manager puts first on PATH ("DIR:DIR"); both NULL otherwise. */
+	char *exec;
+	char *path_prefix;
 };
 
 enum cmd_status {

@@ -15,6 +15,9 @@ void layers_show_command(const struct layers *L, FILE *out)
 		r->found);
 	for (size_t i = 0; i < r->nsteps; i++)
 		fprintf(out, "  %s\n", r->steps[i]);
+	if (r->exec)
+		fprintf(out, "  runs %s in place of the shim, PATH starting with %s\n", r->exec,
+			r->path_prefix ? r->path_prefix : "");
 	for (size_t i = 0; i < r->n; i++)
 		fprintf(out, "  grant %s%s   (%s)\n", r->g[i].path, r->g[i].tree ? "/**" : "",
 			r->g[i].why);

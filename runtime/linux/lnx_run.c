@@ -387,7 +387,7 @@ static int launch_monitor(struct lrun *r)
 		return rc;
 	}
 	struct runenv_extra x = { r->lease.tmp, r->lease.home, proxy_url, r->o->prompt,
-				  r->agst.env, false };
+				  r->agst.env, false, r->o->path_prefix };
 	r->envp = runenv_build(r->prof, environ, &x);
 	if (!r->envp) {
 		close(lfd);
@@ -509,7 +509,7 @@ static int launch(struct lrun *r)
 	char proxy_url[64];
 	snprintf(proxy_url, sizeof proxy_url, "http://127.0.0.1:%u", (unsigned)pport);
 	struct runenv_extra x = { r->lease.tmp, r->lease.home, isolate ? proxy_url : NULL,
-				  r->o->prompt, r->agst.env, isolate };
+				  r->o->prompt, r->agst.env, isolate, r->o->path_prefix };
 	r->envp = runenv_build(r->prof, environ, &x);
 	if (!r->envp)
 		return fail("out of memory");

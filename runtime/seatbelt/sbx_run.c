@@ -364,7 +364,8 @@ static int launch(struct srun *r)
 	if ((rc = run_agent_state(r->pol, r->o->verbose, &agst)))
 		return rc;
 	struct runenv_extra x = { r->lease.tmp, r->lease.home, wants_proxy ? url : NULL,
-				  r->o->prompt, agst.env, r->mode == IR_MODE_ENFORCE };
+				  r->o->prompt, agst.env, r->mode == IR_MODE_ENFORCE,
+				  r->o->path_prefix };
 	if (!(r->envp = runenv_build(r->prof, environ, &x)))
 		return run_fail("out of memory");
 	char port[8];

@@ -20,11 +20,20 @@ if(TARGET cagerun AND CMAKE_SYSTEM_NAME STREQUAL "Linux")
   set_tests_properties(layers/task-on-policy layers/task-on-policy/user PROPERTIES TIMEOUT 300)
   # The command layer: fixture installs laid out as nvm, fnm, Homebrew,
   # npx, bun, pnpm and the native installer lay them out start in the
-  # layered form; asdf, mise and volta shims, a directory others may write
-  # and a deny over the package are 125. As root and as cage-test.
+  # layered form; a directory others may write and a deny over the package
+  # are 125. As root and as cage-test.
   add_test(NAME layers/command COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/layers/command_test.sh
     $<TARGET_FILE:cagerun>)
   add_test(NAME layers/command/user COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/linux/as_user.sh cage-test
     /bin/sh ${CMAKE_CURRENT_SOURCE_DIR}/layers/command_test.sh $<TARGET_FILE:cagerun>)
   set_tests_properties(layers/command layers/command/user PROPERTIES TIMEOUT 300)
+  # Version managers' shims in the command layer: asdf, mise and volta
+  # fixture homes; the version each manager would pick runs, its install
+  # tree and shims stay read-only inside; 125 naming the file otherwise.
+  # As root and as cage-test.
+  add_test(NAME layers/shims COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/layers/shims_test.sh
+    $<TARGET_FILE:cagerun>)
+  add_test(NAME layers/shims/user COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/linux/as_user.sh cage-test
+    /bin/sh ${CMAKE_CURRENT_SOURCE_DIR}/layers/shims_test.sh $<TARGET_FILE:cagerun>)
+  set_tests_properties(layers/shims layers/shims/user PROPERTIES TIMEOUT 300)
 endif()

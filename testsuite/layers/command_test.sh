@@ -17,11 +17,12 @@
 #                         the .pnpm store), a dependency in the store
 #   native installer      ~/.local/bin/NAME -> ~/.local/share/NAME/versions/V
 #
+# Version managers' shims (asdf, mise, volta) are shims_test.sh's.
 # Each: the control (without cagerun the command prints its marker), then
 # -p with a policy that grants only the system (the exec is refused: what
 # the command layer is for), then the layered form (status 0, the marker,
-# the dependency read). Then what cannot be made to run: asdf, mise and
-# volta shims, a package directory others may write, and a later layer's
+# the dependency read). Then what cannot be made to run: a package
+# directory others may write, and a later layer's
 # deny over the package, each 125 naming the path; and --show's command
 # layer.
 cagerun=$1
@@ -175,23 +176,6 @@ installer pnpm "$pn:$tmp/pnpm-node:$SYS" claude pnpm-ok store-dep-ok
 installer native "$H/.local/bin:$SYS" claude native-ok
 
 # ---- what cannot be made to run: 125, naming the path ----
-# asdf: a script that asks asdf which version to run
-mkdir -p "$H/.asdf/shims"
-printf '#!/usr/bin/env bash\n# asdf-plugin: nodejs 22.0.0\nexec asdf exec "claude" "$@"\n' >"$H/.asdf/shims/claude"
-chmod 755 "$H/.asdf/shims/claude"
-run "$H/.asdf/shims:$SYS" -- claude
-refused "asdf: 125, the shim named and what to do" \
-	"cagerun: claude: $H/.asdf/shims/claude is a asdf shim, which chooses the program only when it runs; put the program's own directory first on PATH (asdf where nodejs), or run it by its real path, then run cagerun again; nothing was run"
-# mise and volta: shims are links to the manager's own program
-for m in mise:.local/share/mise/shims volta-shim:.volta/bin; do
-	prog=${m%%:*} dir=$H/${m#*:}
-	mkdir -p "$dir" "$tmp/$prog-bin"
-	printf '#!/bin/sh\necho %s-ran\n' "$prog" >"$tmp/$prog-bin/$prog" && chmod 755 "$tmp/$prog-bin/$prog"
-	ln -sf "$tmp/$prog-bin/$prog" "$dir/claude"
-	run "$dir:$SYS" -- claude
-	refused "${prog%-shim}: 125, the shim named" "cagerun: claude: $dir/claude is a" \
-		"shim, which chooses the program only when it runs"
-done
 # a package directory others may write
 chmod o+w "$nvm/lib/node_modules/@anthropic-ai/claude-code"
 run "$nvm/bin:$SYS" -- claude

@@ -16,66 +16,30 @@
 #include <unistd.h>
 
 #include "cmdres.h"
+#include "fx_tree.h"
 #include "prx.h"
 #include "runcommon.h"
 
-static char root[256];
+static struct fx_tree fx;
 
 static void setup(void)
 {
-	char t[] = "/tmp/cage-cmdres.XXXXXX", real[PATH_MAX];
-	cr_assert(mkdtemp(t));
-	cr_assert(realpath(t, real) && strlen(real) < sizeof root);
-	snprintf(root, sizeof root, "%s", real);
+	fx_make(&fx, "cmdres");
 }
 
 static void teardown(void)
 {
-	char cmd[PATH_MAX + 16];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
-	cr_assert(system(cmd) == 0);
+	fx_remove(&fx);
 }
 
-static void at(char out[PATH_MAX], const char *rel)
-{
-	int n = snprintf(out, PATH_MAX, "%s/%.3000s", root, rel);
-	cr_assert(n > 0 && n < PATH_MAX);
-}
-
-static void mkdirs(const char *rel)
-{
-	char p[PATH_MAX], cmd[PATH_MAX + 16];
-	at(p, rel);
-	snprintf(cmd, sizeof cmd, "mkdir -p '%s'", p);
-	cr_assert(system(cmd) == 0);
-}
-
-static void file(const char *rel, const char *text, mode_t mode)
-{
-	char p[PATH_MAX];
-	at(p, rel);
-	FILE *f = fopen(p, "w");
-	cr_assert(f, "%s", p);
-	fputs(text, f);
-	cr_assert(fclose(f) == 0);
-	cr_assert(chmod(p, mode) == 0);
-}
-
-static void lnk(const char *target, const char *rel)
-{
-	char p[PATH_MAX];
-	at(p, rel);
-	cr_assert(symlink(target, p) == 0, "symlink %s", p);
-}
-
-/* Whether r grants `rel` under root (tree: DIR and all below it). */
+/* Whether r grants `rel` under the fixture root (tree: DIR and all below it). */
 static bool grants(const struct cmd_res *r, const char *rel, bool tree)
 {
 	char p[PATH_MAX];
 	if (rel[0] == '/')
 		snprintf(p, sizeof p, "%s", rel);
 	else
-		at(p, rel);
+		fx_at(&fx, p, rel);
 	for (size_t i = 0; i < r->n; i++)
 		if (!strcmp(r->g[i].path, p) && r->g[i].tree == tree)
 			return true;
@@ -86,14 +50,14 @@ TestSuite(cmdres, .init = setup, .fini = teardown);
 
 Test(cmdres, nvm_layout)
 {
-	mkdirs("bin");
-	mkdirs("lib/node_modules/pkg/bin");
-	file("lib/node_modules/pkg/package.json", "{}\n", 0644);
-	file("lib/node_modules/pkg/bin/cli.js", "#!/usr/bin/env node\n", 0755);
-	file("bin/node", "\177ELF not really\n", 0755);
-	lnk("../lib/node_modules/pkg/bin/cli.js", "bin/tool");
+	fx_mkdirs(&fx, "bin");
+	fx_mkdirs(&fx, "lib/node_modules/pkg/bin");
+	fx_file(&fx, "lib/node_modules/pkg/package.json", "{}\n", 0644);
+	fx_file(&fx, "lib/node_modules/pkg/bin/cli.js", "#!/usr/bin/env node\n", 0755);
+	fx_file(&fx, "bin/node", "\177ELF not really\n", 0755);
+	fx_link(&fx, "../lib/node_modules/pkg/bin/cli.js", "bin/tool");
 	char path[PATH_MAX + 16], err[2048], env[PATH_MAX];
-	at(path, "bin");
+	fx_at(&fx, path, "bin");
 	strcat(path, ":/usr/bin:/bin");
 	struct cmd_res r;
 	cr_assert_eq(cmd_resolve("tool", path, &r, err, sizeof err), CMD_OK, "%s", err);
@@ -111,17 +75,17 @@ Test(cmdres, nvm_layout)
 
 Test(cmdres, npm_wrapper)
 {
-	mkdirs("w/pkg");
-	file("w/pkg/package.json", "{}\n", 0644);
-	file("w/pkg/cli.js", "// no #! line\n", 0644);
-	file("w/node", "\177ELF\n", 0755);
-	file("w/tool",
-	     "#!/bin/sh\nbasedir=$(dirname \"$0\")\n"
-	     "if [ -x \"$basedir/node\" ]; then\n"
-	     "  exec \"$basedir/node\"  \"$basedir/pkg/cli.js\" \"$@\"\nfi\n",
-	     0755);
+	fx_mkdirs(&fx, "w/pkg");
+	fx_file(&fx, "w/pkg/package.json", "{}\n", 0644);
+	fx_file(&fx, "w/pkg/cli.js", "// no #! line\n", 0644);
+	fx_file(&fx, "w/node", "\177ELF\n", 0755);
+	fx_file(&fx, "w/tool",
+	             "#!/bin/sh\nbasedir=$(dirname \"$0\")\n"
+	             "if [ -x \"$basedir/node\" ]; then\n"
+	             "  exec \"$basedir/node\"  \"$basedir/pkg/cli.js\" \"$@\"\nfi\n",
+	             0755);
 	char path[PATH_MAX], err[2048];
-	at(path, "w");
+	fx_at(&fx, path, "w");
 	struct cmd_res r;
 	cr_assert_eq(cmd_resolve("tool", path, &r, err, sizeof err), CMD_OK, "%s", err);
 	cr_assert(grants(&r, "w/tool", false), "the wrapper");
@@ -133,7 +97,7 @@ Test(cmdres, npm_wrapper)
 Test(cmdres, not_found)
 {
 	char path[PATH_MAX], err[2048];
-	at(path, "nowhere");
+	fx_at(&fx, path, "nowhere");
 	struct cmd_res r;
 	cr_assert_eq(cmd_resolve("no-such-tool", path, &r, err, sizeof err), CMD_NOT_FOUND);
 	cmd_res_free(&r);
@@ -141,19 +105,19 @@ Test(cmdres, not_found)
 
 Test(cmdres, depth_bound)
 {
-	mkdirs("d");
+	fx_mkdirs(&fx, "d");
 	char text[PATH_MAX + 8], rel[32], err[2048], path[PATH_MAX];
 	/* s0 -> s1 -> ... -> s6, each the next's interpreter */
 	for (int i = 0; i < 7; i++) {
 		char next[PATH_MAX];
 		snprintf(rel, sizeof rel, "d/s%d", i + 1);
-		at(next, rel);
+		fx_at(&fx, next, rel);
 		snprintf(text, sizeof text, "#!%s\n", next);
 		snprintf(rel, sizeof rel, "d/s%d", i);
-		file(rel, text, 0755);
+		fx_file(&fx, rel, text, 0755);
 	}
-	file("d/s7", "\177ELF\n", 0755);
-	at(path, "d");
+	fx_file(&fx, "d/s7", "\177ELF\n", 0755);
+	fx_at(&fx, path, "d");
 	struct cmd_res r;
 	cr_assert_eq(cmd_resolve("s0", path, &r, err, sizeof err), CMD_REFUSED);
 	cr_assert(strstr(err, "more than 4 interpreters deep"), "%s", err);
@@ -162,12 +126,12 @@ Test(cmdres, depth_bound)
 
 Test(cmdres, writable_by_others)
 {
-	mkdirs("o/bin");
-	file("o/bin/tool", "\177ELF\n", 0755);
+	fx_mkdirs(&fx, "o/bin");
+	fx_file(&fx, "o/bin/tool", "\177ELF\n", 0755);
 	char dir[PATH_MAX], path[PATH_MAX], err[2048];
-	at(dir, "o");
+	fx_at(&fx, dir, "o");
 	cr_assert(chmod(dir, 0777) == 0);
-	at(path, "o/bin");
+	fx_at(&fx, path, "o/bin");
 	struct cmd_res r;
 	cr_assert_eq(cmd_resolve("tool", path, &r, err, sizeof err), CMD_REFUSED);
 	cr_assert(strstr(err, "is writable by others"), "%s", err);
@@ -180,10 +144,10 @@ Test(cmdres, writable_by_others)
 
 Test(cmdres, unnameable)
 {
-	mkdirs("we*ird");
-	file("we*ird/tool", "\177ELF\n", 0755);
+	fx_mkdirs(&fx, "we*ird");
+	fx_file(&fx, "we*ird/tool", "\177ELF\n", 0755);
 	char path[PATH_MAX], err[2048];
-	at(path, "we*ird");
+	fx_at(&fx, path, "we*ird");
 	struct cmd_res r;
 	cr_assert_eq(cmd_resolve("tool", path, &r, err, sizeof err), CMD_REFUSED);
 	cr_assert(strstr(err, "cannot be named in a policy"), "%s", err);
