@@ -474,6 +474,10 @@ static int launch(struct lrun *r)
 		return launch_monitor(r);
 	if ((rc = check_kernel(r, &abi)))
 		return rc;
+	/* The agents' own copies first: the plan can grant only what exists
+	 * (an agent's folder made now, on its first run, is granted too). */
+	if ((rc = run_agent_state(r->pol, r->o->verbose, &r->agst)))
+		return rc;
 	const char *perr = NULL;
 	if (!lplan_build(&r->pol->arena, r->prof, &r->plan, &perr))
 		return fail("%s", perr);
@@ -522,8 +526,6 @@ static int launch(struct lrun *r)
 	uint16_t pport = pick_proxy_port(&r->plan);
 	char proxy_url[64];
 	snprintf(proxy_url, sizeof proxy_url, "http://127.0.0.1:%u", (unsigned)pport);
-	if ((rc = run_agent_state(r->pol, r->o->verbose, &r->agst)))
-		return rc;
 	struct runenv_extra x = { r->lease.tmp, r->lease.home, isolate ? proxy_url : NULL,
 				  r->o->prompt, r->agst.env, isolate };
 	r->envp = runenv_build(r->prof, environ, &x);
