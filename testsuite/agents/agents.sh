@@ -725,13 +725,11 @@ codex_model_turn() {
 		# -p with a task layer for the fake model's host, enforce: through
 		# the proxy. Codex's own sandbox off (-s danger-full-access): the
 		# cage encloses it.
-		# (-D cache: cagerun gives -p --task no private cache of its own)
 		printf 'cage 1\n# The fake model server.\nallow connect "model.cage.test:%s", "127.0.0.1:%s"\n' \
-			"$port" "$port" >"$tmp/fake-task.cage" && mkdir -p "$home/.cache/cage/codex-task" || exit 1
+			"$port" "$port" >"$tmp/fake-task.cage" || exit 1
 		codex_turn "model turn, -p policy (enforce, -s danger-full-access): work done, key, outside write, config, AGENTS.md, notify, hooks, .env refused" \
 			contained model.cage.test -sdanger-full-access \
-			"$cagerun" -p "$policy" -D workspace="$ws" -D cache="$home/.cache/cage/codex-task" \
-			--task "$tmp/fake-task.cage" \
+			"$cagerun" -p "$policy" -D workspace="$ws" --task "$tmp/fake-task.cage" \
 			--resolve "model.cage.test:$port:127.0.0.1"
 		codex_turn "model turn, layered (enforce, --dangerously-bypass-approvals-and-sandbox): the same refused" \
 			contained model.cage.test --dangerously-bypass-approvals-and-sandbox \
