@@ -25,6 +25,19 @@
  * what std/guard protects stays protected through the link), only the
  * settings are the cage's.
  *
+ * Codex: it rewrites ~/.codex/config.toml (MCP servers, the `notify`
+ * command, model providers, shell environment) when a project is trusted,
+ * a notice acknowledged, a model chosen or a server added. CODEX_HOME names
+ * its whole folder; cagerun sets it to ~/.codex/.cage-home, laid out as
+ * Gemini CLI's: the caged copy of config.toml, and a link for every other
+ * entry of ~/.codex, judged by the sandbox (std/guard protects ~/.codex by
+ * allowlist). But for two folders, which are the cage's own: tmp (the
+ * per-process folders of helper links that each Codex puts first on its
+ * PATH; one of an outside session's, written, would run there) and .tmp
+ * (the plugin marketplace's staging, which Codex installs from); and its
+ * memories database is never linked either (the memories later sessions
+ * are given): the caged runs make their own.
+ *
  * The copy is made only when it is missing, from the user's file as it is
  * then; later the caged copy and the user's file go their own ways
  * (deleting the copy takes a fresh one on the next run).
@@ -34,6 +47,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,15 +65,28 @@ struct agent_row {
 	/* under home: a folder each of whose entries (but the copy's name and
 	 * the first component of dir) gets a link in dir, or NULL */
 	const char *link_from;
+	/* names of link_from never linked (fnmatch patterns): what the agent
+	 * writes there would run or be obeyed outside later, so the caged runs
+	 * keep their own (the agent makes it, or own_dirs); NULL for none */
+	const char *const *unlinked;
+	/* folders made in dir before the links, the copy's own; NULL for none */
+	const char *const *own_dirs;
 };
 
 static const char *const claude_also[] = { "CLAUDE_SECURESTORAGE_CONFIG_DIR=", NULL };
 
+/* Codex's folders of helpers and staging and its memories database, the
+ * cage's own (see the top). */
+static const char *const codex_unlinked[] = { "tmp", ".tmp", "memories_*.sqlite*", NULL };
+static const char *const codex_own[] = { "tmp", ".tmp", NULL };
+
 static const struct agent_row rows[] = {
 	{ "std/agents/claude", ".claude", ".claude", ".claude.json", ".claude.json",
-	  "CLAUDE_CONFIG_DIR", claude_also, NULL },
+	  "CLAUDE_CONFIG_DIR", claude_also, NULL, NULL, NULL },
 	{ "std/agents/gemini", ".gemini/.cage-home", ".gemini/.cage-home/.gemini", "settings.json",
-	  ".gemini/settings.json", "GEMINI_CLI_HOME", NULL, ".gemini" },
+	  ".gemini/settings.json", "GEMINI_CLI_HOME", NULL, ".gemini", NULL, NULL },
+	{ "std/agents/codex", ".codex/.cage-home", ".codex/.cage-home", "config.toml",
+	  ".codex/config.toml", "CODEX_HOME", NULL, ".codex", codex_unlinked, codex_own },
 };
 
 /* The entries of a folder linked into the copy's: more is not a config
@@ -215,10 +242,18 @@ static int open_chain(const char *home, const char *rel, char *err, size_t errle
 	return fd;
 }
 
+static bool matches_any(const char *const *pats, const char *name)
+{
+	for (; pats && *pats; pats++)
+		if (fnmatch(*pats, name, FNM_PERIOD) == 0)
+			return true;
+	return false;
+}
+
 /* A link in dfd to home/from/NAME for each entry NAME of home/from that
  * dfd lacks (but `skip` and `own`); entries already there are left alone. */
 static bool link_entries(int dfd, const char *home, const char *from, const char *skip,
-			 const char *own, char *err, size_t errlen)
+			 const char *own, const char *const *unlinked, char *err, size_t errlen)
 {
 	char src[PATH_MAX];
 	if ((size_t)snprintf(src, sizeof src, "%s/%s", home, from) >= sizeof src)
@@ -236,7 +271,8 @@ static bool link_entries(int dfd, const char *home, const char *from, const char
 	struct dirent *e;
 	while (ok && (e = readdir(d))) {
 		const char *nm = e->d_name;
-		if (!strcmp(nm, ".") || !strcmp(nm, "..") || !strcmp(nm, skip) || !strcmp(nm, own))
+		if (!strcmp(nm, ".") || !strcmp(nm, "..") || !strcmp(nm, skip) || !strcmp(nm, own) ||
+		    matches_any(unlinked, nm))
 			continue;
 		if (++n > LINKS_MAX) {
 			snprintf(err, errlen, "%s holds more than %u entries", src, LINKS_MAX);
@@ -289,6 +325,10 @@ static bool prepare_row(const struct agent_row *r, const char *home, struct agen
 		}
 		free(b);
 	}
+	/* Made before the links, so that they are never linked. */
+	for (const char *const *o = r->own_dirs; ok && o && *o; o++)
+		if (mkdirat(dfd, *o, 0700) != 0 && errno != EEXIST)
+			ok = errf(err, errlen, "cannot create %s in the agent's copy: %s", *o, errno);
 	if (ok && r->link_from) {
 		/* The first component of dir below link_from: the copy's own
 		 * folder, never linked into itself. */
@@ -296,7 +336,8 @@ static bool prepare_row(const struct agent_row *r, const char *home, struct agen
 		char first[NAME_MAX + 1];
 		own += *own == '/';
 		snprintf(first, sizeof first, "%.*s", (int)strcspn(own, "/"), own);
-		ok = link_entries(dfd, home, r->link_from, r->file, first, err, errlen);
+		ok = link_entries(dfd, home, r->link_from, r->file, first, r->unlinked, err,
+				  errlen);
 	}
 	close(dfd);
 	if (!ok)

@@ -655,6 +655,19 @@ static int load_policy_task(struct layers *L, const struct layers_req *rq)
 	}
 	L->pol = cage_load_string("<layers>", text, strlen(text), rq->copts);
 	int rc = root_loaded(L, "-p with --task: the policy or the task has errors");
+	if (!rc && wants_cache(L->pol)) {
+		/* The private cache of the policy as for -p alone (the task
+		 * declares no profile): keyed, then compiled again with it. */
+		char key[256];
+		select_profile(L, rq->copts);
+		policy_key(L->pol, real[0], key, sizeof key);
+		rc = give_cache(L, rq, key);
+		if (!rc) {
+			cage_policy_free(L->pol);
+			L->pol = cage_load_string("<layers>", text, strlen(text), rq->copts);
+			rc = root_loaded(L, "-p with --task: the policy or the task has errors");
+		}
+	}
 	if (rc) {
 		free(text);
 		return rc;

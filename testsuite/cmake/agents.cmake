@@ -1,7 +1,8 @@
 # The real agent programs (Claude Code, Codex, Gemini CLI), installed from
-# npm, run `--version` under their example policies with a fake home whose
-# SSH key stays unreadable (testsuite/agents/agents.sh says what each run
-# checks). agents/install installs the pinned releases once per build
+# npm, run under their example policies and layered with a fake home whose
+# SSH key stays unreadable: `--version`, their own state, planted hooks and
+# settings, and a model turn against a fake model server on loopback
+# (testsuite/agents/agents.sh says what each run checks). agents/install installs the pinned releases once per build
 # directory (about 900 MB installed, 370 MB of cached tarballs); it and the
 # runs pass with a SKIP line only when npm cannot reach its registry. Each
 # agent runs as root and as the unprivileged cage-test (ulimit -Sn 1024).

@@ -108,6 +108,13 @@ cr -p "$src/examples/claude-code.cage" -D workspace="$ws" --show -- claude
 if grep -q "CARGO_HOME=\"$cache/claude/cargo\"" "$tmp/out"; then ok; else
 	bad "--show -p: the key is not the profile's name"
 fi
+# A task layer on -p keeps the policy's private cache (it declares no
+# profile of its own).
+printf 'cage 1\nallow read "/usr/share/**"\n' >"$tmp/task.cage"
+cr -p "$src/examples/claude-code.cage" -D workspace="$ws" --task "$tmp/task.cage" --show -- claude
+if grep -q "CARGO_HOME=\"$cache/claude/cargo\"" "$tmp/out"; then ok; else
+	bad "--show -p --task: no private cache, or not the policy's: $(grep -i cach "$tmp/out" "$tmp/err" | head -5)"
+fi
 # A run makes the folder, the user's own and private.
 cr -- true
 if [ "$(stat -c '%a %u' "$cache/true" 2>/dev/null)" = "700 $(id -u)" ]; then ok; else

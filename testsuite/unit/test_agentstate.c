@@ -2,7 +2,8 @@
  * test_agentstate.c - the agents' own copies of their mixed config files
  * (runtime/agentstate.c): seeded once from the user's file, left alone
  * afterwards, never written through a link, named in the environment, and
- * for Gemini CLI the rest of its folder linked in.
+ * for Gemini CLI and Codex the rest of their folder linked in (for Codex
+ * but its helper folders and memories, which are the copy's own).
  */
 #include <criterion/criterion.h>
 #include <fcntl.h>
@@ -66,6 +67,20 @@ static const char *env_of(const struct agentstate *st, const char *name)
 	return NULL;
 }
 
+/* Each of names is, in home/dir, a link to home/from/NAME. */
+static void expect_links(const char *dir, const char *from, const char *const *names, size_t n)
+{
+	char p[1024], t[1024], want[1024];
+	for (size_t i = 0; i < n; i++) {
+		snprintf(p, sizeof p, "%s/%s/%s", home, dir, names[i]);
+		ssize_t k = readlink(p, t, sizeof t - 1);
+		cr_assert(k > 0, "%s is a link", p);
+		t[k] = '\0';
+		snprintf(want, sizeof want, "%s/%s/%s", home, from, names[i]);
+		cr_expect_str_eq(t, want);
+	}
+}
+
 /* A policy that loaded `module` (as the stdlib's file) and its home. */
 static bool prepare(const char *module, struct agentstate *st, char *err, size_t len)
 {
@@ -124,12 +139,29 @@ Test(agentstate, never_writes_through_a_link)
 	cr_expect_null(get_file("elsewhere/.claude.json"));
 }
 
+/* prepare() for module sets var to home/dir and makes home/copy, a file
+ * of its own holding text. */
+static void expect_copy(const char *module, const char *var, const char *dir, const char *copy,
+			const char *text)
+{
+	struct agentstate st;
+	char err[512], p[1024], want[1024];
+	cr_assert(prepare(module, &st, err, sizeof err), "%s", err);
+	snprintf(want, sizeof want, "%s/%s", home, dir);
+	cr_expect_str_eq(env_of(&st, var), want);
+	cr_expect_str_eq(get_file(copy), text);
+	struct stat sb;
+	snprintf(p, sizeof p, "%s/%s", home, copy);
+	cr_assert(lstat(p, &sb) == 0);
+	cr_expect(S_ISREG(sb.st_mode), "%s is a copy, not a link", p);
+}
+
 Test(agentstate, other_modules_change_nothing)
 {
 	put_file(".claude.json", "{}\n");
 	struct agentstate st;
 	char err[512];
-	cr_assert(prepare("std/agents/codex", &st, err, sizeof err), "%s", err);
+	cr_assert(prepare("std/agents/aider", &st, err, sizeof err), "%s", err);
 	cr_expect_null(st.env[0]);
 	cr_expect_str_eq(st.copy, "");
 	cr_assert(prepare(NULL, &st, err, sizeof err), "%s", err);
@@ -138,32 +170,19 @@ Test(agentstate, other_modules_change_nothing)
 
 Test(agentstate, gemini_gets_its_settings_copy_and_links_to_the_rest)
 {
-	char p[1024], t[1024], want[1024];
+	char p[1024], err[512];
+	struct agentstate st;
+	struct stat sb;
 	snprintf(p, sizeof p, "%s/.gemini", home);
 	cr_assert(mkdir(p, 0700) == 0);
 	put_file(".gemini/settings.json", "{\"general\":{}}\n");
 	put_file(".gemini/oauth_creds.json", "{}\n");
 	snprintf(p, sizeof p, "%s/.gemini/tmp", home);
 	cr_assert(mkdir(p, 0700) == 0);
-	struct agentstate st;
-	char err[512];
-	cr_assert(prepare("std/agents/gemini", &st, err, sizeof err), "%s", err);
-	snprintf(want, sizeof want, "%s/.gemini/.cage-home", home);
-	cr_expect_str_eq(env_of(&st, "GEMINI_CLI_HOME"), want);
-	cr_expect_str_eq(get_file(".gemini/.cage-home/.gemini/settings.json"), "{\"general\":{}}\n");
-	struct stat sb;
-	snprintf(p, sizeof p, "%s/.gemini/.cage-home/.gemini/settings.json", home);
-	cr_assert(lstat(p, &sb) == 0);
-	cr_expect(S_ISREG(sb.st_mode), "the settings are a copy, not a link");
-	const char *linked[] = { "oauth_creds.json", "tmp" };
-	for (size_t i = 0; i < 2; i++) {
-		snprintf(p, sizeof p, "%s/.gemini/.cage-home/.gemini/%s", home, linked[i]);
-		ssize_t n = readlink(p, t, sizeof t - 1);
-		cr_assert(n > 0, "%s is a link", p);
-		t[n] = '\0';
-		snprintf(want, sizeof want, "%s/.gemini/%s", home, linked[i]);
-		cr_expect_str_eq(t, want);
-	}
+	expect_copy("std/agents/gemini", "GEMINI_CLI_HOME", ".gemini/.cage-home",
+		    ".gemini/.cage-home/.gemini/settings.json", "{\"general\":{}}\n");
+	const char *const linked[] = { "oauth_creds.json", "tmp" };
+	expect_links(".gemini/.cage-home/.gemini", ".gemini", linked, 2);
 	snprintf(p, sizeof p, "%s/.gemini/.cage-home/.gemini/.cage-home", home);
 	cr_expect(lstat(p, &sb) != 0, "the copy's own folder is not linked into itself");
 	/* What the caged agent made in its folder is left as it is. */
@@ -172,4 +191,41 @@ Test(agentstate, gemini_gets_its_settings_copy_and_links_to_the_rest)
 	cr_assert(prepare("std/agents/gemini", &st, err, sizeof err), "%s", err);
 	cr_expect_str_eq(get_file(".gemini/.cage-home/.gemini/GEMINI.md"), "caged\n");
 	cr_expect_str_eq(get_file(".gemini/GEMINI.md"), "mine\n");
+}
+
+Test(agentstate, codex_gets_its_config_copy_links_and_folders_of_its_own)
+{
+	char p[1024], err[512];
+	struct agentstate st;
+	struct stat sb;
+	const char *made[] = { ".codex", ".codex/sessions", ".codex/tmp", ".codex/.tmp",
+			       ".codex/skills" };
+	for (size_t i = 0; i < sizeof made / sizeof made[0]; i++) {
+		snprintf(p, sizeof p, "%s/%s", home, made[i]);
+		cr_assert(mkdir(p, 0700) == 0, "%s", p);
+	}
+	put_file(".codex/config.toml", "model = \"m\"\n");
+	put_file(".codex/auth.json", "{}\n");
+	put_file(".codex/memories_1.sqlite", "db\n");
+	expect_copy("std/agents/codex", "CODEX_HOME", ".codex/.cage-home", ".codex/.cage-home/config.toml",
+		    "model = \"m\"\n");
+	const char *const linked[] = { "sessions", "auth.json", "skills" };
+	expect_links(".codex/.cage-home", ".codex", linked, 3);
+	/* The helper and staging folders are the copy's own, never links to
+	 * the ones sessions outside use; the memories database is not linked. */
+	const char *own[] = { "tmp", ".tmp" };
+	for (size_t i = 0; i < 2; i++) {
+		snprintf(p, sizeof p, "%s/.codex/.cage-home/%s", home, own[i]);
+		cr_assert(lstat(p, &sb) == 0, "%s", p);
+		cr_expect(S_ISDIR(sb.st_mode), "%s is a folder of its own", p);
+	}
+	snprintf(p, sizeof p, "%s/.codex/.cage-home/memories_1.sqlite", home);
+	cr_expect(lstat(p, &sb) != 0, "the memories database is not linked");
+	snprintf(p, sizeof p, "%s/.codex/.cage-home/.cage-home", home);
+	cr_expect(lstat(p, &sb) != 0, "the copy's own folder is not linked into itself");
+	/* A second run keeps the caged copy as it is. */
+	put_file(".codex/.cage-home/config.toml", "caged = 1\n");
+	cr_assert(prepare("std/agents/codex", &st, err, sizeof err), "%s", err);
+	cr_expect_str_eq(get_file(".codex/.cage-home/config.toml"), "caged = 1\n");
+	cr_expect_str_eq(get_file(".codex/config.toml"), "model = \"m\"\n");
 }
