@@ -362,9 +362,17 @@ bool agentstate_prepare(const struct ir_policy *ir, struct agentstate *st, char 
 	memset(st, 0, sizeof *st);
 	if (!ir->home || ir->home[0] != '/')
 		return true;
-	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
-		if (imports(ir, rows[i].module) && !prepare_row(&rows[i], ir->home, st, err, errlen))
+	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+		const struct agent_row *r = &rows[i];
+		if (!imports(ir, r->module))
+			continue;
+		if (!prepare_row(r, ir->home, st, err, errlen))
 			return false;
+		/* A copy folder the rest is linked into is the cage's alone;
+		 * Claude Code's copy sits in its own ~/.claude, read outside. */
+		if (r->link_from && st->nown < AGENTSTATE_ENV_MAX)
+			snprintf(st->own[st->nown++], sizeof st->own[0], "%s/%s", ir->home, r->dir);
+	}
 	return true;
 }
 

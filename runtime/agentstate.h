@@ -31,6 +31,11 @@ struct agentstate {
 	size_t n;
 	/* The copy in use ("" when the policy imports no such module). */
 	char copy[PATH_MAX];
+	/* Folders only caged runs use (an agent's copy folder that its
+	 * outside runs never read, e.g. ~/.codex/.cage-home): the create
+	 * guard lets the command make links there (lnx_guard.c). */
+	char own[AGENTSTATE_ENV_MAX][PATH_MAX];
+	size_t nown;
 	bool seeded; /* the copy was made by this run */
 };
 

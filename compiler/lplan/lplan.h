@@ -197,6 +197,15 @@ enum lplan_mk { LPLAN_MK_DIR, LPLAN_MK_FILE, LPLAN_MK_TREE };
 bool lplan_guard_denies(const struct lplan *plan, const char *path, enum lplan_mk kind,
 			const struct ir_rule **why);
 
+/* Whether `path` (absolute, resolved) lies in the tree of a protect that
+ * guards it, excepts or not: there a symbolic link may not be made. The
+ * excepts name files an agent or git outside the cage goes on writing
+ * (~/.claude/history.jsonl, .git/logs/HEAD), and a link made there would
+ * send that write to a file the command chose (~/.bashrc). *why is the
+ * protect. */
+bool lplan_guard_in_protect(const struct lplan *plan, const char *path,
+			    const struct ir_rule **why);
+
 /* Orders paths component by component ("/a" < "/a/b" < "/a.json"): the
  * order of plan->nodes, in which a node's descendants follow it. */
 int lplan_path_cmp(const char *x, const char *y);

@@ -205,3 +205,17 @@ bool lplan_guard_denies(const struct lplan *plan, const char *path, enum lplan_m
 	}
 	return false;
 }
+
+bool lplan_guard_in_protect(const struct lplan *plan, const char *path,
+			    const struct ir_rule **why)
+{
+	for (size_t i = 0; i < plan->nguards; i++) {
+		const struct lplan_guard *g = &plan->guards[i];
+		if (g->rule && g->rule->effect == IR_PROTECT && path_match(&g->pat, path)) {
+			if (why)
+				*why = g->rule;
+			return true;
+		}
+	}
+	return false;
+}

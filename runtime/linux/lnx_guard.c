@@ -38,6 +38,7 @@
 
 struct lnx_guard {
 	const struct lplan *plan;
+	const char *const *links_ok;
 	int root_fd;
 	pid_t self;
 	atomic_int waiters;
@@ -158,12 +159,13 @@ size_t lnx_guard_rules(struct lnx_notify_rule *out, size_t max)
 	return n;
 }
 
-struct lnx_guard *lnx_guard_new(const struct lplan *plan)
+struct lnx_guard *lnx_guard_new(const struct lplan *plan, const char *const *links_ok)
 {
 	struct lnx_guard *g = calloc(1, sizeof *g);
 	if (!g)
 		return NULL;
 	g->plan = plan;
+	g->links_ok = links_ok;
 	g->self = getpid();
 	g->root_fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (g->root_fd < 0) {
@@ -220,15 +222,45 @@ void lnx_guard_report(const struct lnx_guard *g, FILE *out)
 
 /* 0, or -EACCES when the plan guards the name `w` ends in. "." and ".."
  * name no new entry: the kernel refuses those by itself. */
+static bool is_link(const struct lnx_walked *w)
+{
+	struct stat st;
+	return fstatat(w->dirfd, w->name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode);
+}
+
+/* The absolute path w names. */
+static void walked_path(const struct lnx_walked *w, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s/%s", strcmp(w->dir, "/") ? w->dir : "", w->name);
+}
+
 static int check(struct lnx_guard *g, const struct lnx_walked *w, enum lplan_mk kind)
 {
 	if (!strcmp(w->name, ".") || !strcmp(w->name, ".."))
 		return 0;
 	char path[PATH_MAX + NAME_MAX + 2];
-	snprintf(path, sizeof path, "%s/%s", strcmp(w->dir, "/") ? w->dir : "", w->name);
+	walked_path(w, path, sizeof path);
 	const struct ir_rule *why = NULL;
 	if (!lplan_guard_denies(g->plan, path, kind, &why))
 		return 0;
+	note_refusal(g, path, why);
+	return -EACCES;
+}
+
+/* Refuses a symbolic link at w inside a protect's tree (see
+ * lplan_guard_in_protect), but in a folder only caged runs read. */
+static int check_link_name(struct lnx_guard *g, const struct lnx_walked *w)
+{
+	char path[PATH_MAX + NAME_MAX + 2];
+	walked_path(w, path, sizeof path);
+	const struct ir_rule *why = NULL;
+	if (!lplan_guard_in_protect(g->plan, path, &why))
+		return 0;
+	for (const char *const *d = g->links_ok; d && *d; d++) {
+		size_t n = strlen(*d);
+		if (n > 1 && !strncmp(path, *d, n) && path[n] == '/')
+			return 0;
+	}
 	note_refusal(g, path, why);
 	return -EACCES;
 }
@@ -513,6 +545,16 @@ static void do_link(struct gctx *x, const struct gop *op)
 	char nb[NAME_MAX + 2], sb[NAME_MAX + 2];
 	if (!rc)
 		rc = resolve(x, op->dfd2, x->p2, &dst);
+	/* A second name inside a protect's tree for a file from outside it,
+	 * or for a symbolic link, is a link the agent outside would write
+	 * through (check_link_name); a name for a file already in the tree
+	 * (git's objects, linked from their temporary name) is not. */
+	if (!rc && sfd < 0) {
+		char sp[PATH_MAX + NAME_MAX + 2];
+		walked_path(&src, sp, sizeof sp);
+		if (is_link(&src) || !lplan_guard_in_protect(x->g->plan, sp, NULL))
+			rc = check_link_name(x->g, &dst);
+	}
 	if (!rc && !(rc = check_new(x->g, &dst, LPLAN_MK_FILE))) {
 		long r = sfd >= 0 ? linkat(sfd, "", dst.dirfd, opname(&dst, nb, sizeof nb), AT_EMPTY_PATH)
 				  : linkat(src.dirfd, opname(&src, sb, sizeof sb), dst.dirfd,
@@ -547,8 +589,12 @@ static void do_rename(struct gctx *x, const struct gop *op)
 		/* A directory moved in may bring guarded names along; an
 		 * exchange makes both names anew. */
 		rc = check(x->g, &dst, kind_at(&src));
+		if (!rc && is_link(&src))
+			rc = check_link_name(x->g, &dst);
 		if (!rc && (op->flags & RENAME_EXCHANGE))
 			rc = check(x->g, &src, kind_at(&dst));
+		if (!rc && (op->flags & RENAME_EXCHANGE) && is_link(&dst))
+			rc = check_link_name(x->g, &src);
 		if (!rc)
 			reply_rc(x->c, syscall(SYS_renameat2, src.dirfd, opname(&src, sb, sizeof sb),
 					       dst.dirfd, opname(&dst, nb, sizeof nb),
@@ -608,7 +654,8 @@ static void handle(void *ctx, struct lnx_notify_call *c)
 		if (!rc && !(rc = check_new(x->g, &w,
 						 op.kind == G_MKDIR     ? LPLAN_MK_DIR
 						 : op.kind == G_SYMLINK ? LPLAN_MK_TREE
-									: LPLAN_MK_FILE))) {
+									: LPLAN_MK_FILE)) &&
+		    !(op.kind == G_SYMLINK && (rc = check_link_name(x->g, &w)))) {
 			char nb[NAME_MAX + 2];
 			const char *n = opname(&w, nb, sizeof nb);
 			long r = op.kind == G_MKDIR ? mkdirat(w.dirfd, n, op.mode & 07777 & ~um)

@@ -30,8 +30,10 @@
 size_t lnx_guard_rules(struct lnx_notify_rule *out, size_t max);
 
 struct lnx_guard;
-/* NULL with errno on failure. The plan must outlive the guard. */
-struct lnx_guard *lnx_guard_new(const struct lplan *plan);
+/* NULL with errno on failure. The plan and links_ok (folders where links
+ * may be made inside a protect's tree, NULL-ended; may be NULL) must
+ * outlive the guard. */
+struct lnx_guard *lnx_guard_new(const struct lplan *plan, const char *const *links_ok);
 /* The same for a filter that notifies every open (--log-denials): opens
  * without O_CREAT are answered "continue". */
 bool lnx_guard_attach_all_opens(struct lnx_guard *g, struct lnx_notify *nt);

@@ -517,8 +517,12 @@ static int launch(struct lrun *r)
 	if (!getcwd(cwd, sizeof cwd))
 		return fail("getcwd: %s", strerror(errno));
 	r->had_terminal = isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp();
+	const char *links_ok[AGENTSTATE_ENV_MAX + 1] = { NULL };
+	for (size_t i = 0; i < r->agst.nown && i < AGENTSTATE_ENV_MAX; i++)
+		links_ok[i] = r->agst.own[i];
 	struct lnx_spec spec = {
 		.plan = &r->plan,
+		.links_ok = links_ok,
 		.isolate_net = isolate,
 		.argv = r->o->argv,
 		.envp = r->envp,

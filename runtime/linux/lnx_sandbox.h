@@ -37,6 +37,10 @@ struct lnx_spec {
 	                             plan hides none */
 	const char *keep_dir;     /* cagerun's plan cache: read-only in here, and pinned
 	                             (lnx_mount_keep); NULL when there is none */
+	/* Folders only caged runs read (agentstate.h, `own`), NULL-ended:
+	 * the create guard lets the command make links there even inside a
+	 * protect's tree. */
+	const char *const *links_ok;
 	uint16_t proxy_port;      /* isolate_net: the proxy's port inside */
 	int landlock_abi;
 	const struct lnx_seccomp_prog *seccomp; /* built by the caller, installed last */

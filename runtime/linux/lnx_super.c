@@ -129,7 +129,7 @@ _Noreturn void lnx_super_main(struct lnx_child *c)
 	}
 	struct sock_filter insns[LNX_NOTIFY_MAX_INSNS];
 	unsigned short len = lnx_notify_filter(rules, nrules, insns);
-	struct lnx_guard *g = lnx_guard_new(s->plan);
+	struct lnx_guard *g = lnx_guard_new(s->plan, s->links_ok);
 	int sp[2];
 	if (sig_fd < 0 || !len || !g || setpgid(0, 0) != 0 ||
 	    prctl(PR_SET_CHILD_SUBREAPER, 1) != 0 ||

@@ -151,6 +151,20 @@ attack c-exchange "cp $PROBE gp" './gp exchange && echo probe-ran' \
 	'test -e .claude/settings.json' probe-ran
 
 # ---- ordinary work: exactly as without cagerun -------------------------
+# ---- links in a protect's tree, excepts included ----------------------
+ST='mkdir -p state/log && echo "{}" > state/history.jsonl'
+attack link-over-except "$ST" 'rm -f state/history.jsonl && ln -s /etc/passwd state/history.jsonl' \
+	'test -L state/history.jsonl'
+attack link-in-except-tree "$ST" 'ln -s /etc/passwd state/log/x' 'test -L state/log/x'
+attack link-moved-in "$ST" 'ln -s /etc/passwd l && mv l state/log/m' 'test -L state/log/m'
+attack link-exchanged-in "$ST && cp $PROBE gp" './gp xlink && echo probe-ran' \
+	'test -L state/history.jsonl' probe-ran
+attack hardlink-of-link "$ST" 'ln -s /etc/passwd l && ln -P l state/log/h' 'test -L state/log/h'
+attack hardlink-from-outside "$ST" 'echo x > a && ln a state/log/a2' 'test -e state/log/a2'
+work except-writable "$ST" 'echo a >> state/history.jsonl && mkdir -p state/log/d &&
+echo b > state/log/d/f && mv state/log/d/f state/log/d/g && ln state/log/d/g state/log/d/h &&
+cat state/history.jsonl state/log/d/h'
+
 work every-level '' 'mkdir -p a/b/c && touch a/x a/b/y a/b/c/z .other && mkdir .claude .git-like &&
 	touch .claude/other.json && echo x > .envrc.example && ln -s a lnk && ln a/x hard &&
 	mv a/x a/moved && find . | sort'

@@ -2,7 +2,7 @@
  * guardprobe.c - tries to create a guarded name with the system calls a
  * shell does not use (testsuite/qual/guard.sh). Run in the workspace:
  *
- *   guardprobe openat|creat|mknod|symlinkat|linkat|renameat2|exchange|procself|tmpfile|race
+ *   guardprobe openat|creat|mknod|symlinkat|linkat|renameat2|exchange|xlink|procself|tmpfile|race
  *
  * Exits 0 when the call(s) ran (whatever they returned): the test looks
  * at the filesystem afterwards, never at what this program believes.
@@ -106,6 +106,11 @@ int main(int argc, char **argv)
 		mkdir("d", 0755);
 		file("d/settings.json");
 		syscall(SYS_renameat2, AT_FDCWD, "d", AT_FDCWD, ".claude", RENAME_EXCHANGE);
+	} else if (!strcmp(m, "xlink")) {
+		/* A link swapped with a file a protect's except keeps writable. */
+		symlink("/etc/passwd", "l");
+		syscall(SYS_renameat2, AT_FDCWD, "l", AT_FDCWD, "state/history.jsonl",
+			RENAME_EXCHANGE);
 	} else if (!strcmp(m, "procself")) {
 		file("/proc/self/cwd/.envrc");
 	} else if (!strcmp(m, "tmpfile")) {
