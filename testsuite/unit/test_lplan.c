@@ -15,55 +15,38 @@
 
 #include "lplan.h"
 #include "cage.h"
+#include "fx_tree.h"
 #include "policy.h"
 
-static char root[256];
-
-static void mk(const char *rel, bool dir)
-{
-	char p[512];
-	snprintf(p, sizeof p, "%s/%s", root, rel);
-	if (dir) {
-		cr_assert(mkdir(p, 0755) == 0, "mkdir %s", p);
-	} else {
-		int fd = open(p, O_WRONLY | O_CREAT, 0644);
-		cr_assert(fd >= 0, "create %s", p);
-		close(fd);
-	}
-}
+static struct fx_tree fx;
 
 static void setup(void)
 {
-	char tmpl[] = "/tmp/cage-lplan.XXXXXX";
-	cr_assert(mkdtemp(tmpl));
-	cr_assert(realpath(tmpl, root));
-	mk("w", true);
-	mk("w/src", true);
-	mk("w/src/a.c", false);
-	mk("w/.git", true);
-	mk("w/.git/hooks", true);
-	mk("w/.git/hooks/pre-commit", false);
-	mk("w/bin", true);
-	mk("w/a", true);
-	mk("w/a/b", true);
-	mk("w/a/b/c", true);
-	mk("h", true);
-	mk("h/.ssh", true);
-	mk("h/.ssh/id_rsa", false);
-	mk("h/notes.txt", false);
-	mk("h/todo.txt", false);
-	mk("h/.netrc", false);
-	char link[512], target[512];
-	snprintf(link, sizeof link, "%s/link", root);
-	snprintf(target, sizeof target, "%s/w", root);
-	cr_assert(symlink(target, link) == 0);
+	fx_make(&fx, "lplan");
+	fx_mkdirs(&fx, "w");
+	fx_mkdirs(&fx, "w/src");
+	fx_file(&fx, "w/src/a.c", "", 0644);
+	fx_mkdirs(&fx, "w/.git");
+	fx_mkdirs(&fx, "w/.git/hooks");
+	fx_file(&fx, "w/.git/hooks/pre-commit", "", 0644);
+	fx_mkdirs(&fx, "w/bin");
+	fx_mkdirs(&fx, "w/a");
+	fx_mkdirs(&fx, "w/a/b");
+	fx_mkdirs(&fx, "w/a/b/c");
+	fx_mkdirs(&fx, "h");
+	fx_mkdirs(&fx, "h/.ssh");
+	fx_file(&fx, "h/.ssh/id_rsa", "", 0644);
+	fx_file(&fx, "h/notes.txt", "", 0644);
+	fx_file(&fx, "h/todo.txt", "", 0644);
+	fx_file(&fx, "h/.netrc", "", 0644);
+	char target[PATH_MAX];
+	fx_at(&fx, target, "w");
+	fx_link(&fx, target, "link");
 }
 
 static void teardown(void)
 {
-	char cmd[600];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
-	cr_assert(system(cmd) == 0);
+	fx_remove(&fx);
 }
 
 struct fixture {
@@ -77,7 +60,7 @@ static void plan_for(struct fixture *f, const char *body)
 	snprintf(text, sizeof text, "cage 1\nparam r : path\nprofile t {\n%s\n}\n", body);
 	cage_options *o = cage_options_new();
 	char def[300];
-	snprintf(def, sizeof def, "r=%s", root);
+	snprintf(def, sizeof def, "r=%s", fx.root);
 	cage_options_define(o, def);
 	cage_options_home(o, "/nonexistent-home");
 	f->pol = cage_load_string("t.cage", text, strlen(text), o);
@@ -91,7 +74,7 @@ static void plan_for(struct fixture *f, const char *body)
 static const struct lplan_node *node(const struct fixture *f, const char *rel)
 {
 	char p[512];
-	snprintf(p, sizeof p, "%s%s%s", root, *rel ? "/" : "", rel);
+	snprintf(p, sizeof p, "%s%s%s", fx.root, *rel ? "/" : "", rel);
 	for (size_t i = 0; i < f->plan.nnodes; i++)
 		if (!strcmp(f->plan.nodes[i].path, p))
 			return &f->plan.nodes[i];
@@ -214,7 +197,7 @@ Test(lplan, refuses_what_a_mount_cannot_express)
 static bool guards(const struct fixture *f, const char *rel, enum lplan_mk kind)
 {
 	char p[512];
-	snprintf(p, sizeof p, "%s/%s", root, rel);
+	snprintf(p, sizeof p, "%s/%s", fx.root, rel);
 	return lplan_guard_denies(&f->plan, p, kind, NULL);
 }
 
@@ -337,7 +320,7 @@ Test(lplan, a_missing_tree_the_command_may_create_is_created_first)
 	struct fixture f;
 	plan_for(&f, "allow read write \"{r}/h/.agent/**\"\nallow read \"{r}/h/.cache/**\"");
 	char want[512];
-	snprintf(want, sizeof want, "%s/h/.agent", root);
+	snprintf(want, sizeof want, "%s/h/.agent", fx.root);
 	cr_assert_eq(f.plan.nmkdirs, 1);
 	cr_expect_str_eq(f.plan.mkdirs[0], want);
 	cr_expect(grant(&f, "h/.agent") & LP_MAKE_REG, "granted as if it existed");
@@ -365,7 +348,7 @@ Test(lplan, a_mount_inside_another_carries_its_flags_too)
 	cr_expect_eq(f.plan.nerrors, 0);
 	cr_expect_eq(mounts(&f, "w/a/b") & (LPM_RDONLY | LPM_NOEXEC), LPM_RDONLY | LPM_NOEXEC);
 	cage_policy_free(f.pol);
-	mk("w/src/sub", true);
+	fx_mkdirs(&fx, "w/src/sub");
 	plan_for(&f, "allow read write exec \"{r}/w/**\"\ndeny exec \"{r}/w/src/**\"\n"
 		     "deny write \"{r}/w/src/sub/**\"");
 	cr_expect_eq(mounts(&f, "w/src/sub") & (LPM_RDONLY | LPM_NOEXEC), LPM_RDONLY | LPM_NOEXEC);
@@ -404,10 +387,10 @@ Test(lplan, a_glob_that_denies_later_names_less_than_their_directory_is_refused)
 Test(lplan, a_protect_with_excepts_mounts_what_it_holds)
 {
 	const enum lplan_mk F = LPLAN_MK_FILE, D = LPLAN_MK_DIR;
-	mk("w/.git/objects", true);
-	mk("w/.git/objects/ab", true);
-	mk("w/.git/config", false);
-	mk("w/.git/index", false);
+	fx_mkdirs(&fx, "w/.git/objects");
+	fx_mkdirs(&fx, "w/.git/objects/ab");
+	fx_file(&fx, "w/.git/config", "", 0644);
+	fx_file(&fx, "w/.git/index", "", 0644);
 	struct fixture f;
 	plan_for(&f, "allow read write \"{r}/w/**\"\n"
 		     "protect write \"{r}/w/.git/**\" except \"{r}/w/.git/objects/**\",\n"
@@ -431,7 +414,7 @@ Test(lplan, a_protect_with_excepts_mounts_what_it_holds)
 Test(lplan, a_protect_with_excepts_follows_a_symlinked_tree)
 {
 	const enum lplan_mk F = LPLAN_MK_FILE;
-	mk("w/.git/objects", true);
+	fx_mkdirs(&fx, "w/.git/objects");
 	struct fixture f;
 	plan_for(&f, "allow read write \"{r}/w/**\"\n"
 		     "protect write \"{r}/link/.git/**\" except \"{r}/link/.git/objects/**\"");
@@ -446,11 +429,11 @@ Test(lplan, a_protect_with_excepts_follows_a_symlinked_tree)
 /* A tree too big to walk entry by entry is refused, not planned wider. */
 Test(lplan, a_protect_with_excepts_over_a_huge_tree_is_refused)
 {
-	mk("w/big", true);
+	fx_mkdirs(&fx, "w/big");
 	char rel[64];
 	for (int i = 0; i <= 20000; i++) {
 		snprintf(rel, sizeof rel, "w/big/f%d", i);
-		mk(rel, false);
+		fx_file(&fx, rel, "", 0644);
 	}
 	struct fixture f;
 	plan_for(&f, "allow read write \"{r}/w/**\"\n"
@@ -485,9 +468,9 @@ Test(lplan, a_protect_with_random_excepts_plans_what_the_ir_says)
 		"**/done", "rebase-*/**", "modules/**/config", "modules/a", "info/*",
 	};
 	for (size_t i = 0; i < sizeof tree / sizeof *tree; i++)
-		mk(tree[i], true);
+		fx_mkdirs(&fx, tree[i]);
 	for (size_t i = 0; i < sizeof files / sizeof *files; i++)
-		mk(files[i], false);
+		fx_file(&fx, files[i], "", 0644);
 	uint64_t seed = 0x9e3779b97f4a7c15ull;
 	size_t checked = 0, denied = 0;
 	for (int round = 0; round < 40; round++) {
@@ -509,7 +492,7 @@ Test(lplan, a_protect_with_random_excepts_plans_what_the_ir_says)
 			bool is_file = i < sizeof files / sizeof *files;
 			const char *rel = is_file ? files[i] : tree[i - sizeof files / sizeof *files];
 			char path[512];
-			snprintf(path, sizeof path, "%s/%s%s", root, rel, is_file ? "" : "/new");
+			snprintf(path, sizeof path, "%s/%s%s", fx.root, rel, is_file ? "" : "/new");
 			uint32_t bit = is_file ? IR_A_WRITE : IR_A_CREATE;
 			struct lplan_answer a;
 			struct ir_verdict v;

@@ -22,48 +22,32 @@
 
 #include "lplan.h"
 #include "cage.h"
+#include "fx_tree.h"
 #include "policy.h"
 #include "run.h"
 #ifdef __linux__
 #include "lnx_plancheck.h"
 #endif
 
-static char root[256];
-
-static void mk(const char *rel, bool dir)
-{
-	char p[512];
-	snprintf(p, sizeof p, "%s/%s", root, rel);
-	if (dir) {
-		cr_assert(mkdir(p, 0755) == 0, "mkdir %s", p);
-	} else {
-		int fd = open(p, O_WRONLY | O_CREAT, 0644);
-		cr_assert(fd >= 0, "create %s", p);
-		close(fd);
-	}
-}
+static struct fx_tree fx;
 
 static void setup(void)
 {
-	char tmpl[] = "/tmp/cage-lpcheck.XXXXXX";
-	cr_assert(mkdtemp(tmpl));
-	cr_assert(realpath(tmpl, root));
+	fx_make(&fx, "lpcheck");
 	static const char *const dirs[] = { "X", "X/a", "X/b", "X/b/c", "X-old", "X.d", "w",
 					    "w/.git", "w/.git/hooks" };
 	static const char *const files[] = { "X.json", "X+1", "X/settings.json", "X/a/f",
 					     "X/b/c/g", "X-old/h", "X.d/i", "w/.git/config",
 					     "w/.git/hooks/pre-commit", "w/src.c" };
 	for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++)
-		mk(dirs[i], true);
+		fx_mkdirs(&fx, dirs[i]);
 	for (size_t i = 0; i < sizeof files / sizeof *files; i++)
-		mk(files[i], false);
+		fx_file(&fx, files[i], "", 0644);
 }
 
 static void teardown(void)
 {
-	char cmd[600];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
-	cr_assert(system(cmd) == 0);
+	fx_remove(&fx);
 }
 
 static cage_policy *load(const char *body)
@@ -72,7 +56,7 @@ static cage_policy *load(const char *body)
 	snprintf(text, sizeof text, "cage 1\nparam r : path\nprofile t {\n%s}\n", body);
 	cage_options *o = cage_options_new();
 	char def[300];
-	snprintf(def, sizeof def, "r=%s", root);
+	snprintf(def, sizeof def, "r=%s", fx.root);
 	cage_options_define(o, def);
 	cage_options_home(o, "/nonexistent-home");
 	cage_options_target(o, "linux");
@@ -162,7 +146,7 @@ Test(lplan_check, the_guard_of_a_file_beside_a_sibling_is_planned)
 	const char *err = NULL;
 	cr_assert(lplan_build(&pol->arena, pol->ir->selected, &plan, &err));
 	char want[512];
-	snprintf(want, sizeof want, "%s/X/settings.json", root);
+	snprintf(want, sizeof want, "%s/X/settings.json", fx.root);
 	bool ro = false;
 	for (size_t i = 0; i < plan.nnodes; i++)
 		if (!strcmp(plan.nodes[i].path, want))
@@ -251,7 +235,7 @@ Test(lplan_check, finds_a_widened_grant_and_names_the_path)
 	char want[512];
 	/* Asked about as it exists: the hypothetical other name stands for
 	 * the entries that are there (lplan_check.c, ck_real_entries). */
-	snprintf(want, sizeof want, "%s/X/settings.json", root);
+	snprintf(want, sizeof want, "%s/X/settings.json", fx.root);
 	for (size_t i = 0; i < nw; i++) {
 		cr_expect_eq(w[i].access, IR_A_WRITE);
 		below |= !strcmp(w[i].path, want);
@@ -275,7 +259,7 @@ Test(lplan_check, the_launcher_refuses_a_wider_plan_with_125)
 	cr_expect_eq(rc, RUN_SETUP_FAILED);
 	char want[600];
 	snprintf(want, sizeof want, "cagerun: error: the sandbox would allow write %s/X/settings.json, "
-		 "which no rule allows", root);
+		 "which no rule allows", fx.root);
 	cr_expect(strstr(buf, want), "names the path and access:\n%s", buf);
 	cr_expect(strstr(buf, "nothing was run"), "%s", buf);
 	free(buf);
@@ -309,10 +293,10 @@ Test(lplan_check, explain_and_the_check_agree_on_a_symlink_delete)
 {
 	/* delete acts on the link, not where it leads: the answer is the
 	 * link's directory's. */
-	char link[512], target[512];
-	snprintf(link, sizeof link, "%s/w/ln", root);
-	snprintf(target, sizeof target, "%s/X/a/f", root);
-	cr_assert(symlink(target, link) == 0);
+	char link[PATH_MAX], target[PATH_MAX];
+	fx_at(&fx, target, "X/a/f");
+	fx_at(&fx, link, "w/ln");
+	fx_link(&fx, target, "w/ln");
 	cage_policy *pol = load("    allow read write \"{r}/w/**\"\n    allow read \"{r}/X/**\"\n");
 	cr_assert_eq(cage_error_count(pol), 0);
 	struct lplan plan;

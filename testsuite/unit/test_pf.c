@@ -23,43 +23,27 @@
 #include "lplan.h"
 #include "pf.h"
 #include "pf_format.h"
+#include "fx_tree.h"
 #include "policy.h"
 
-static char root[256];
-
-static void mk(const char *rel, bool dir)
-{
-	char p[512];
-	snprintf(p, sizeof p, "%s/%s", root, rel);
-	if (dir) {
-		cr_assert(mkdir(p, 0755) == 0, "mkdir %s", p);
-	} else {
-		int fd = open(p, O_WRONLY | O_CREAT, 0644);
-		cr_assert(fd >= 0, "create %s", p);
-		close(fd);
-	}
-}
+static struct fx_tree fx;
 
 static void setup(void)
 {
-	char tmpl[] = "/tmp/cage-pf.XXXXXX";
-	cr_assert(mkdtemp(tmpl));
-	cr_assert(realpath(tmpl, root));
-	mk("w", true);
-	mk("w/src", true);
-	mk("w/.git", true);
-	mk("w/.git/hooks", true);
-	mk("w/.git/hooks/pre-commit", false);
-	mk("h", true);
-	mk("h/.ssh", true);
-	mk("h/.ssh/id_rsa", false);
+	fx_make(&fx, "pf");
+	fx_mkdirs(&fx, "w");
+	fx_mkdirs(&fx, "w/src");
+	fx_mkdirs(&fx, "w/.git");
+	fx_mkdirs(&fx, "w/.git/hooks");
+	fx_file(&fx, "w/.git/hooks/pre-commit", "", 0644);
+	fx_mkdirs(&fx, "h");
+	fx_mkdirs(&fx, "h/.ssh");
+	fx_file(&fx, "h/.ssh/id_rsa", "", 0644);
 }
 
 static void teardown(void)
 {
-	char cmd[600];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
-	cr_assert(system(cmd) == 0);
+	fx_remove(&fx);
 }
 
 TestSuite(pf, .init = setup, .fini = teardown);
@@ -84,7 +68,7 @@ static void build(struct fx *f)
 {
 	char text[4096], def[300];
 	snprintf(text, sizeof text, "cage 1\nparam r : path\nprofile t {\n%s}\n", body);
-	snprintf(def, sizeof def, "r=%s", root);
+	snprintf(def, sizeof def, "r=%s", fx.root);
 	cage_options *o = cage_options_new();
 	cage_options_define(o, def);
 	cage_options_home(o, "/nonexistent-home");
@@ -161,10 +145,10 @@ Test(pf, round_trip)
 		cr_assert_str_eq(back.guards[i].pat.text, f.plan.guards[i].pat.text);
 	/* The guard answers the same from the bound plan. */
 	char probe[600];
-	snprintf(probe, sizeof probe, "%s/w/x.lock", root);
+	snprintf(probe, sizeof probe, "%s/w/x.lock", fx.root);
 	cr_assert(lplan_guard_denies(&f.plan, probe, LPLAN_MK_FILE, NULL));
 	cr_assert(lplan_guard_denies(&back, probe, LPLAN_MK_FILE, NULL));
-	snprintf(probe, sizeof probe, "%s/w/x.c", root);
+	snprintf(probe, sizeof probe, "%s/w/x.c", fx.root);
 	cr_assert(!lplan_guard_denies(&back, probe, LPLAN_MK_FILE, NULL));
 	/* The bound plan passes the same check against the policy. */
 	struct lplan_widening *w;
@@ -308,12 +292,12 @@ Test(pf, dependencies_see_a_directory_created_and_a_symlink_swapped)
 	cr_assert(pf_deps_check(a, p.deps, p.ndeps, &bad), "unchanged, yet %s differs",
 		  p.deps[bad].path);
 	/* A denied directory that was missing comes to exist. */
-	mk("w/missing", true);
+	fx_mkdirs(&fx, "w/missing");
 	cr_assert(!pf_deps_check(a, p.deps, p.ndeps, &bad));
 	/* Seen as the missing path itself, or as the listing of its directory. */
 	cr_assert(strstr(p.deps[bad].path, "/w"), "%s", p.deps[bad].path);
 	char d[600], cmd[2000];
-	snprintf(d, sizeof d, "%s/w/missing", root);
+	snprintf(d, sizeof d, "%s/w/missing", fx.root);
 	cr_assert(rmdir(d) == 0);
 	/* Removed again: the directory the glob listed has new times, so the
 	 * record still does not agree (a rebuild, never a wrong reuse). */
@@ -321,15 +305,15 @@ Test(pf, dependencies_see_a_directory_created_and_a_symlink_swapped)
 	/* A directory above the paths the build only stat'ed becomes a
 	 * symlink to a copy of itself: the lstats kept in their place see it. */
 	snprintf(cmd, sizeof cmd, "cp -a '%s/w' '%s/w.copy' && mv '%s/w' '%s/w.old' && ln -s '%s/w.copy' '%s/w'",
-		 root, root, root, root, root, root);
+		 fx.root, fx.root, fx.root, fx.root, fx.root, fx.root);
 	cr_assert(system(cmd) == 0);
 	cr_assert(!pf_deps_check(a, p.deps, p.ndeps, &bad));
-	snprintf(cmd, sizeof cmd, "rm '%s/w' && mv '%s/w.old' '%s/w'", root, root, root);
+	snprintf(cmd, sizeof cmd, "rm '%s/w' && mv '%s/w.old' '%s/w'", fx.root, fx.root, fx.root);
 	cr_assert(system(cmd) == 0);
 	/* The home's .ssh becomes a symlink to another directory. */
-	mk("elsewhere", true);
+	fx_mkdirs(&fx, "elsewhere");
 	snprintf(cmd, sizeof cmd, "mv '%s/h/.ssh' '%s/ssh.old' && ln -s '%s/elsewhere' '%s/h/.ssh'",
-		 root, root, root, root);
+		 fx.root, fx.root, fx.root, fx.root);
 	cr_assert(system(cmd) == 0);
 	cr_assert(!pf_deps_check(a, p.deps, p.ndeps, &bad));
 	cage_policy_free(f.pol);
@@ -340,18 +324,18 @@ Test(pf, observations_agree_only_on_the_same_state)
 	struct arena a;
 	arena_init(&a);
 	char p[600];
-	snprintf(p, sizeof p, "%s/w", root);
+	snprintf(p, sizeof p, "%s/w", fx.root);
 	struct pf_dep x, y;
 	pf_observe(&a, PF_DEP_LIST, p, &x, NULL);
 	pf_observe(&a, PF_DEP_LIST, p, &y, NULL);
 	cr_assert(pf_dep_same(&x, &y));
-	mk("w/new", false); /* moves the listing's times */
+	fx_file(&fx, "w/new", "", 0644); /* moves the listing's times */
 	pf_observe(&a, PF_DEP_LIST, p, &y, NULL);
 	cr_assert(!pf_dep_same(&x, &y));
-	snprintf(p, sizeof p, "%s/nothing", root);
+	snprintf(p, sizeof p, "%s/nothing", fx.root);
 	pf_observe(&a, PF_DEP_LSTAT, p, &x, NULL);
 	cr_assert(x.err != 0);
-	mk("nothing", false);
+	fx_file(&fx, "nothing", "", 0644);
 	pf_observe(&a, PF_DEP_LSTAT, p, &y, NULL);
 	cr_assert(!pf_dep_same(&x, &y));
 	arena_free(&a);
