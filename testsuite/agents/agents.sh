@@ -484,7 +484,9 @@ stop_fake() {
 # start. The tool call runs `sh turn.sh` in the workspace.
 start_fake() {
 	rm -f "$tmp/fake.port"
-	FAKE_CMD='sh turn.sh' timeout -k 5 $((run_secs * 6)) python3 "$1" 0 "$tmp/fake.port" \
+	# (PYTHONDONTWRITEBYTECODE: importing fake_server.py writes nothing into
+	# the source tree.)
+	FAKE_CMD='sh turn.sh' PYTHONDONTWRITEBYTECODE=1 timeout -k 5 $((run_secs * 6)) python3 "$1" 0 "$tmp/fake.port" \
 		2>"$tmp/fake.log" &
 	fake_pid=$!
 	i=0

@@ -5,25 +5,13 @@ request that offers tools is a call of the Bash tool with that command;
 the answer to the tool's result is a text holding the result. PORT 0 picks
 a free port, written to PORTFILE. Serves until killed (the test bounds it
 with timeout)."""
-import http.server
 import json
 import os
-import socketserver
-import sys
+
+import fake_server
 
 
-class Handler(http.server.BaseHTTPRequestHandler):
-    def log_message(self, fmt, *args):
-        sys.stderr.write("fake: %s %s\n" % (self.command, self.path))
-
-    def reply_json(self, obj):
-        body = json.dumps(obj).encode()
-        self.send_response(200)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
+class Handler(fake_server.Handler):
     def do_HEAD(self):
         self.send_response(200)
         self.end_headers()
@@ -32,15 +20,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.reply_json({})
 
     def do_POST(self):
-        n = int(self.headers.get("content-length") or 0)
-        raw = self.rfile.read(n)
+        _, req = self.read_body()
         if not self.path.startswith("/v1/messages") or "count_tokens" in self.path:
             self.reply_json({"input_tokens": 1})
             return
-        try:
-            req = json.loads(raw)
-        except ValueError:
-            req = {}
         msgs = req.get("messages") or []
         last = msgs[-1] if msgs else {}
         content = last.get("content")
@@ -86,16 +69,4 @@ class Handler(http.server.BaseHTTPRequestHandler):
         event("message_stop", {"type": "message_stop"})
 
 
-class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
-    daemon_threads = True
-
-
-def main():
-    srv = Server(("127.0.0.1", int(sys.argv[1])), Handler)
-    with open(sys.argv[2] + ".tmp", "w") as f:
-        f.write("%d\n" % srv.server_address[1])
-    os.rename(sys.argv[2] + ".tmp", sys.argv[2])
-    srv.serve_forever()
-
-
-main()
+fake_server.serve(Handler)

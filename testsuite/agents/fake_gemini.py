@@ -11,11 +11,10 @@ they get a reply that fits the JSON schema they ask for, or a short text.
 Both generateContent and streamGenerateContent (alt=sse) are answered.
 PORT 0 picks a free port, written to PORTFILE. Serves until killed (the
 test bounds it with timeout)."""
-import http.server
 import json
 import os
-import socketserver
-import sys
+
+import fake_server
 
 SHELL_TOOL = "run_shell_command"
 
@@ -80,29 +79,13 @@ def response(req):
             "modelVersion": "fake"}
 
 
-class Handler(http.server.BaseHTTPRequestHandler):
-    def log_message(self, fmt, *args):
-        sys.stderr.write("fake: %s %s\n" % (self.command, self.path))
-
-    def reply_json(self, obj):
-        body = json.dumps(obj).encode()
-        self.send_response(200)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
+class Handler(fake_server.Handler):
     def do_GET(self):
         # Model lists and the like: nothing the turn needs.
         self.reply_json({"models": []})
 
     def do_POST(self):
-        n = int(self.headers.get("content-length") or 0)
-        raw = self.rfile.read(n)
-        try:
-            req = json.loads(raw)
-        except ValueError:
-            req = {}
+        _, req = self.read_body()
         if ":countTokens" in self.path:
             self.reply_json({"totalTokens": 1})
             return
@@ -120,16 +103,4 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.wfile.write(body)
 
 
-class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
-    daemon_threads = True
-
-
-def main():
-    srv = Server(("127.0.0.1", int(sys.argv[1])), Handler)
-    with open(sys.argv[2] + ".tmp", "w") as f:
-        f.write("%d\n" % srv.server_address[1])
-    os.rename(sys.argv[2] + ".tmp", sys.argv[2])
-    srv.serve_forever()
-
-
-main()
+fake_server.serve(Handler)

@@ -5,11 +5,11 @@ offers a shell tool is a call of that tool with the command; the answer to
 the tool's output is a message holding the output. PORT 0 picks a free
 port, written to PORTFILE. Serves until killed (the test bounds it with
 timeout); each request is logged on stderr with the tools it offered."""
-import http.server
 import json
 import os
-import socketserver
 import sys
+
+import fake_server
 
 # Codex offers its shell tool in one of these forms, depending on the model
 # and its features: inside the code-mode tool `exec` (JavaScript that calls
@@ -74,19 +74,11 @@ def outputs(req):
     return found
 
 
-class Handler(http.server.BaseHTTPRequestHandler):
+class Handler(fake_server.Handler):
     protocol_version = "HTTP/1.1"
 
     def log_message(self, fmt, *args):
         pass
-
-    def reply_json(self, obj, code=200):
-        body = json.dumps(obj).encode()
-        self.send_response(code)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
 
     def do_GET(self):
         sys.stderr.write("fake: GET %s\n" % self.path)
@@ -94,12 +86,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.reply_json({"models": []} if self.path.split("?")[0].endswith("/models") else {})
 
     def do_POST(self):
-        n = int(self.headers.get("content-length") or 0)
-        raw = self.rfile.read(n)
-        try:
-            req = json.loads(raw)
-        except ValueError:
-            req = {}
+        raw, req = self.read_body()
         names = tool_names(req)
         if os.environ.get("FAKE_DUMP"):
             with open(os.environ["FAKE_DUMP"], "ab") as f:
@@ -139,16 +126,4 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.wfile.flush()
 
 
-class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
-    daemon_threads = True
-
-
-def main():
-    srv = Server(("127.0.0.1", int(sys.argv[1])), Handler)
-    with open(sys.argv[2] + ".tmp", "w") as f:
-        f.write("%d\n" % srv.server_address[1])
-    os.rename(sys.argv[2] + ".tmp", sys.argv[2])
-    srv.serve_forever()
-
-
-main()
+fake_server.serve(Handler)
