@@ -384,6 +384,52 @@ plant_all_refused() {
 	return 0
 }
 
+# caged_copy_checks SUM COPY SEEDED ENV [MCP-ADD-OPTION...]: the agent's
+# caged copy of its mixed config file (agentstate.c) across caged runs.
+# A caged `AGENT mcp add [OPTIONS] cagekept` leaves what the function SUM
+# sums outside unchanged and saves into COPY, which still holds SEEDED
+# (a grep pattern) from the user's file; the next caged run finds it, and
+# so does the layered form (which picks the agent's module by the
+# command's name: the agent itself, not sh, is the command); `--show`
+# names ENV (NAME=DIR) and COPY.
+caged_copy_checks() {
+	sum=$1 copy=$2 seeded=$3 env_dir=$4
+	shift 4
+	before=$($sum)
+	# shellcheck disable=SC2016
+	sh_probe "caged run saves its config ($agent mcp add)" ok \
+		"\"\$1\" mcp add $* cagekept -- /bin/true </dev/null" \
+		"$cagerun" -p "$policy" -D workspace="$ws"
+	if [ "$($sum)" != "$before" ]; then
+		fail "the caged run changed the agent's files outside"
+	elif ! grep -q 'cagekept' "$copy" 2>/dev/null || ! grep -q -- "$seeded" "$copy"; then
+		fail "the caged copy $copy lacks the seeded state or the saved server"
+	else
+		echo "ok: $agent: the files outside unchanged; the caged copy was seeded and saved"
+		passed=$((passed + 1))
+	fi
+	# shellcheck disable=SC2016
+	sh_probe "next caged run finds the state saved by the last" ok \
+		'"$1" mcp get cagekept </dev/null' \
+		"$cagerun" -p "$policy" -D workspace="$ws"
+	label="layered caged run (cagerun -- $agent) finds it as well"
+	if timeout -k 5 "$run_secs" env HOME="$home" PATH="$nvm_bin:/usr/local/bin:/usr/bin:/bin" \
+		USER="$(id -un)" LANG=C.UTF-8 TERM=dumb "$cagerun" -- "$nvm_bin/$agent" mcp get cagekept \
+		</dev/null >"$tmp/out" 2>"$tmp/err"; then
+		echo "ok: $agent: $label"
+		passed=$((passed + 1))
+	else
+		fail "exit status $?"
+	fi
+	if env HOME="$home" PATH="$nvm_bin:/usr/bin:/bin" timeout -k 5 "$run_secs" "$cagerun" --show -- \
+		"$nvm_bin/$agent" 2>&1 | grep -Fq "$env_dir; the caged copy $copy"; then
+		echo "ok: $agent: --show lists the caged copy"
+		passed=$((passed + 1))
+	else
+		fail "--show does not list the caged copy"
+	fi
+}
+
 if [ "$agent" = claude ]; then
 	mkdir -p "$home/.claude/hooks" "$home/.claude/commands" || exit 1
 	printf '{}\n' >"$home/.claude/settings.json" && printf '# mine\n' >"$home/.claude/CLAUDE.md" ||
@@ -396,46 +442,10 @@ if [ "$agent" = claude ]; then
 		cat "$home/.claude.json" "$home/.claude/settings.json" "$home/.claude/CLAUDE.md" |
 			cksum
 	}
-	before=$(outside_sum)
-	# Caged run 1: Claude Code saves an MCP server to its config (a write
-	# of the whole file through a temp file and rename, as on every start).
-	# shellcheck disable=SC2016
-	sh_probe "caged run saves its config (claude mcp add)" ok \
-		'"$1" mcp add -s user cagekept -- /bin/true </dev/null' \
-		"$cagerun" -p "$policy" -D workspace="$ws"
-	if [ "$(outside_sum)" != "$before" ]; then
-		fail "the caged run changed ~/.claude.json, settings.json or CLAUDE.md outside"
-	elif ! grep -q '"cagekept"' "$home/.claude/.claude.json" 2>/dev/null ||
-		! grep -q "\"$uid\"" "$home/.claude/.claude.json"; then
-		fail "the caged copy ~/.claude/.claude.json lacks the seeded state or the saved server"
-	else
-		echo "ok: $agent: ~/.claude.json outside unchanged; the caged copy was seeded and saved"
-		passed=$((passed + 1))
-	fi
-	# Caged run 2: what run 1 saved is there (Claude Code reads it back).
-	# shellcheck disable=SC2016
-	sh_probe "next caged run finds the state saved by the last" ok \
-		'"$1" mcp get cagekept </dev/null' \
-		"$cagerun" -p "$policy" -D workspace="$ws"
-	# And in the layered form too.
-	# The layered form picks the agent's module by the command's name: the
-	# agent itself, not sh, is the command.
-	label="layered caged run (cagerun -- claude) finds it as well"
-	if timeout -k 5 "$run_secs" env HOME="$home" PATH="$nvm_bin:/usr/local/bin:/usr/bin:/bin" \
-		USER="$(id -un)" LANG=C.UTF-8 TERM=dumb "$cagerun" -- "$nvm_bin/claude" mcp get cagekept \
-		</dev/null >"$tmp/out" 2>"$tmp/err"; then
-		echo "ok: $agent: $label"
-		passed=$((passed + 1))
-	else
-		fail "exit status $?"
-	fi
-	if env HOME="$home" PATH="$nvm_bin:/usr/bin:/bin" timeout -k 5 "$run_secs" "$cagerun" --show -- \
-		"$nvm_bin/claude" 2>&1 | grep -Fq "CLAUDE_CONFIG_DIR=$home/.claude; the caged copy $home/.claude/.claude.json"; then
-		echo "ok: $agent: --show lists the caged copy"
-		passed=$((passed + 1))
-	else
-		fail "--show does not list the caged copy"
-	fi
+	# Claude Code writes the whole file through a temp file and rename, as
+	# on every start.
+	caged_copy_checks outside_sum "$home/.claude/.claude.json" "\"$uid\"" \
+		"CLAUDE_CONFIG_DIR=$home/.claude" -s user
 	# Planting what runs outside later: refused inside...
 	sh_probe "planting hooks, memory, commands, MCP servers: refused" denied "$plant" \
 		"$cagerun" -p "$policy" -D workspace="$ws" && plant_all_refused &&
@@ -609,40 +619,8 @@ codex_fixture() {
 codex_state() {
 	codex_fixture
 	rm -rf "$home/.codex/.cage-home"
-	before=$(codex_outside_sum)
-	# shellcheck disable=SC2016
-	sh_probe "caged run saves its config (codex mcp add)" ok \
-		'"$1" mcp add cagekept -- /bin/true </dev/null' \
-		"$cagerun" -p "$policy" -D workspace="$ws"
-	if [ "$(codex_outside_sum)" != "$before" ]; then
-		fail "the caged run changed ~/.codex/config.toml or AGENTS.md outside"
-	elif ! grep -q 'cagekept' "$home/.codex/.cage-home/config.toml" 2>/dev/null ||
-		! grep -q 'project_doc_max_bytes = 32769' "$home/.codex/.cage-home/config.toml"; then
-		fail "the caged copy ~/.codex/.cage-home/config.toml lacks the seeded model or the saved server"
-	else
-		echo "ok: $agent: ~/.codex/config.toml outside unchanged; the caged copy was seeded and saved"
-		passed=$((passed + 1))
-	fi
-	# shellcheck disable=SC2016
-	sh_probe "next caged run finds the state saved by the last" ok \
-		'"$1" mcp get cagekept </dev/null' \
-		"$cagerun" -p "$policy" -D workspace="$ws"
-	label="layered caged run (cagerun -- codex) finds it as well"
-	if timeout -k 5 "$run_secs" env HOME="$home" PATH="$nvm_bin:/usr/local/bin:/usr/bin:/bin" \
-		USER="$(id -un)" LANG=C.UTF-8 TERM=dumb "$cagerun" -- "$nvm_bin/codex" mcp get cagekept \
-		</dev/null >"$tmp/out" 2>"$tmp/err"; then
-		echo "ok: $agent: $label"
-		passed=$((passed + 1))
-	else
-		fail "exit status $?"
-	fi
-	if env HOME="$home" PATH="$nvm_bin:/usr/bin:/bin" timeout -k 5 "$run_secs" "$cagerun" --show -- \
-		"$nvm_bin/codex" 2>&1 | grep -Fq "CODEX_HOME=$home/.codex/.cage-home; the caged copy $home/.codex/.cage-home/config.toml"; then
-		echo "ok: $agent: --show lists the caged copy"
-		passed=$((passed + 1))
-	else
-		fail "--show does not list the caged copy"
-	fi
+	caged_copy_checks codex_outside_sum "$home/.codex/.cage-home/config.toml" \
+		'project_doc_max_bytes = 32769' "CODEX_HOME=$home/.codex/.cage-home"
 	# shellcheck disable=SC2016
 	sh_probe "codex mcp add inside: only the caged copy changes" ok \
 		'"$1" mcp add evil -- /bin/evil </dev/null' \
