@@ -75,6 +75,17 @@ void *arena_alloc(struct arena *a, size_t size)
 	return p;
 }
 
+void *arena_grow(struct arena *a, const void *v, size_t n, size_t cap, size_t size)
+{
+	assert(n <= cap);
+	if (size && cap > SIZE_MAX / size)
+		arena_oom();
+	void *nv = arena_alloc(a, cap * size);
+	if (n)
+		memcpy(nv, v, n * size);
+	return nv;
+}
+
 char *arena_strndup(struct arena *a, const char *s, size_t n)
 {
 	char *p = arena_alloc(a, n + 1);

@@ -19,6 +19,9 @@ void arena_init(struct arena *a);
 void arena_free(struct arena *a);
 /* Returns zeroed memory aligned for any object; aborts only on OOM. */
 void *arena_alloc(struct arena *a, size_t size);
+/* A vector's new block: room for cap elements of size bytes, the first n
+ * copied from v (the old block stays in the arena until it is freed). */
+void *arena_grow(struct arena *a, const void *v, size_t n, size_t cap, size_t size);
 char *arena_strndup(struct arena *a, const char *s, size_t n);
 char *arena_strdup(struct arena *a, const char *s);
 /* S then T: what arena_printf("%s%s") gives, without the formatter (the

@@ -138,12 +138,8 @@ static void add_pin(struct arena *a, struct pinv *pv, const struct ir_rule *g, c
 		    size_t len)
 {
 	if (pv->n == pv->cap) {
-		size_t nc = pv->cap ? pv->cap * 2 : 32;
-		struct ir_pin *nv = arena_alloc(a, nc * sizeof *nv);
-		if (pv->n)
-			memcpy(nv, pv->v, pv->n * sizeof *nv);
-		pv->v = nv;
-		pv->cap = nc;
+		pv->cap = pv->cap ? pv->cap * 2 : 32;
+		pv->v = arena_grow(a, pv->v, pv->n, pv->cap, sizeof *pv->v);
 	}
 	struct ir_pin *pin = &pv->v[pv->n++];
 	memset(pin, 0, sizeof *pin);

@@ -74,12 +74,8 @@ static bool ck_add1(struct ck_set *s, const char *path, size_t n, bool probe)
 	if (*slot)
 		return false;
 	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 256;
-		struct ck_path *nv = arena_alloc(s->a, cap * sizeof *nv);
-		if (s->n)
-			memcpy(nv, s->v, s->n * sizeof *nv);
-		s->v = nv;
-		s->cap = cap;
+		s->cap = s->cap ? s->cap * 2 : 256;
+		s->v = arena_grow(s->a, s->v, s->n, s->cap, sizeof *s->v);
 	}
 	s->v[s->n].path = path[n] ? arena_strndup(s->a, path, n) : path;
 	s->v[s->n].probe = probe;
@@ -214,12 +210,8 @@ struct ck_levels {
 static struct ck_level *ck_push(struct arena *a, struct ck_levels *L, const char *dir)
 {
 	if (L->n == L->cap) {
-		size_t cap = L->cap ? L->cap * 2 : 32;
-		struct ck_level *nv = arena_alloc(a, cap * sizeof *nv);
-		if (L->n)
-			memcpy(nv, L->v, L->n * sizeof *nv);
-		L->v = nv;
-		L->cap = cap;
+		L->cap = L->cap ? L->cap * 2 : 32;
+		L->v = arena_grow(a, L->v, L->n, L->cap, sizeof *L->v);
 	}
 	struct ck_level *lv = &L->v[L->n];
 	lv->dir = dir;

@@ -79,12 +79,8 @@ static int observe(struct lplan_rcache *c, enum pf_dep_kind kind, const char *pa
 			d->unstable = true;
 	} else {
 		if (d->n == d->cap) {
-			size_t cap = d->cap ? d->cap * 2 : 256;
-			struct pf_dep *nv = arena_alloc(a, cap * sizeof *nv);
-			if (d->n)
-				memcpy(nv, d->v, d->n * sizeof *nv);
-			d->v = nv;
-			d->cap = cap;
+			d->cap = d->cap ? d->cap * 2 : 256;
+			d->v = arena_grow(a, d->v, d->n, d->cap, sizeof *d->v);
 		}
 		d->v[d->n] = *out;
 		d->v[d->n].path = arena_strdup(a, path);

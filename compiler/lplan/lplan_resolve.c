@@ -107,16 +107,9 @@ void lplan_rules_add(struct arena *a, struct lplan_rules *v, const struct ir_rul
 		     const char *path, bool subtree)
 {
 	if (v->n == v->cap) {
-		size_t cap = v->cap ? v->cap * 2 : 64;
-		struct ir_rule *nr = arena_alloc(a, cap * sizeof *nr);
-		const struct ir_rule **no = arena_alloc(a, cap * sizeof *no);
-		if (v->n) {
-			memcpy(nr, v->rules, v->n * sizeof *nr);
-			memcpy(no, v->orig, v->n * sizeof *no);
-		}
-		v->rules = nr;
-		v->orig = no;
-		v->cap = cap;
+		v->cap = v->cap ? v->cap * 2 : 64;
+		v->rules = arena_grow(a, v->rules, v->n, v->cap, sizeof *v->rules);
+		v->orig = arena_grow(a, v->orig, v->n, v->cap, sizeof *v->orig);
 	}
 	struct ir_rule *r = &v->rules[v->n];
 	*r = *orig;

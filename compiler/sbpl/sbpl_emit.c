@@ -405,12 +405,8 @@ static void add_ancestors(struct arena *a, const char ***v, size_t *nv, size_t *
 		if (i == n ? !self : s[i] != '/')
 			continue;
 		if (*nv == *cap) {
-			size_t nc = *cap ? *cap * 2 : 64;
-			const char **nvv = arena_alloc(a, nc * sizeof(*nvv));
-			if (*nv)
-				memcpy(nvv, *v, *nv * sizeof(*nvv));
-			*v = nvv;
-			*cap = nc;
+			*cap = *cap ? *cap * 2 : 64;
+			*v = arena_grow(a, *v, *nv, *cap, sizeof **v);
 		}
 		(*v)[(*nv)++] = arena_strndup(a, s, i);
 	}
