@@ -24,14 +24,8 @@ F=$(cd "$base" && pwd -P)
 WS=$F/ws ST=$F/store OUT=$F/out
 mkdir "$F/tmp"
 ENVV="PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 HOME=$F TMPDIR=$F/tmp"
-PASS=0 FAILED=0
-pass() { PASS=$((PASS + 1)); echo "PASS $1"; }
-fail() {
-	FAILED=$((FAILED + 1))
-	echo "FAIL $1: $2"
-	[ -s "$OUT" ] && head -n 20 "$OUT" | sed 's/^/    | /'
-	return 0
-}
+STARTED=gs-started FAIL_LINES=20
+. "$SRC/testsuite/lib/attack.sh"
 
 # A repository with an identity; $1 its directory.
 REPO='r() { git init -q "$1" && git -C "$1" config user.email t@example.invalid &&
@@ -49,10 +43,10 @@ ctl() { (cd "$WS" && env -i $ENVV timeout -s KILL $T sh -c "$1"); }
 LAYERS=0
 cage() {
 	if [ $LAYERS = 1 ]; then
-		# The layers run in mode enforce, whose proxy wants more
-		# descriptors than a soft limit of 1024: the hard limit, as a
-		# user would raise it.
-		(ulimit -Sn "$(ulimit -Hn)" 2>/dev/null; cd "$WS" &&
+		# The layers run in mode enforce, with the proxy, under the
+		# soft open-files limit the suite runs with (cagerun raises
+		# its own).
+		(cd "$WS" &&
 			env -i $ENVV timeout -s KILL $T "$CAGERUN" --quiet -- \
 			sh -c "echo gs-started; $1")
 	else
@@ -62,24 +56,11 @@ cage() {
 }
 
 # attack CASE SETUP SCRIPT CHECK: CHECK (sh, in the workspace) is true
-# when the attack worked.
+# when the attack worked; each run on a fresh fixture with SETUP done.
+fresh_setup() { fresh "$SETUP"; }
 attack() {
-	c=$1 setup=$2 script=$3 check=$4
-	fresh "$setup"
-	ctl "$script" >"$OUT" 2>&1
-	if ! (cd "$WS" && sh -c "$check"); then
-		fail "$c" "control: the attack did not work without cagerun"
-		return
-	fi
-	fresh "$setup"
-	cage "$script" >"$OUT" 2>&1
-	if ! grep -q '^gs-started$' "$OUT"; then
-		fail "$c" "cagerun did not start the command"
-	elif (cd "$WS" && sh -c "$check"); then
-		fail "$c" "the attack worked under cagerun"
-	else
-		pass "$c"
-	fi
+	SETUP=$2
+	run_attack "$1" "$3" "$4" "" fresh_setup cage
 }
 
 # work CASE SETUP SCRIPT: SCRIPT succeeds under cagerun.

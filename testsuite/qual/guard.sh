@@ -30,15 +30,8 @@ F=$(cd "$base" && pwd -P)
 WS=$F/ws OUT=$F/out
 mkdir "$F/tmp"
 ENVV="PATH=$SYSPATH LANG=C.UTF-8 HOME=$F TMPDIR=$F/tmp"
-PASS=0 FAILED=0
-
-pass() { PASS=$((PASS + 1)); echo "PASS $1"; }
-fail() {
-	FAILED=$((FAILED + 1))
-	echo "FAIL $1: $2"
-	[ -s "$OUT" ] && head -n 15 "$OUT" | sed 's/^/    | /'
-	return 0
-}
+STARTED=guard-started FAIL_LINES=15
+. "$SRC/testsuite/lib/attack.sh"
 
 # fresh [SETUP]: an empty workspace, then SETUP run in it.
 fresh() {
@@ -54,26 +47,12 @@ cage() {
 
 # attack CASE SETUP SCRIPT CHECK [MARK]: CHECK (a shell test, run in the
 # workspace) is true when the attack worked; MARK, when given, must be in
-# the output under cagerun too (the attacking program did run).
+# the output under cagerun too (the attacking program did run). Each run
+# in a fresh workspace with SETUP done in it.
+fresh_setup() { fresh "$SETUP"; }
 attack() {
-	c=$1 setup=$2 script=$3 check=$4 mark=${5:-}
-	fresh "$setup"
-	ctl "$script" >"$OUT" 2>&1
-	if ! (cd "$WS" && sh -c "$check"); then
-		fail "$c" "control: the attack did not work without cagerun"
-		return
-	fi
-	fresh "$setup"
-	cage "$script" >"$OUT" 2>&1
-	if ! grep -q '^guard-started$' "$OUT"; then
-		fail "$c" "cagerun did not start the command"
-	elif [ -n "$mark" ] && ! grep -q "^$mark\$" "$OUT"; then
-		fail "$c" "the attacking program did not run under cagerun"
-	elif (cd "$WS" && sh -c "$check"); then
-		fail "$c" "the attack worked under cagerun"
-	else
-		pass "$c"
-	fi
+	SETUP=$2
+	run_attack "$1" "$3" "$4" "${5:-}" fresh_setup cage
 }
 
 # work CASE SETUP SCRIPT: SCRIPT succeeds, and prints the same, with and
@@ -357,29 +336,16 @@ if ! env -i $ENVV sh -ec "
 fi
 gws() { chmod -R u+rwX "$WS" 2>/dev/null; rm -rf "$WS" && cp -a "$GF" "$WS" &&
 	sed -i "s|$GF|$WS|g" "$WS/.git/worktrees/w/gitdir" "$WS/w/.git" 2>/dev/null; }
-# The examples run cagerun's proxy, which wants more descriptors than a
-# soft limit of 1024 gives: raise it to the hard limit, as a user would.
+# Under the soft open-files limit the suite runs with (1024 as an
+# ordinary user): cagerun raises its own for the examples' proxy.
 gcage() {
-	(ulimit -Sn "$(ulimit -Hn)" 2>/dev/null; cd "$WS" && env -i $ENVV HOME=$GH timeout -s KILL $T "$CAGERUN" -p "$1" \
+	(cd "$WS" && env -i $ENVV HOME=$GH timeout -s KILL $T "$CAGERUN" -p "$1" \
 		-D workspace="$WS" --quiet -- sh -c "echo guard-started; $2")
 }
+# gattack EXAMPLE CASE SCRIPT CHECK: an attack on the git fixture under a
+# shipped example.
 gattack() {
-	ex=$1 c=$2 script=$3 check=$4
-	gws
-	ctl "$script" >"$OUT" 2>&1
-	if ! (cd "$WS" && sh -c "$check"); then
-		fail "$c" "control: the attack did not work without cagerun"
-		return
-	fi
-	gws
-	gcage "$ex" "$script" >"$OUT" 2>&1
-	if ! grep -q '^guard-started$' "$OUT"; then
-		fail "$c" "cagerun did not start the command"
-	elif (cd "$WS" && sh -c "$check"); then
-		fail "$c" "the attack worked under cagerun"
-	else
-		pass "$c"
-	fi
+	run_attack "$2" "$3" "$4" "" gws gcage "$1"
 }
 GITWORK="set -e; m=\$(git symbolic-ref --short HEAD); git status --short >/dev/null
 	echo x >> f && git add f && $G commit -qm c1
