@@ -52,10 +52,7 @@ static bool pool_add(struct pool *p, const void *data, size_t n, bool nul, uint3
 		size_t cap = p->cap ? p->cap : 4096;
 		while (cap < need)
 			cap *= 2;
-		uint8_t *nb = arena_alloc(p->a, cap);
-		if (p->len)
-			memcpy(nb, p->buf, p->len);
-		p->buf = nb;
+		p->buf = arena_grow(p->a, p->buf, p->len, cap, 1);
 		p->cap = cap;
 	}
 	*off = (uint32_t)p->len;

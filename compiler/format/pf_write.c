@@ -23,10 +23,7 @@ static uint8_t *room(struct wbuf *w, size_t n)
 		size_t cap = w->cap ? w->cap : 4096;
 		while (cap < w->len + n)
 			cap *= 2;
-		uint8_t *nb = arena_alloc(w->a, cap);
-		if (w->len)
-			memcpy(nb, w->b, w->len);
-		w->b = nb;
+		w->b = arena_grow(w->a, w->b, w->len, cap, 1);
 		w->cap = cap;
 	}
 	uint8_t *p = w->b + w->len;
