@@ -202,8 +202,8 @@ _Noreturn void lnx_init_main(struct lnx_child *c)
 		rw[nrw++] = c->s->tmp_dir;
 	if (c->s->home_dir)
 		rw[nrw++] = c->s->home_dir;
-	if (c->s->in_cgroup)
-		close(c->s->cgroup_procs); /* moved already; nothing inside may move again */
+	for (int i = 0; i < c->s->ncgroups; i++)
+		close(c->s->cgroup_procs[i]); /* moved already; nothing inside may move again */
 	if (!lnx_mount_prepare(err, sizeof err) ||
 	    (c->s->tmp_bytes && !lnx_mount_tmpfs(c->s->tmp_dir, c->s->tmp_bytes, err, sizeof err)) ||
 	    !lnx_mount_apply(c->s->plan, c->s->empty_file, err, sizeof err) ||

@@ -159,12 +159,49 @@ static char *child_with(const char *base, bool want_pids, bool want_mem, bool *p
 	return NULL;
 }
 
+/* cgroup v1's memory hierarchy (root on hosts that mount cgroup v1): a
+ * child of our own memory cgroup bounding RAM and, where the kernel
+ * accounts swap (memory.memsw.*), RAM plus swap by the same value, so that
+ * swapping does not extend the bound. The plain limit goes first: the
+ * kernel refuses a memsw limit below it. False with err set when the
+ * child was made but could not be set up; *dir NULL when there is none. */
+static bool mem_v1_child(const char *mi, const char *cg, uint64_t bytes, char **dir, int *procs,
+			 char *err, size_t errlen)
+{
+	char own[4096];
+	*dir = NULL;
+	*procs = -1;
+	if (!lnx_cgroup_dir(mi, cg, "memory", own, sizeof own))
+		return true;
+	char *c = make_child(own);
+	if (!c)
+		return true;
+	*dir = c;
+	if (!file_exists(c, "memory.limit_in_bytes")) {
+		remove_child(c);
+		*dir = NULL;
+		return true;
+	}
+	if (!write_value(c, "memory.limit_in_bytes", bytes, err, errlen) ||
+	    (file_exists(c, "memory.memsw.limit_in_bytes") &&
+	     !write_value(c, "memory.memsw.limit_in_bytes", bytes, err, errlen)))
+		return false;
+	char p[4200];
+	snprintf(p, sizeof p, "%s/cgroup.procs", c);
+	if ((*procs = open(p, O_WRONLY | O_CLOEXEC)) < 0) {
+		snprintf(err, errlen, "cannot open %s: %s", p, strerror(errno));
+		return false;
+	}
+	return true;
+}
+
 bool lnx_limits_prepare(struct lnx_limits *l, const struct ir_profile *p,
 			const struct rlimit *nofile_start, char *err, size_t errlen)
 {
 	memset(l, 0, sizeof *l);
 	l->prof = p;
 	l->cg_procs = -1;
+	l->mem_procs = -1;
 	const struct ir_limit *procs = &p->limits[IR_LIM_PROCESSES], *mem = &p->limits[IR_LIM_MEMORY];
 	run_nofile_for(p, nofile_start, &l->nofile);
 	if (p->limits[IR_LIM_TMP].set) {
@@ -208,8 +245,15 @@ bool lnx_limits_prepare(struct lnx_limits *l, const struct ir_profile *p,
 		else
 			l->nproc = (rlim_t)procs->value;
 	}
-	if (mem->set && !l->cg_memory)
-		l->why[IR_LIM_MEMORY] = "no cgroup v2 memory controller is delegated to this user";
+	/* Only root may make children of v1's memory cgroups on the hosts
+	 * that mount it; for anyone else the mkdir fails and nothing is
+	 * made. */
+	if (mem->set && !l->cg_memory &&
+	    !mem_v1_child(mi, cg, mem->value, &l->mem_dir, &l->mem_procs, err, errlen))
+		return false;
+	if (mem->set && !l->cg_memory && !l->mem_dir)
+		l->why[IR_LIM_MEMORY] = "cgroup v2's memory controller is not delegated to this "
+					"user and cgroup v1's needs root";
 	return true;
 }
 
@@ -229,12 +273,28 @@ static uint64_t event_count(const char *dir, const char *file, const char *key)
 	return n;
 }
 
+int lnx_limits_procs(const struct lnx_limits *l, int fds[LNX_LIMITS_MAX_CGROUPS])
+{
+	int n = 0;
+	if (l->cg_procs >= 0)
+		fds[n++] = l->cg_procs;
+	if (l->mem_procs >= 0)
+		fds[n++] = l->mem_procs;
+	return n;
+}
+
 void lnx_limits_report(const struct lnx_limits *l, FILE *out)
 {
 	char v[64];
+	uint64_t n;
+	/* v1 says "oom_kill N" in memory.oom_control (Linux 4.13 and later). */
+	if (l->mem_dir && (n = event_count(l->mem_dir, "memory.oom_control", "oom_kill")) > 0) {
+		ir_limit_display(&l->prof->limits[IR_LIM_MEMORY], false, v, sizeof v);
+		fprintf(out, "cagerun: limit memory %s was reached: %" PRIu64 " process%s killed "
+			     "for memory\n", v, n, n == 1 ? "" : "es");
+	}
 	if (!l->cg_dir)
 		return;
-	uint64_t n;
 	if (l->cg_pids && (n = event_count(l->cg_dir, "pids.events", "max")) > 0) {
 		ir_limit_display(&l->prof->limits[IR_LIM_PROCESSES], false, v, sizeof v);
 		fprintf(out, "cagerun: limit processes %s was reached: %" PRIu64 " fork%s failed "
@@ -247,14 +307,20 @@ void lnx_limits_report(const struct lnx_limits *l, FILE *out)
 	}
 }
 
+static void drop_child(char **dir, int *procs)
+{
+	if (*procs >= 0)
+		close(*procs);
+	*procs = -1;
+	if (*dir)
+		remove_child(*dir);
+	*dir = NULL;
+}
+
 void lnx_limits_free(struct lnx_limits *l)
 {
-	if (l->cg_procs >= 0)
-		close(l->cg_procs);
-	l->cg_procs = -1;
-	if (l->cg_dir)
-		remove_child(l->cg_dir);
-	l->cg_dir = NULL;
+	drop_child(&l->cg_dir, &l->cg_procs);
+	drop_child(&l->mem_dir, &l->mem_procs);
 }
 
 bool lnx_limits_apply_rlimits(rlim_t nproc, const struct rlimit *nofile, char *err, size_t errlen)

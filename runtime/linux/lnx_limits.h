@@ -37,7 +37,18 @@ struct lnx_limits {
 	char *cg_dir;              /* this run's cgroup, or NULL */
 	int cg_procs;              /* its cgroup.procs, open for writing, or -1 */
 	bool cg_pids, cg_memory;   /* what the cgroup bounds */
+	/* cgroup v1 keeps each controller in a hierarchy of its own: where
+	 * the memory bound comes from v1's memory hierarchy, this run's
+	 * cgroup there (else NULL and -1). */
+	char *mem_dir;
+	int mem_procs;
 };
+
+/* The cgroup.procs files the sandbox's init must be written into before
+ * it starts anything (at most two: v2's one, or v1's pids and memory). */
+#define LNX_LIMITS_MAX_CGROUPS 2
+/* They, in fds, as the launcher's spec carries them; returns how many. */
+int lnx_limits_procs(const struct lnx_limits *l, int fds[LNX_LIMITS_MAX_CGROUPS]);
 
 /* Decides how each of p's limits is enforced. `nofile_start` is the
  * RLIMIT_NOFILE cagerun was started with, what the command gets without a

@@ -494,7 +494,8 @@ static int launch(struct lrun *r)
 				fprintf(stderr, "cagerun: limit %s: %s\n", ir_limit_name((enum ir_limit_kind)k),
 					k == IR_LIM_PROCESSES ? (r->lim.cg_pids ? "pids cgroup"
 									 : "RLIMIT_NPROC in the user namespace")
-					: k == IR_LIM_MEMORY ? "memory cgroup"
+					: k == IR_LIM_MEMORY ? (r->lim.mem_dir ? "memory cgroup (cgroup v1)"
+								 : "memory cgroup")
 					: k == IR_LIM_TMP    ? "size of the tmpfs on TMPDIR"
 							     : "RLIMIT_NOFILE");
 	bool isolate = r->mode == IR_MODE_ENFORCE;
@@ -541,9 +542,8 @@ static int launch(struct lrun *r)
 		.nofile = r->lim.nofile,
 		.tmp_bytes = r->lim.tmp_bytes,
 		.tmp_text = r->lim.tmp_text,
-		.in_cgroup = r->lim.cg_procs >= 0,
-		.cgroup_procs = r->lim.cg_procs,
 	};
+	spec.ncgroups = lnx_limits_procs(&r->lim, spec.cgroup_procs);
 	int osp[2] = { -1, -1 };
 	if (r->o->log_denials) {
 		if ((rc = open_log(r)))

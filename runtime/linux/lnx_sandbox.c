@@ -5,6 +5,7 @@
  */
 #include "lnx_sandbox.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -130,10 +131,13 @@ bool lnx_sandbox_start(const struct lnx_spec *s, struct lnx_sandbox *sb, char *e
 	 * process of the sandbox is counted. */
 	char pidtext[24];
 	int plen = snprintf(pidtext, sizeof pidtext, "%d\n", (int)pid);
-	if (s->in_cgroup && write(s->cgroup_procs, pidtext, (size_t)plen) != plen) {
-		snprintf(err, errlen, "cannot move the sandbox into its cgroup: %s", strerror(errno));
-		goto out;
-	}
+	assert(s->ncgroups >= 0 && s->ncgroups <= LNX_LIMITS_MAX_CGROUPS);
+	for (int i = 0; i < s->ncgroups; i++)
+		if (write(s->cgroup_procs[i], pidtext, (size_t)plen) != plen) {
+			snprintf(err, errlen, "cannot move the sandbox into its cgroup: %s",
+				 strerror(errno));
+			goto out;
+		}
 	if (write(sync[1], "g", 1) != 1) {
 		snprintf(err, errlen, "cannot start the sandbox: %s", strerror(errno));
 		goto out;

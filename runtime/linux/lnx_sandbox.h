@@ -19,6 +19,7 @@
 #include <sys/resource.h>
 #include <sys/types.h>
 
+#include "lnx_limits.h"
 #include "lnx_seccomp.h"
 #include "lplan.h"
 #include "run.h"
@@ -55,14 +56,17 @@ struct lnx_spec {
 	struct mon_sink *guard_observe;
 	/* Resource limits (lnx_limits.h): the command's rlimits, the size of
 	 * the tmpfs on tmp_dir (0: the lease's directory as it is), and, when
-	 * in_cgroup, the cgroup.procs init is moved into before it starts
+	 * the cgroup.procs files init is moved into before it starts
 	 * anything. */
 	rlim_t nproc;
 	struct rlimit nofile;
 	uint64_t tmp_bytes;
 	const char *tmp_text;
-	bool in_cgroup;
-	int cgroup_procs;
+	/* the cgroup.procs files init is written into before it starts
+	 * anything (lnx_limits_procs): a count, so that a spec left zeroed
+	 * moves nothing (an fd 0 default would write into stdin) */
+	int ncgroups;
+	int cgroup_procs[LNX_LIMITS_MAX_CGROUPS];
 };
 
 struct lnx_sandbox {

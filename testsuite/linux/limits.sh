@@ -9,8 +9,9 @@
 #   - a disk filler in TMPDIR stops with ENOSPC at `limit tmp`;
 #   - a descriptor hog stops with EMFILE at `limit files`, and without a
 #     limit the command gets the limit cagerun was started with;
-#   - memory: enforced where a cgroup v2 memory controller is delegated,
-#     else refused (125) unless best-effort, which says so in one line;
+#   - memory: enforced where a memory cgroup can be made (a delegated
+#     cgroup v2 controller; cgroup v1's memory hierarchy for root), else
+#     refused (125) unless best-effort, which says so in one line;
 #   - the shipped examples and the layered form carry the defaults, a fork
 #     bomb stops under them, and ordinary parallel work still passes.
 # Every hog is bounded in count and time on its own (lnx_hog.c).
@@ -78,6 +79,8 @@ policy procs 'limit processes 64'
 policy tmp 'limit tmp 8 MiB'
 policy files 'limit files 64'
 policy mem 'limit memory 64 MiB'
+policy tmpbig 'limit tmp 256 MiB'
+policy memtmp 'limit memory 64 MiB' 'limit tmp 256 MiB'
 policy membe 'limit memory 64 MiB best-effort'
 
 # ---- processes ----
@@ -160,7 +163,10 @@ run none -- sh -c 'echo "$(ulimit -Sn) $(ulimit -Hn)"'
 if [ "$(cat "$tmp/out")" = "$want" ]; then ok; else bad "no limit files: the command got $(cat "$tmp/out"), want $want"; fi
 
 # ---- memory ----
-# Enforced only through a delegated cgroup v2 memory controller.
+# Enforced through a memory cgroup: a delegated cgroup v2 controller, or
+# cgroup v1's memory hierarchy for root on hosts that mount it.
+"$hog" alloc 256 >"$tmp/out"
+if grep -q 'allocated=256' "$tmp/out"; then ok; else bad "control: 256 MiB allocated outside"; fi
 run mem -- "$hog" alloc 256
 if [ "$rc" -eq 125 ]; then
 	if grep -q 'limit memory 64 MiB cannot be enforced here' "$tmp/err" &&
@@ -171,8 +177,17 @@ if [ "$rc" -eq 125 ]; then
 	run membe -q -- "$hog" alloc 16
 	if [ "$rc" -eq 0 ] && ! grep -q 'NOT enforced' "$tmp/err"; then ok; else bad "--quiet: no best-effort line"; fi
 else
-	# A delegated cgroup: the allocation ends the command, not the machine.
-	if [ "$rc" -ne 0 ] && grep -q 'limit memory 64 MiB was reached' "$tmp/err"; then ok; else bad "memory cgroup: the allocation was not stopped (status $rc)"; fi
+	# A memory cgroup: the allocation ends the command, not the machine.
+	if [ "$rc" -ne 0 ] && grep -q 'limit memory 64 MiB was reached' "$tmp/err" &&
+		[ "$(value allocated "$tmp/out")" -le 64 ]; then ok; else bad "memory cgroup: the allocation was not stopped (status $rc)"; fi
+	# The tmpfs's pages are the sandbox's memory too: a tmp bigger than
+	# the memory bound fills only as far as the memory lets it (the
+	# control: the same fill under the same tmp limit, no memory limit).
+	run tmpbig -- sh -c '"$1" fill 128 "$TMPDIR/f"' sh "$hog"
+	if [ "$rc" -eq 0 ] && grep -q 'wrote=128 err=none' "$tmp/out"; then ok; else bad "control: 128 MiB into a 256 MiB tmp"; fi
+	run memtmp -- sh -c '"$1" fill 128 "$TMPDIR/f"' sh "$hog"
+	if [ "$rc" -ne 0 ] && ! grep -q 'wrote=128' "$tmp/out" &&
+		grep -q 'limit memory 64 MiB was reached' "$tmp/err"; then ok; else bad "tmp pages count as memory: 128 MiB into tmp under limit memory 64 MiB (status $rc)"; fi
 fi
 
 # ---- the shipped examples and the layered form ----
