@@ -241,9 +241,28 @@ static bool read_link(const char *p, char *out, size_t size)
 	return true;
 }
 
+/* Whether path (absolute) has a "//", a "." or ".." component, or a
+ * trailing '/': one pass over it, so that the common name, already
+ * normal, is not rewritten. */
+static bool is_normal(const char *path)
+{
+	for (const char *p = path; *p; p++) {
+		if (*p != '/')
+			continue;
+		const char *c = p + 1;
+		if (*c == '/' || (*c == '\0' && p != path))
+			return false;
+		if (c[0] == '.' && (c[1] == '/' || !c[1] || (c[1] == '.' && (c[2] == '/' || !c[2]))))
+			return false;
+	}
+	return true;
+}
+
 /* Removes ".", "..", "//" and a trailing '/' in place; path is absolute. */
 static void normalize(char *path)
 {
+	if (is_normal(path))
+		return;
 	char *w = path;
 	const char *r = path;
 	while (*r) {
@@ -269,22 +288,62 @@ static void normalize(char *path)
 	*w = '\0';
 }
 
+/* The decimal digits of v at w; returns the end. */
+static char *put_uint(char *w, unsigned v)
+{
+	char digits[16];
+	size_t nd = 0;
+	do
+		digits[nd++] = (char)('0' + v % 10);
+	while ((v /= 10) && nd < sizeof digits);
+	while (nd)
+		*w++ = digits[--nd];
+	return w;
+}
+
+/* "/proc/PID/" and tail (short), then num unless it is negative, into out
+ * (at least 64 bytes). Written by hand: this runs for every relative
+ * name, and snprintf was most of the observer's own time there. */
+static void proc_link(char *out, pid_t pid, const char *tail, int num)
+{
+	char *w = out;
+	memcpy(w, "/proc/", 6);
+	w = put_uint(w + 6, (unsigned)pid);
+	*w++ = '/';
+	size_t nt = strlen(tail);
+	memcpy(w, tail, nt);
+	w += nt;
+	if (num >= 0)
+		w = put_uint(w, (unsigned)num);
+	*w = '\0';
+}
+
 /* The absolute path the tracee named with (dirfd, name). /proc/self and
  * /proc/thread-self are the tracee's, not ours. */
 static bool resolve(pid_t pid, int dirfd, const char *name, char *out, size_t size)
 {
-	char base[4096] = "", link[64];
+	size_t nb = 0, nn = strlen(name);
 	if (name[0] != '/') {
+		char link[64];
+		if (dirfd != AT_FDCWD && dirfd < 0)
+			return false; /* EBADF for the tracee too */
 		if (dirfd == AT_FDCWD)
-			snprintf(link, sizeof link, "/proc/%d/cwd", (int)pid);
+			proc_link(link, pid, "cwd", -1);
 		else
-			snprintf(link, sizeof link, "/proc/%d/fd/%d", (int)pid, dirfd);
-		if (!read_link(link, base, sizeof base) || base[0] != '/')
-			return false;
+			proc_link(link, pid, "fd/", dirfd);
+		ssize_t r = readlink(link, out, size - 1);
+		if (r <= 0 || (size_t)r >= size - 1 || out[0] != '/')
+			return false; /* gone, not a path, or cut short */
+		nb = (size_t)r;
+		if (nn) {
+			if (nb + 1 + nn >= size)
+				return false;
+			out[nb++] = '/';
+		}
 	}
-	int n = name[0] ? snprintf(out, size, "%s/%s", base, name) : snprintf(out, size, "%s", base);
-	if (n < 0 || (size_t)n >= size)
+	if (nb + nn >= size)
 		return false;
+	memcpy(out + nb, name, nn + 1);
 	normalize(out);
 	if (!strncmp(out, "/proc/self", 10) && (out[10] == '/' || !out[10])) {
 		char tmp[4200];
