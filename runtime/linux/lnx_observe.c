@@ -15,9 +15,9 @@
 #include "lnx_observe.h"
 
 #include <arpa/inet.h>
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <sched.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/openat2.h>
@@ -25,6 +25,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stddef.h>
@@ -242,9 +243,9 @@ static bool read_link(const char *p, char *out, size_t size)
 	return true;
 }
 
-/* Whether path (absolute) has a "//", a "." or ".." component, or a
- * trailing '/': one pass over it, so that the common name, already
- * normal, is not rewritten. */
+/* Whether path (absolute) is normal already: no "//", no "." or ".."
+ * component, no trailing '/'. One pass, so that the common name is not
+ * rewritten. */
 static bool is_normal(const char *path)
 {
 	for (const char *p = path; *p; p++) {
@@ -618,6 +619,7 @@ static void own_table(const struct lnx_observer *o)
 			keep[k] = keep[k - 1];
 			keep[k - 1] = t;
 		}
+	assert(keep[0] <= keep[1] && keep[1] <= keep[2]);
 	/* close_range (Linux 5.9) first, on an empty range: without it the
 	 * copy would keep every descriptor, so stay on the shared table. */
 	if (syscall(SYS_close_range, ~0U, ~0U, 0) != 0 || unshare(CLONE_FILES) != 0)
