@@ -58,6 +58,13 @@ unsigned short lnx_notify_filter(const struct lnx_notify_rule *rules, size_t n,
 	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS);
 	f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 					      offsetof(struct seccomp_data, nr));
+#if defined(__x86_64__)
+	/* x32 calls come with this architecture's AUDIT_ARCH and their own
+	 * numbers (bit 30 set): they would meet no rule and pass unseen, so
+	 * they are killed, as the main filter does under enforce. */
+	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000u, 0, 1);
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS);
+#endif
 	for (size_t i = 0; i < n; i++) {
 		const struct lnx_notify_rule *r = &rules[i];
 		if (r->arg < 0) {

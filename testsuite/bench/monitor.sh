@@ -49,38 +49,8 @@ printf 'p: main.o%s\n\tcc -o p main.o%s\n%%.o: %%.c\n\tcc -O1 -c $<\nclean:\n\tr
 	"$objs" "$objs" >"$tmp/proj/Makefile"
 printf 'find %s/tree -type f | wc -l >/dev/null\nfind %s/tree -type f | xargs cat >/dev/null\nmake -s -C %s/proj clean p\n' \
 	"$tmp" "$tmp" "$tmp" >"$tmp/work.sh"
-# the file-heavy workload; files the user may not read fail alike in
-# every row, hence the `:` (xargs would exit 123)
-printf 'find /usr/share -type f 2>/dev/null | head -n 5000 | xargs cat >/dev/null 2>&1\n:\n' \
-	>"$tmp/usr.sh"
-
-cat >"$tmp/covered.cage" <<P
-cage 1
-import "std/base"
-profile watch {
-    mode monitor
-    allow read write exec "$tmp/**"
-    env keep PATH HOME
-}
-P
-cat >"$tmp/bare.cage" <<P
-cage 1
-import "std/base"
-profile watch {
-    mode monitor
-    allow read exec "/usr/**"
-    env keep PATH HOME
-}
-P
-cat >"$tmp/enforce.cage" <<P
-cage 1
-import "std/base"
-profile build {
-    allow read write exec "$tmp/**"
-    allow read "/usr/include/**"
-    env keep PATH HOME
-}
-P
+# the file-heavy workload and the three policies
+sh "$(dirname "$0")/monitor_fixture.sh" "$tmp"
 # The bare and strace rows get the environment the policies keep (PATH
 # and HOME), so that every row runs the same programs the same way.
 case "$PATH$HOME" in *[[:space:]\'\"\\]*)

@@ -12,6 +12,7 @@
 # not exist (no record), O_CREAT of a new and of an existing file, O_RDWR,
 # O_RDONLY|O_TRUNC, O_PATH, unlink and exec of missing and present files,
 # mkdir, rename, names relative to the cwd and to a directory descriptor,
+# names with "//", "." and ".." and names that only look like them,
 # paths the policy covers, and names laid in the tracee's memory across a
 # page boundary and ending on the last byte before an unreadable page (the
 # observer reads the tracee's memory page by page).
@@ -27,7 +28,7 @@ command -v python3 >/dev/null || { echo "SKIP: python3 is not installed"; exit 7
 
 mkdir -p "$T/ws" "$T/cov" "$T/un/sub" "$T/home" "$T/cr" "$T/wr"
 echo c > "$T/cov/c"; echo u > "$T/un/u"; echo p > "$T/un/p"; echo o > "$T/un/o"; echo t > "$T/un/t"; echo r > "$T/un/r"
-echo x > "$T/un/gone"; : > "$T/un/ex"
+echo x > "$T/un/gone"; : > "$T/un/ex"; echo d > "$T/un/..x"; echo h > "$T/un/.y"
 # a name longer than the observer's first read of the tracee's memory
 L=$T/un/$(printf '%060d/%060d/%060d/%060d/%060d' 1 2 3 4 5)
 mkdir -p "$L" && echo l > "$L/f"
@@ -94,6 +95,17 @@ d = os.open(T + "/un/sub", os.O_RDONLY | os.O_DIRECTORY)
 tryopen("../t", os.O_RDONLY, dir_fd=d)        # relative to a descriptor
 tryopen("new2", os.O_WRONLY | os.O_CREAT, dir_fd=d)
 os.close(d)
+# names the observer must normalise ("//", ".", "..", a trailing '/'),
+# and names that only look like "." or ".." (the observer skips the
+# rewrite for a name that needs none)
+tryopen(T + "//un//u", os.O_RDONLY)
+tryopen("./r", os.O_RDONLY)
+tryopen("sub/./../t", os.O_RDONLY)
+tryopen("sub/", os.O_RDONLY | os.O_DIRECTORY)
+tryopen("..x", os.O_RDONLY)
+tryopen(T + "/un/.y", os.O_RDONLY)
+tryopen(T + "/un/sub/..", os.O_RDONLY | os.O_DIRECTORY)
+tryopen(T + "/un/sub/.", os.O_RDONLY | os.O_DIRECTORY)
 os.chdir(T + "/ws")
 # names in raw memory: across a page boundary, and ending on the last
 # readable byte with an unreadable page after it
@@ -210,6 +222,14 @@ openat read $U/sub would-block
 openat read $U/t would-block
 openat create $U/sub/new2 would-block
 openat write $U/sub/new2 would-block
+openat read $U/u would-block
+openat read $U/r would-block
+openat read $U/t would-block
+openat read $U/sub would-block
+openat read $U/..x would-block
+openat read $U/.y would-block
+openat read $U would-block
+openat read $U/sub would-block
 openat read $U/u would-block
 openat read $U/r would-block
 W
