@@ -36,15 +36,8 @@ static struct loc lex_loc(struct lexer *lx, const char *start, size_t len)
 		lx->col_off = lx->line_start;
 		lx->col = 1;
 	}
-	/* continue from the last known column: same rules as diag_display_col */
-	uint32_t col = lx->col - 1;
-	for (size_t i = lx->col_off; i < off; i++) {
-		unsigned char c = (unsigned char)lx->file->text[i];
-		if (c == '\t')
-			col = (col / 8 + 1) * 8;
-		else if ((c & 0xC0) != 0x80)
-			col++;
-	}
+	/* continue from the last known column */
+	uint32_t col = diag_columns(lx->file->text + lx->col_off, lx->file->text + off, lx->col - 1);
 	lx->col_off = off;
 	lx->col = col + 1;
 	struct loc l = {
@@ -141,7 +134,11 @@ again:
 		lx->line_start = (size_t)(lx->cur - lx->file->text);
 		return;
 	}
-	"#" [^\n\x00]* {
+	"#" {
+		/* The rest of the line, up to a newline or a NUL (the end's
+		 * sentinel or an error for the next token): what [^\n\x00]*
+		 * would match, found by the C library rather than the DFA. */
+		cur += strcspn((const char *)cur, "\n");
 		lx->cur = (const char *)cur;
 		if (!lx->keep_comments)
 			goto again;
