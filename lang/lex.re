@@ -50,12 +50,26 @@ static struct loc lex_loc(struct lexer *lx, const char *start, size_t len)
 	return l;
 }
 
+/* A string byte that is its own value: not an escape, not a control. */
+static bool lex_plain_strch(unsigned char c)
+{
+	return c >= 0x20 && c != '\\' && c != 0x7f;
+}
+
 /* Unescapes the string literal [s, e) (without its quotes). */
 static void lex_string_value(struct lexer *lx, struct token *t, const char *s, const char *e)
 {
-	char *out = arena_alloc(lx->arena, (size_t)(e - s) + 1);
+	char *out = arena_alloc_raw(lx->arena, (size_t)(e - s) + 1);
 	size_t n = 0;
 	for (const char *p = s; p < e; p++) {
+		/* the run of bytes that stand for themselves, copied at once */
+		const char *q = p;
+		while (q < e && lex_plain_strch((unsigned char)*q))
+			q++;
+		memcpy(out + n, p, (size_t)(q - p));
+		n += (size_t)(q - p);
+		if ((p = q) == e)
+			break;
 		unsigned char c = (unsigned char)*p;
 		if (c == '\\' && p + 1 < e) {
 			p++;

@@ -131,14 +131,16 @@ static bool is_guard(const struct allows *al, const struct ir_rule *g)
 }
 
 /* The pins collected so far, each directory once: a hash set over their
- * texts (open addressing, indices + 1, 0 empty) finds a directory many
- * guards share without keeping a copy per guard. Rules are visited in
- * order, so the pin kept for a directory is that of its first guard. */
+ * texts (open addressing, indices + 1, 0 empty, at most half full) finds
+ * a directory many guards share without keeping a copy per guard. Rules
+ * are visited in order, so the pin kept for a directory is that of its
+ * first guard. */
 struct pinv {
 	struct ir_pin *v;
 	size_t n, cap;
 	uint32_t *slot;
-	size_t nslot; /* a power of two, more than twice the most pins */
+	uint32_t *hash; /* parallel to v, for rehashing */
+	size_t nslot;   /* a power of two */
 };
 
 /* FNV-1a, one byte at a time, so the hash of every prefix of a path
@@ -150,13 +152,16 @@ static uint32_t pin_hash_step(uint32_t h, unsigned char c)
 	return (h ^ c) * PIN_FNV_PRIME;
 }
 
-static void pins_init(struct arena *a, struct pinv *pv, size_t most)
+static void pins_rehash(struct arena *a, struct pinv *pv, size_t nslot)
 {
-	memset(pv, 0, sizeof *pv);
-	pv->nslot = 16;
-	while (pv->nslot <= 2 * most)
-		pv->nslot *= 2;
-	pv->slot = arena_alloc(a, pv->nslot * sizeof *pv->slot);
+	pv->nslot = nslot;
+	pv->slot = arena_alloc(a, nslot * sizeof *pv->slot);
+	for (size_t i = 0; i < pv->n; i++) {
+		size_t s = pv->hash[i] & (nslot - 1);
+		while (pv->slot[s])
+			s = (s + 1) & (nslot - 1);
+		pv->slot[s] = (uint32_t)(i + 1);
+	}
 }
 
 static void add_pin(struct arena *a, struct pinv *pv, const struct ir_rule *g, const char *text,
@@ -171,15 +176,19 @@ static void add_pin(struct arena *a, struct pinv *pv, const struct ir_rule *g, c
 	if (pv->n == pv->cap) {
 		pv->cap = pv->cap ? pv->cap * 2 : 32;
 		pv->v = arena_grow(a, pv->v, pv->n, pv->cap, sizeof *pv->v);
+		pv->hash = arena_grow(a, pv->hash, pv->n, pv->cap, sizeof *pv->hash);
 	}
-	assert(2 * pv->n < pv->nslot);
-	struct ir_pin *pin = &pv->v[pv->n++];
+	struct ir_pin *pin = &pv->v[pv->n];
 	memset(pin, 0, sizeof *pin);
 	pin->pat.text = arena_strndup(a, text, len);
 	pin->pat.home_len = g->t.path.home_len <= len ? g->t.path.home_len : 0;
 	path_classify(&pin->pat);
 	pin->guard = g;
+	pv->hash[pv->n++] = h;
 	pv->slot[s] = (uint32_t)pv->n;
+	if (2 * pv->n >= pv->nslot)
+		pins_rehash(a, pv, 2 * pv->nslot);
+	assert(2 * pv->n < pv->nslot);
 }
 
 /* Every directory above guard g (each component prefix; a glob prefix
@@ -193,14 +202,6 @@ static void add_pins_of(struct arena *a, struct pinv *pv, const struct ir_rule *
 			add_pin(a, pv, g, t->text, k, h);
 		h = pin_hash_step(h, (unsigned char)t->text[k]);
 	}
-}
-
-static size_t count_slashes(const struct ir_path *t)
-{
-	size_t n = 0;
-	for (size_t k = 1; k < t->len; k++)
-		n += t->text[k] == '/';
-	return n;
 }
 
 /* By text: the pins are unique, so no two compare equal. */
@@ -223,14 +224,10 @@ void ir_pins_build(struct arena *a, struct ir_profile *p)
 	bool *guard = arena_alloc(a, (p->nrules ? p->nrules : 1) * sizeof *guard);
 	struct allows al;
 	allows_build(a, p, &al);
-	size_t most = 0;
+	struct pinv pv = { 0 };
+	pins_rehash(a, &pv, 256);
 	for (size_t i = 0; i < p->nrules; i++)
 		if ((guard[i] = is_guard(&al, &p->rules[i])))
-			most += count_slashes(&p->rules[i].t.path);
-	struct pinv pv;
-	pins_init(a, &pv, most);
-	for (size_t i = 0; i < p->nrules; i++)
-		if (guard[i])
 			add_pins_of(a, &pv, &p->rules[i]);
 	if (pv.n > 1)
 		qsort(pv.v, pv.n, sizeof *pv.v, pin_cmp);

@@ -58,7 +58,7 @@ bool path_normalize(struct arena *a, const char *in, size_t len, char **out, con
 	/* Start offsets of the components written so far, for "..". */
 	enum { MAX_DEPTH = 1024 };
 	size_t starts[MAX_DEPTH], depth = 0;
-	char *buf = arena_alloc(a, len + 2);
+	char *buf = arena_alloc_raw(a, len + 2);
 	size_t n = 0;
 	bool glob_seen = false;
 	size_t i = 0;

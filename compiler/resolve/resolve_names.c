@@ -369,9 +369,13 @@ char *rsv_interpolate(struct rsv *r, const struct ast_str *s, bool *ok)
 			*ok = false;
 			break;
 		} else {
+			/* the literal run up to the next brace, in one piece */
+			size_t j = i + 1;
+			while (j < s->len && s->text[j] != '{' && s->text[j] != '}')
+				j++;
 			add = s->text + i;
-			alen = 1;
-			i++;
+			alen = j - i;
+			i = j;
 		}
 		if (add) {
 			if (n + alen + 1 > cap) {
