@@ -204,10 +204,11 @@ static void add_pins_of(struct arena *a, struct pinv *pv, const struct ir_rule *
 	}
 }
 
-/* By text: the pins are unique, so no two compare equal. */
+/* By text: the pins are unique, so no two compare equal. Pointers are
+ * sorted, not the pins: a sort moves each element many times. */
 static int pin_cmp(const void *x, const void *y)
 {
-	const struct ir_pin *a = x, *b = y;
+	const struct ir_pin *a = *(const struct ir_pin *const *)x, *b = *(const struct ir_pin *const *)y;
 	return strcmp(a->pat.text, b->pat.text);
 }
 
@@ -217,6 +218,20 @@ static void assert_pins_sorted(const struct ir_pin *v, size_t n)
 		assert(strcmp(v[i - 1].pat.text, v[i].pat.text) < 0);
 	(void)v;
 	(void)n;
+}
+
+/* pv's pins by text, in a new array of the arena. */
+static struct ir_pin *pins_sorted(struct arena *a, const struct pinv *pv)
+{
+	const struct ir_pin **by = arena_alloc(a, (pv->n + 1) * sizeof *by);
+	for (size_t i = 0; i < pv->n; i++)
+		by[i] = &pv->v[i];
+	qsort(by, pv->n, sizeof *by, pin_cmp);
+	struct ir_pin *out = arena_alloc(a, (pv->n + 1) * sizeof *out);
+	for (size_t i = 0; i < pv->n; i++)
+		out[i] = *by[i];
+	assert_pins_sorted(out, pv->n);
+	return out;
 }
 
 void ir_pins_build(struct arena *a, struct ir_profile *p)
@@ -229,10 +244,7 @@ void ir_pins_build(struct arena *a, struct ir_profile *p)
 	for (size_t i = 0; i < p->nrules; i++)
 		if ((guard[i] = is_guard(&al, &p->rules[i])))
 			add_pins_of(a, &pv, &p->rules[i]);
-	if (pv.n > 1)
-		qsort(pv.v, pv.n, sizeof *pv.v, pin_cmp);
-	assert_pins_sorted(pv.v, pv.n);
-	p->pins = pv.v;
+	p->pins = pv.n > 1 ? pins_sorted(a, &pv) : pv.v;
 	p->npins = pv.n;
 	p->guard = guard;
 }
