@@ -49,7 +49,7 @@ static void bad(struct rbuf *r, const char *fmt, ...)
 	va_end(ap);
 }
 
-static const uint8_t *take(struct rbuf *r, size_t n)
+static inline const uint8_t *take(struct rbuf *r, size_t n)
 {
 	if (r->bad)
 		return NULL;
@@ -62,25 +62,25 @@ static const uint8_t *take(struct rbuf *r, size_t n)
 	return p;
 }
 
-static uint8_t r8(struct rbuf *r)
+static inline uint8_t r8(struct rbuf *r)
 {
 	const uint8_t *p = take(r, 1);
 	return p ? p[0] : 0;
 }
 
-static uint16_t r16(struct rbuf *r)
+static inline uint16_t r16(struct rbuf *r)
 {
 	const uint8_t *p = take(r, 2);
 	return p ? pf_rd16(p) : 0;
 }
 
-static uint32_t r32(struct rbuf *r)
+static inline uint32_t r32(struct rbuf *r)
 {
 	const uint8_t *p = take(r, 4);
 	return p ? pf_rd32(p) : 0;
 }
 
-static uint64_t r64(struct rbuf *r)
+static inline uint64_t r64(struct rbuf *r)
 {
 	const uint8_t *p = take(r, 8);
 	return p ? pf_rd64(p) : 0;

@@ -12,6 +12,7 @@
  */
 #include "lplan_int.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <string.h>
@@ -31,6 +32,8 @@
 struct dg {
 	XXH3_state_t *s;
 	size_t n;
+	const struct src_file *file; /* the last location's file, and its */
+	size_t file_len;             /* name's length: rules share a few files */
 	uint8_t buf[4096];
 };
 
@@ -74,7 +77,15 @@ static void dg_path(struct dg *d, const struct ir_path *p)
 
 static void dg_loc(struct dg *d, const struct loc *l)
 {
-	dg_str(d, l->file ? l->file->name : "");
+	if (!l->file || !l->file->name) {
+		dg_str(d, "");
+	} else {
+		if (l->file != d->file) {
+			d->file = l->file;
+			d->file_len = strlen(l->file->name);
+		}
+		dg_bytes(d, l->file->name, d->file_len + 1);
+	}
 	dg_u64(d, (uint64_t)l->line << 32 | l->col);
 	dg_u64(d, (uint64_t)l->off << 32 | l->len);
 }
@@ -317,22 +328,34 @@ static const struct ir_rule *rule_at(const struct ir_profile *p, uint32_t i)
 }
 
 /* Absolute and normalised, as every path the planner makes is: no empty,
- * "." or ".." component, no trailing '/' (but "/" itself). Searched for
- * as "//" and "/." (the C library's search is several times faster than
- * a loop over the bytes, and most components start with neither). */
+ * "." or ".." component, no trailing '/' (but "/" itself). Only what
+ * follows each '/' needs a look; the bytes of a name are skipped in a
+ * tight loop ('.' and '\0', which end or matter, are below '/'). */
 static bool normal(const char *p)
 {
 	if (p[0] != '/')
 		return false;
-	size_t len = strlen(p);
-	if ((len > 1 && p[len - 1] == '/') || strstr(p, "//"))
-		return false;
-	for (const char *c = strstr(p, "/."); c; c = strstr(c + 2, "/.")) {
-		const char *after = c[2] == '.' ? c + 3 : c + 2; /* past "." or ".." */
-		if (*after == '/' || *after == '\0')
+	if (!p[1])
+		return true;
+	const unsigned char *c = (const unsigned char *)p;
+	for (;;) {
+		const unsigned char *n = c + 1; /* the component after the '/' at c */
+		if (n[0] == '/' || n[0] == '\0')
 			return false;
+		if (n[0] == '.') {
+			size_t d = n[1] == '.' ? 2 : 1;
+			if (n[d] == '/' || n[d] == '\0')
+				return false;
+		}
+		for (c = n + 1;; c++) { /* on to the next '/', or the end */
+			while (*c > '/')
+				c++;
+			if (*c == '/')
+				break;
+			if (*c == '\0')
+				return true;
+		}
 	}
-	return true;
 }
 
 /* The path text of an artifact, borrowed: pf_read copied it into the
@@ -347,34 +370,23 @@ static bool classify(struct ir_path *pp, const char *text)
 	return true;
 }
 
-/* A target as the compiled profile spells it, classified once: most
- * resolved rules keep their rule's text (nothing on the way was a
- * symlink, no glob was expanded; gprof and rprof both hold it), and a
- * text equal to it
- * classifies as it does. state: 0 not yet looked at, 1 normal (path
- * set), 2 not. */
-struct known_text {
-	struct ir_path path;
-	uint8_t state;
-};
-
-static bool classify_known(struct known_text *k, const char *orig, struct ir_path *pp,
-			   const char *text)
+/* A resolved text that is its rule's own (most are: nothing on the way
+ * was a symlink, no glob was expanded) takes the classification the
+ * compiler gave that text, which path_normalize made: the file's bytes
+ * are checked by being equal to it, not walked again. */
+static bool classify_as(const struct ir_path *compiled, struct ir_path *pp, const char *text)
 {
-	if (strcmp(text, orig) != 0)
+	if (strcmp(text, compiled->text) != 0)
 		return classify(pp, text);
-	if (!k->state)
-		k->state = classify(&k->path, orig) ? 1 : 2;
-	if (k->state != 1)
-		return false;
-	*pp = k->path;
+	*pp = *compiled;
+	pp->home_len = 0;
 	pp->text = text;
+	assert(normal(text) && pp->len == strlen(text));
 	return true;
 }
 
-static bool rules_in(struct arena *a, const struct ir_profile *p, struct known_text *known,
-		     const struct pf_rule *v, size_t n, struct ir_profile *out, char *err,
-		     size_t errlen)
+static bool rules_in(struct arena *a, const struct ir_profile *p, const struct pf_rule *v,
+		     size_t n, struct ir_profile *out, char *err, size_t errlen)
 {
 	/* each element is assigned whole below; only the spare one is zeroed */
 	struct ir_rule *rs = arena_alloc_raw(a, (n + 1) * sizeof *rs);
@@ -388,8 +400,7 @@ static bool rules_in(struct arena *a, const struct ir_profile *p, struct known_t
 				   i, v[i].nexcept, o->nexcept);
 		rs[i] = *o;
 		rs[i].index = (uint32_t)i;
-		struct known_text *kt = &known[v[i].orig];
-		if (!classify_known(kt, o->t.path.text, &rs[i].t.path, v[i].text))
+		if (!classify_as(&o->t.path, &rs[i].t.path, v[i].text))
 			return bad(err, errlen, "resolved rule %zu: path is not absolute and normalised", i);
 		rs[i].except = NULL;
 		rs[i].nexcept = v[i].nexcept;
@@ -397,7 +408,7 @@ static bool rules_in(struct arena *a, const struct ir_profile *p, struct known_t
 			struct ir_except *e = arena_alloc(a, v[i].nexcept * sizeof *e);
 			for (uint32_t k = 0; k < v[i].nexcept; k++) {
 				e[k] = o->except[k];
-				if (!classify(&e[k].path, v[i].except[k]))
+				if (!classify_as(&o->except[k].path, &e[k].path, v[i].except[k]))
 					return bad(err, errlen, "resolved rule %zu: except is not absolute and normalised", i);
 			}
 			rs[i].except = e;
@@ -475,9 +486,8 @@ bool lplan_from_pf(struct arena *a, const struct pf_plan *in, const struct ir_pr
 		plan->guards[i].rule = rule_at(p, in->guards[i].rule);
 	}
 	plan->nguards = in->nguards;
-	struct known_text *known = arena_alloc(a, (p->nrules + 1) * sizeof *known);
-	if (!rules_in(a, p, known, in->gprof, in->ngprof, &plan->gprof, err, errlen) ||
-	    !rules_in(a, p, known, in->rprof, in->nrprof, &plan->rprof, err, errlen))
+	if (!rules_in(a, p, in->gprof, in->ngprof, &plan->gprof, err, errlen) ||
+	    !rules_in(a, p, in->rprof, in->nrprof, &plan->rprof, err, errlen))
 		return false;
 	plan->ngrants = in->ngrants;
 	plan->nmounts = in->nmounts;
