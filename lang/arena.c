@@ -45,7 +45,7 @@ void arena_free(struct arena *a)
 	a->total = 0;
 }
 
-void *arena_alloc(struct arena *a, size_t size)
+void *arena_alloc_raw(struct arena *a, size_t size)
 {
 	const size_t align = sizeof(max_align_t);
 	/* Rounding up must not wrap to a small size. */
@@ -71,6 +71,12 @@ void *arena_alloc(struct arena *a, size_t size)
 	b->used += size;
 	assert(b->used <= b->cap && b->used % align == 0);
 	a->total += size;
+	return p;
+}
+
+void *arena_alloc(struct arena *a, size_t size)
+{
+	void *p = arena_alloc_raw(a, size);
 	memset(p, 0, size);
 	return p;
 }
@@ -80,15 +86,16 @@ void *arena_grow(struct arena *a, const void *v, size_t n, size_t cap, size_t si
 	assert(n <= cap);
 	if (size && cap > SIZE_MAX / size)
 		arena_oom();
-	void *nv = arena_alloc(a, cap * size);
+	char *nv = arena_alloc_raw(a, cap * size);
 	if (n)
 		memcpy(nv, v, n * size);
+	memset(nv + n * size, 0, (cap - n) * size);
 	return nv;
 }
 
 char *arena_strndup(struct arena *a, const char *s, size_t n)
 {
-	char *p = arena_alloc(a, n + 1);
+	char *p = arena_alloc_raw(a, n + 1);
 	memcpy(p, s, n);
 	p[n] = '\0';
 	return p;
@@ -99,13 +106,19 @@ char *arena_strdup(struct arena *a, const char *s)
 	return arena_strndup(a, s, strlen(s));
 }
 
+char *arena_concat3(struct arena *a, const char *s, const char *t, const char *u)
+{
+	size_t n = strlen(s), m = strlen(t), k = strlen(u);
+	char *p = arena_alloc_raw(a, n + m + k + 1);
+	memcpy(p, s, n);
+	memcpy(p + n, t, m);
+	memcpy(p + n + m, u, k + 1);
+	return p;
+}
+
 char *arena_concat(struct arena *a, const char *s, const char *t)
 {
-	size_t n = strlen(s), m = strlen(t);
-	char *p = arena_alloc(a, n + m + 1);
-	memcpy(p, s, n);
-	memcpy(p + n, t, m + 1);
-	return p;
+	return arena_concat3(a, s, t, "");
 }
 
 char *arena_printf(struct arena *a, const char *fmt, ...)
@@ -116,7 +129,7 @@ char *arena_printf(struct arena *a, const char *fmt, ...)
 	va_end(ap);
 	if (n < 0)
 		arena_oom();
-	char *p = arena_alloc(a, (size_t)n + 1);
+	char *p = arena_alloc_raw(a, (size_t)n + 1);
 	va_start(ap, fmt);
 	vsnprintf(p, (size_t)n + 1, fmt, ap);
 	va_end(ap);

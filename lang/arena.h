@@ -19,6 +19,9 @@ void arena_init(struct arena *a);
 void arena_free(struct arena *a);
 /* Returns zeroed memory aligned for any object; aborts only on OOM. */
 void *arena_alloc(struct arena *a, size_t size);
+/* The same, not zeroed: for bytes the caller writes before anyone reads
+ * them (copies, file text), where zeroing first is a second pass. */
+void *arena_alloc_raw(struct arena *a, size_t size);
 /* A vector's new block: room for cap elements of size bytes, the first n
  * copied from v (the old block stays in the arena until it is freed). */
 void *arena_grow(struct arena *a, const void *v, size_t n, size_t cap, size_t size);
@@ -27,6 +30,8 @@ char *arena_strdup(struct arena *a, const char *s);
 /* S then T: what arena_printf("%s%s") gives, without the formatter (the
  * resolver joins a home or a directory to every path it reads). */
 char *arena_concat(struct arena *a, const char *s, const char *t);
+/* S, T then U (a folder, "/" and a name) */
+char *arena_concat3(struct arena *a, const char *s, const char *t, const char *u);
 char *arena_printf(struct arena *a, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 

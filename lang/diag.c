@@ -90,17 +90,36 @@ void diag_add_import_chain(struct diag_list *dl, struct diag *d, const struct sr
 	}
 }
 
-uint32_t diag_display_col(const char *text, size_t line_start, size_t off)
+/* True when none of the 8 bytes at p is a tab or has its high bit set:
+ * then each is one column (w ^ tabs has a zero byte where p has a tab). */
+static bool plain8(const char *p)
 {
-	uint32_t col = 0;
-	for (size_t i = line_start; i < off; i++) {
-		unsigned char c = (unsigned char)text[i];
+	uint64_t w;
+	memcpy(&w, p, sizeof w);
+	const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+	uint64_t t = w ^ (ones * '\t');
+	return ((w | ((t - ones) & ~t)) & highs) == 0;
+}
+
+uint32_t diag_columns(const char *s, const char *e, uint32_t col)
+{
+	while (e - s >= 8 && plain8(s)) {
+		col += 8;
+		s += 8;
+	}
+	for (; s < e; s++) {
+		unsigned char c = (unsigned char)*s;
 		if (c == '\t')
 			col = (col / 8 + 1) * 8;
 		else if ((c & 0xC0) != 0x80) /* continuation bytes add nothing */
 			col++;
 	}
-	return col + 1;
+	return col;
+}
+
+uint32_t diag_display_col(const char *text, size_t line_start, size_t off)
+{
+	return diag_columns(text + line_start, text + off, 0) + 1;
 }
 
 const char *diag_sev_name(enum diag_sev sev)

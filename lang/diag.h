@@ -78,6 +78,11 @@ void diag_note(struct diag_list *dl, struct diag *d, struct loc loc,
  * start of its line: tabs advance to the next multiple of 8, a UTF-8 sequence
  * counts as one column (as gcc's -fdiagnostics-column-unit=display). */
 uint32_t diag_display_col(const char *text, size_t line_start, size_t off);
+/* The same count carried on: the 0-based column after the bytes [s, e)
+ * when s is at 0-based column col (the lexer goes token by token; the
+ * newline after a comment spans the whole comment, so plain ASCII is
+ * counted 8 bytes at a time). */
+uint32_t diag_columns(const char *s, const char *e, uint32_t col);
 
 /* The import chain of `file` as notes, innermost first. */
 void diag_add_import_chain(struct diag_list *dl, struct diag *d,

@@ -7,6 +7,7 @@
  */
 #include "lex.h"
 
+#include <stdint.h>
 #include <string.h>
 
 #include "grammar.h"
@@ -36,15 +37,8 @@ static struct loc lex_loc(struct lexer *lx, const char *start, size_t len)
 		lx->col_off = lx->line_start;
 		lx->col = 1;
 	}
-	/* continue from the last known column: same rules as diag_display_col */
-	uint32_t col = lx->col - 1;
-	for (size_t i = lx->col_off; i < off; i++) {
-		unsigned char c = (unsigned char)lx->file->text[i];
-		if (c == '\t')
-			col = (col / 8 + 1) * 8;
-		else if ((c & 0xC0) != 0x80)
-			col++;
-	}
+	/* continue from the last known column */
+	uint32_t col = diag_columns(lx->file->text + lx->col_off, lx->file->text + off, lx->col - 1);
 	lx->col_off = off;
 	lx->col = col + 1;
 	struct loc l = {
@@ -57,12 +51,40 @@ static struct loc lex_loc(struct lexer *lx, const char *start, size_t len)
 	return l;
 }
 
+/* A string byte that is its own value: not an escape, not a control. */
+static bool lex_plain_strch(unsigned char c)
+{
+	return c >= 0x20 && c != '\\' && c != 0x7f;
+}
+
+/* The same for all 8 bytes at p: none below 0x20, none a backslash or
+ * DEL (a byte equal to k leaves a zero byte in w ^ k*ones). */
+static bool lex_plain_strch8(const char *p)
+{
+	uint64_t w;
+	memcpy(&w, p, sizeof w);
+	const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+	uint64_t bs = w ^ (ones * '\\'), del = w ^ (ones * 0x7f);
+	uint64_t hit = ((w - ones * 0x20) & ~w) | ((bs - ones) & ~bs) | ((del - ones) & ~del);
+	return (hit & highs) == 0;
+}
+
 /* Unescapes the string literal [s, e) (without its quotes). */
 static void lex_string_value(struct lexer *lx, struct token *t, const char *s, const char *e)
 {
-	char *out = arena_alloc(lx->arena, (size_t)(e - s) + 1);
+	char *out = arena_alloc_raw(lx->arena, (size_t)(e - s) + 1);
 	size_t n = 0;
 	for (const char *p = s; p < e; p++) {
+		/* the run of bytes that stand for themselves, copied at once */
+		const char *q = p;
+		while (e - q >= 8 && lex_plain_strch8(q))
+			q += 8;
+		while (q < e && lex_plain_strch((unsigned char)*q))
+			q++;
+		memcpy(out + n, p, (size_t)(q - p));
+		n += (size_t)(q - p);
+		if ((p = q) == e)
+			break;
 		unsigned char c = (unsigned char)*p;
 		if (c == '\\' && p + 1 < e) {
 			p++;
@@ -141,7 +163,11 @@ again:
 		lx->line_start = (size_t)(lx->cur - lx->file->text);
 		return;
 	}
-	"#" [^\n\x00]* {
+	"#" {
+		/* The rest of the line, up to a newline or a NUL (the end's
+		 * sentinel or an error for the next token): what [^\n\x00]*
+		 * would match, found by the C library rather than the DFA. */
+		cur += strcspn((const char *)cur, "\n");
 		lx->cur = (const char *)cur;
 		if (!lx->keep_comments)
 			goto again;

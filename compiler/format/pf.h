@@ -138,7 +138,8 @@ struct pf_plan {
 void pf_write(struct arena *a, const struct pf_plan *p, uint8_t **out, size_t *len);
 /* Parses an artifact: false with the reason in err on any malformation
  * (truncated, bad magic, version, checksum, an index out of bounds, an
- * unknown flag, trailing bytes). Strings are copied into `a`. */
+ * unknown flag, trailing bytes). Strings are copied into `a`. After a
+ * false return *p is not to be read. */
 bool pf_read(struct arena *a, const uint8_t *buf, size_t len, struct pf_plan *p, char *err,
 	     size_t errlen);
 /* Whether two keys are the same key. */

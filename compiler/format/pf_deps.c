@@ -67,7 +67,7 @@ bool pf_dep_same(const struct pf_dep *x, const struct pf_dep *y)
 	return x->kind == y->kind && x->err == y->err && x->dev == y->dev &&
 	       (x->ino == y->ino || S_ISREG(x->mode)) && x->mode == y->mode && x->mtime_s == y->mtime_s && x->mtime_ns == y->mtime_ns &&
 	       x->ctime_s == y->ctime_s && x->ctime_ns == y->ctime_ns &&
-	       !strcmp(x->target, y->target) && !strcmp(x->path, y->path);
+	       !strcmp(x->target, y->target) && (x->path == y->path || !strcmp(x->path, y->path));
 }
 
 bool pf_deps_check(struct arena *a, const struct pf_dep *deps, size_t n, size_t *bad)

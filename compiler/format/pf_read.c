@@ -7,9 +7,12 @@
  * file were hostile. A count is accepted only when the bytes left could
  * hold that many of its smallest element, so no allocation exceeds the
  * file's own size; every rule and node index must point inside the plan.
+ * On a false return nothing in the plan is to be used: arrays are not
+ * zeroed, as every element is written when the whole file reads.
  */
 #include "pf.h"
 
+#include <assert.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -22,6 +25,11 @@ struct rbuf {
 	struct arena *a;
 	const uint8_t *b;
 	size_t len, off;
+	/* Where the strings are copied, one block for the file: a string of
+	 * n bytes takes n + 4 bytes of the file and n + 1 of the pool, so a
+	 * pool as long as the file holds them all. */
+	char *pool;
+	size_t pool_used, pool_cap;
 	bool bad;
 	char *err;
 	size_t errlen;
@@ -41,7 +49,7 @@ static void bad(struct rbuf *r, const char *fmt, ...)
 	va_end(ap);
 }
 
-static const uint8_t *take(struct rbuf *r, size_t n)
+static inline const uint8_t *take(struct rbuf *r, size_t n)
 {
 	if (r->bad)
 		return NULL;
@@ -54,25 +62,25 @@ static const uint8_t *take(struct rbuf *r, size_t n)
 	return p;
 }
 
-static uint8_t r8(struct rbuf *r)
+static inline uint8_t r8(struct rbuf *r)
 {
 	const uint8_t *p = take(r, 1);
 	return p ? p[0] : 0;
 }
 
-static uint16_t r16(struct rbuf *r)
+static inline uint16_t r16(struct rbuf *r)
 {
 	const uint8_t *p = take(r, 2);
 	return p ? pf_rd16(p) : 0;
 }
 
-static uint32_t r32(struct rbuf *r)
+static inline uint32_t r32(struct rbuf *r)
 {
 	const uint8_t *p = take(r, 4);
 	return p ? pf_rd32(p) : 0;
 }
 
-static uint64_t r64(struct rbuf *r)
+static inline uint64_t r64(struct rbuf *r)
 {
 	const uint8_t *p = take(r, 8);
 	return p ? pf_rd64(p) : 0;
@@ -92,7 +100,12 @@ static const char *rstr(struct rbuf *r)
 		bad(r, "string holds a NUL byte");
 		return "";
 	}
-	return arena_strndup(r->a, (const char *)p, n);
+	assert(r->pool_cap - r->pool_used > n);
+	char *s = r->pool + r->pool_used;
+	memcpy(s, p, n);
+	s[n] = '\0';
+	r->pool_used += (size_t)n + 1;
+	return s;
 }
 
 /* A count of elements of at least `min` bytes each, and room for them. */
@@ -107,7 +120,7 @@ static void *rcount(struct rbuf *r, size_t min, size_t elem, size_t *n)
 		return NULL;
 	}
 	*n = c;
-	return c ? arena_alloc(r->a, (size_t)c * elem) : NULL;
+	return c ? arena_alloc_raw(r->a, (size_t)c * elem) : NULL;
 }
 
 static uint32_t rrule(struct rbuf *r, uint32_t nrules, bool none_ok)
@@ -170,6 +183,8 @@ static bool header(struct rbuf *r)
 	}
 	r->off = PF_HDR_SIZE;
 	r->len -= PF_SUM_SIZE; /* the body ends at the checksum */
+	r->pool_cap = r->len;
+	r->pool = arena_alloc_raw(r->a, r->pool_cap);
 	return true;
 }
 

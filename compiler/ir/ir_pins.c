@@ -29,6 +29,7 @@
  */
 #include "ir.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -129,65 +130,122 @@ static bool is_guard(const struct allows *al, const struct ir_rule *g)
 	return escapable && !(g->effect == IR_DENY && reopened(al, g, bits));
 }
 
+/* The pins collected so far, each directory once: a hash set over their
+ * texts (open addressing, indices + 1, 0 empty, at most half full) finds
+ * a directory many guards share without keeping a copy per guard. Rules
+ * are visited in order, so the pin kept for a directory is that of its
+ * first guard. */
 struct pinv {
 	struct ir_pin *v;
 	size_t n, cap;
+	uint32_t *slot;
+	uint32_t *hash; /* parallel to v, for rehashing */
+	size_t nslot;   /* a power of two */
 };
 
-static void add_pin(struct arena *a, struct pinv *pv, const struct ir_rule *g, const char *text,
-		    size_t len)
+/* FNV-1a, one byte at a time, so the hash of every prefix of a path
+ * comes out of one walk along it. */
+enum { PIN_FNV_SEED = 2166136261u, PIN_FNV_PRIME = 16777619u };
+
+static uint32_t pin_hash_step(uint32_t h, unsigned char c)
 {
+	return (h ^ c) * PIN_FNV_PRIME;
+}
+
+static void pins_rehash(struct arena *a, struct pinv *pv, size_t nslot)
+{
+	pv->nslot = nslot;
+	pv->slot = arena_alloc(a, nslot * sizeof *pv->slot);
+	for (size_t i = 0; i < pv->n; i++) {
+		size_t s = pv->hash[i] & (nslot - 1);
+		while (pv->slot[s])
+			s = (s + 1) & (nslot - 1);
+		pv->slot[s] = (uint32_t)(i + 1);
+	}
+}
+
+static void add_pin(struct arena *a, struct pinv *pv, const struct ir_rule *g, const char *text,
+		    size_t len, uint32_t h)
+{
+	size_t s = h & (pv->nslot - 1);
+	for (; pv->slot[s]; s = (s + 1) & (pv->nslot - 1)) {
+		const struct ir_path *q = &pv->v[pv->slot[s] - 1].pat;
+		if (q->len == len && memcmp(q->text, text, len) == 0)
+			return;
+	}
 	if (pv->n == pv->cap) {
 		pv->cap = pv->cap ? pv->cap * 2 : 32;
 		pv->v = arena_grow(a, pv->v, pv->n, pv->cap, sizeof *pv->v);
+		pv->hash = arena_grow(a, pv->hash, pv->n, pv->cap, sizeof *pv->hash);
 	}
-	struct ir_pin *pin = &pv->v[pv->n++];
+	struct ir_pin *pin = &pv->v[pv->n];
 	memset(pin, 0, sizeof *pin);
 	pin->pat.text = arena_strndup(a, text, len);
 	pin->pat.home_len = g->t.path.home_len <= len ? g->t.path.home_len : 0;
 	path_classify(&pin->pat);
 	pin->guard = g;
+	pv->hash[pv->n++] = h;
+	pv->slot[s] = (uint32_t)pv->n;
+	if (2 * pv->n >= pv->nslot)
+		pins_rehash(a, pv, 2 * pv->nslot);
+	assert(2 * pv->n < pv->nslot);
 }
 
-/* By text, then by the guard's position, so the first guard of each
- * directory is kept and the order is the same on every run. */
+/* Every directory above guard g (each component prefix; a glob prefix
+ * pins every directory it matches). */
+static void add_pins_of(struct arena *a, struct pinv *pv, const struct ir_rule *g)
+{
+	const struct ir_path *t = &g->t.path;
+	uint32_t h = pin_hash_step(PIN_FNV_SEED, (unsigned char)t->text[0]);
+	for (size_t k = 1; k < t->len; k++) {
+		if (t->text[k] == '/')
+			add_pin(a, pv, g, t->text, k, h);
+		h = pin_hash_step(h, (unsigned char)t->text[k]);
+	}
+}
+
+/* By text: the pins are unique, so no two compare equal. Pointers are
+ * sorted, not the pins: a sort moves each element many times. */
 static int pin_cmp(const void *x, const void *y)
 {
-	const struct ir_pin *a = x, *b = y;
-	int c = strcmp(a->pat.text, b->pat.text);
-	if (c)
-		return c;
-	return (a->guard->index > b->guard->index) - (a->guard->index < b->guard->index);
+	const struct ir_pin *a = *(const struct ir_pin *const *)x, *b = *(const struct ir_pin *const *)y;
+	return strcmp(a->pat.text, b->pat.text);
+}
+
+static void assert_pins_sorted(const struct ir_pin *v, size_t n)
+{
+	for (size_t i = 1; i < n; i++)
+		assert(strcmp(v[i - 1].pat.text, v[i].pat.text) < 0);
+	(void)v;
+	(void)n;
+}
+
+/* pv's pins by text, in a new array of the arena. */
+static struct ir_pin *pins_sorted(struct arena *a, const struct pinv *pv)
+{
+	const struct ir_pin **by = arena_alloc(a, (pv->n + 1) * sizeof *by);
+	for (size_t i = 0; i < pv->n; i++)
+		by[i] = &pv->v[i];
+	qsort(by, pv->n, sizeof *by, pin_cmp);
+	struct ir_pin *out = arena_alloc(a, (pv->n + 1) * sizeof *out);
+	for (size_t i = 0; i < pv->n; i++)
+		out[i] = *by[i];
+	assert_pins_sorted(out, pv->n);
+	return out;
 }
 
 void ir_pins_build(struct arena *a, struct ir_profile *p)
 {
-	struct pinv pv = { 0 };
 	bool *guard = arena_alloc(a, (p->nrules ? p->nrules : 1) * sizeof *guard);
-	memset(guard, 0, (p->nrules ? p->nrules : 1) * sizeof *guard);
 	struct allows al;
 	allows_build(a, p, &al);
-	for (size_t i = 0; i < p->nrules; i++) {
-		const struct ir_rule *g = &p->rules[i];
-		if (!is_guard(&al, g))
-			continue;
-		guard[i] = true;
-		/* every directory above it (each component prefix; a glob
-		 * prefix pins every directory it matches) */
-		const struct ir_path *t = &g->t.path;
-		for (size_t k = 1; k < t->len; k++)
-			if (t->text[k] == '/')
-				add_pin(a, &pv, g, t->text, k);
-	}
-	/* many guards share their directories: one pin each */
-	if (pv.n > 1)
-		qsort(pv.v, pv.n, sizeof *pv.v, pin_cmp);
-	size_t m = 0;
-	for (size_t i = 0; i < pv.n; i++)
-		if (m == 0 || strcmp(pv.v[m - 1].pat.text, pv.v[i].pat.text) != 0)
-			pv.v[m++] = pv.v[i];
-	p->pins = pv.v;
-	p->npins = m;
+	struct pinv pv = { 0 };
+	pins_rehash(a, &pv, 256);
+	for (size_t i = 0; i < p->nrules; i++)
+		if ((guard[i] = is_guard(&al, &p->rules[i])))
+			add_pins_of(a, &pv, &p->rules[i]);
+	p->pins = pv.n > 1 ? pins_sorted(a, &pv) : pv.v;
+	p->npins = pv.n;
 	p->guard = guard;
 }
 

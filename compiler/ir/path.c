@@ -20,8 +20,75 @@ bool path_has_glob(const char *s, size_t len)
 	return false;
 }
 
+/* The end of the component starting at in[s], checking its bytes on the
+ * way: 0 and *err set on a NUL or a `**` inside a name. Every special
+ * byte ('\0', '*', '/', '?') is at most '?', so letters cost one test. */
+static size_t component_end(const char *in, size_t len, size_t s, bool *glob, const char **err)
+{
+	size_t i = s;
+	for (; i < len; i++) {
+		char c = in[i];
+		if ((unsigned char)c > '?')
+			continue;
+		if (c == '/')
+			break;
+		if (c == '\0') {
+			*err = "NUL byte in path";
+			return 0;
+		}
+		if (c != '*' && c != '?')
+			continue;
+		*glob = true;
+		/* a `**` that is not the whole component */
+		if (c == '*' && i + 1 < len && in[i + 1] == '*' &&
+		    !(i == s && (i + 2 == len || in[i + 2] == '/'))) {
+			*err = "'**' must be a whole path component (use '*' within a name)";
+			return 0;
+		}
+	}
+	return i;
+}
+
+/* Whether in[0..len) is its own normal form, which is what policies
+ * write almost always: one '/' before each component, none empty, "."
+ * or "..", no trailing '/', and nothing the full walk would refuse (a
+ * NUL, a `**` inside a name, too many components) - anything unusual
+ * answers false and is left to that walk. Only bytes up to '/' need a
+ * look: '\0', '*', '.' and '/' are all below it. */
+static bool already_normal(const char *in, size_t len)
+{
+	if (len == 0 || in[0] != '/' || (len > 1 && in[len - 1] == '/'))
+		return false;
+	const unsigned char *c = (const unsigned char *)in, *e = c + len;
+	size_t depth = 0;
+	while (c + 1 < e) {
+		const unsigned char *n = c + 1; /* the component after the '/' at c */
+		size_t left = (size_t)(e - n);
+		size_t dots = n[0] == '.' ? (left > 1 && n[1] == '.' ? 2 : 1) : 0;
+		if (n[0] == '/' || (dots && (dots == left || n[dots] == '/')) || ++depth > 1024)
+			return false;
+		for (c = n; c < e; c++) {
+			if (*c > '/')
+				continue;
+			if (*c == '/')
+				break;
+			if (*c == '\0')
+				return false;
+			/* a `**` is a whole component or the walk's error */
+			if (*c == '*' && c + 1 < e && c[1] == '*' &&
+			    !(c[-1] == '/' && (c + 2 == e || c[2] == '/')))
+				return false;
+		}
+	}
+	return true;
+}
+
 bool path_normalize(struct arena *a, const char *in, size_t len, char **out, const char **err)
 {
+	if (already_normal(in, len)) {
+		*out = arena_strndup(a, in, len);
+		return true;
+	}
 	if (len == 0 || in[0] != '/') {
 		*err = "path is not absolute";
 		return false;
@@ -29,7 +96,7 @@ bool path_normalize(struct arena *a, const char *in, size_t len, char **out, con
 	/* Start offsets of the components written so far, for "..". */
 	enum { MAX_DEPTH = 1024 };
 	size_t starts[MAX_DEPTH], depth = 0;
-	char *buf = arena_alloc(a, len + 2);
+	char *buf = arena_alloc_raw(a, len + 2);
 	size_t n = 0;
 	bool glob_seen = false;
 	size_t i = 0;
@@ -37,12 +104,14 @@ bool path_normalize(struct arena *a, const char *in, size_t len, char **out, con
 		while (i < len && in[i] == '/')
 			i++;
 		size_t s = i;
-		while (i < len && in[i] != '/')
-			i++;
-		size_t clen = i - s;
-		if (clen == 0 || (clen == 1 && in[s] == '.'))
+		if (s == len)
+			break;
+		if (in[s] == '.' && (s + 1 == len || in[s + 1] == '/')) {
+			i = s + 1;
 			continue;
-		if (clen == 2 && in[s] == '.' && in[s + 1] == '.') {
+		}
+		if (in[s] == '.' && s + 1 < len && in[s + 1] == '.' && (s + 2 == len || in[s + 2] == '/')) {
+			i = s + 2;
 			if (glob_seen) {
 				*err = "'..' after a wildcard is ambiguous";
 				return false;
@@ -54,27 +123,19 @@ bool path_normalize(struct arena *a, const char *in, size_t len, char **out, con
 			n = starts[--depth];
 			continue;
 		}
-		const char *c = in + s;
-		for (size_t k = 0; k < clen; k++) {
-			if (c[k] == '\0') {
-				*err = "NUL byte in path";
-				return false;
-			}
-			if (c[k] == '*' && k + 1 < clen && c[k + 1] == '*' && clen != 2) {
-				*err = "'**' must be a whole path component (use '*' within a name)";
-				return false;
-			}
-		}
-		if (path_has_glob(c, clen))
-			glob_seen = true;
+		bool glob = false;
+		i = component_end(in, len, s, &glob, err);
+		if (i == 0)
+			return false;
+		glob_seen |= glob;
 		if (depth == MAX_DEPTH) {
 			*err = "path has more than 1024 components";
 			return false;
 		}
 		starts[depth++] = n;
 		buf[n++] = '/';
-		memcpy(buf + n, c, clen);
-		n += clen;
+		memcpy(buf + n, in + s, i - s);
+		n += i - s;
 	}
 	if (n == 0)
 		buf[n++] = '/';
@@ -106,14 +167,9 @@ bool path_query(struct arena *a, const char *home, const char *in, char **out,
 void path_classify(struct ir_path *p)
 {
 	const char *t = p->text;
-	size_t len = strlen(t);
+	size_t first = strcspn(t, "*?");
+	size_t len = first + strlen(t + first);
 	p->len = (uint32_t)len;
-	size_t first = len;
-	for (size_t i = 0; i < len; i++)
-		if (t[i] == '*' || t[i] == '?') {
-			first = i;
-			break;
-		}
 	p->lit_prefix = (uint32_t)first;
 	if (first == len)
 		p->kind = IR_PAT_EXACT;

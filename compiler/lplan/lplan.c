@@ -148,12 +148,32 @@ bool lplan_at_or_above(const char *anc, const char *path)
 	return !strcmp(anc, path) || is_ancestor(anc, path);
 }
 
+/* How many leading bytes x and y share, 8 at a time within the shorter
+ * (sorted paths share long prefixes: the order check compares each node
+ * with the one before it). */
+static size_t common_prefix(const char *x, const char *y)
+{
+	size_t lx = strlen(x), ly = strlen(y), m = lx < ly ? lx : ly, i = 0;
+	for (uint64_t a, b; m - i >= 8; i += 8) {
+		memcpy(&a, x + i, sizeof a);
+		memcpy(&b, y + i, sizeof b);
+		if (a != b)
+			break;
+	}
+	while (i < m && x[i] == y[i])
+		i++;
+	return i;
+}
+
 int lplan_path_cmp(const char *x, const char *y)
 {
 	/* Component by component: '/' ends a component, so it sorts before
 	 * every byte a name can hold. Bytewise, `~/.claude` < `~/.claude.json`
 	 * < `~/.claude/settings.json` ('.' is below '/'), and a node's
 	 * descendants would not follow it without a break. */
+	size_t same = common_prefix(x, y);
+	x += same;
+	y += same;
 	for (;; x++, y++) {
 		unsigned cx = (unsigned char)*x, cy = (unsigned char)*y;
 		if (cx != cy) {

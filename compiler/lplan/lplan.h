@@ -232,7 +232,8 @@ void lplan_to_pf(struct arena *a, const struct lplan *plan, const struct ir_prof
 /* A plan read from an artifact, bound to profile `p` (the one its key
  * names): false with the reason in err when it does not fit it (a rule
  * index of another kind of rule, nodes out of order, a parent that is not
- * the nearest ancestor). Check errors and notes are as written. */
+ * the nearest ancestor). Check errors and notes are as written. The
+ * plan borrows in's strings: they must live as long as it does. */
 bool lplan_from_pf(struct arena *a, const struct pf_plan *in, const struct ir_profile *p,
 		   struct lplan *plan, char *err, size_t errlen);
 /* The artifact of a plan built and checked just now, with its key for

@@ -13,12 +13,13 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include <xxhash.h>
+
+/* XXH3 rather than a byte loop: a plan's paths are long, and every
+ * launch that reuses a plan indexes all of its nodes. */
 static size_t node_hash(const char *s, size_t n)
 {
-	size_t h = 14695981039346656037u; /* FNV-1a */
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 1099511628211u;
-	return h;
+	return (size_t)XXH3_64bits(s, n);
 }
 
 void lplan_index_nodes(struct arena *a, struct lplan *plan)
@@ -26,8 +27,7 @@ void lplan_index_nodes(struct arena *a, struct lplan *plan)
 	size_t ns = 16;
 	while (ns < plan->nnodes * 2 + 2)
 		ns *= 2;
-	plan->node_slots = arena_alloc(a, ns * sizeof *plan->node_slots);
-	memset(plan->node_slots, 0, ns * sizeof *plan->node_slots);
+	plan->node_slots = arena_alloc(a, ns * sizeof *plan->node_slots); /* zeroed: all empty */
 	plan->nslots = ns;
 	for (size_t i = 0; i < plan->nnodes; i++) {
 		const char *p = plan->nodes[i].path;

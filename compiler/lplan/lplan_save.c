@@ -12,6 +12,7 @@
  */
 #include "lplan_int.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <string.h>
@@ -24,75 +25,120 @@
 
 /* ---- the key ---- */
 
-static void dg_u64(XXH3_state_t *s, uint64_t v)
+/* The digest's input, gathered into a buffer: XXH3's streaming update
+ * costs as much for 8 bytes as for hundreds, and the digest is fed a few
+ * bytes at a time (about 20 fields per rule). The hash is that of the
+ * whole stream however it is cut, so the digest is unchanged. */
+struct dg {
+	XXH3_state_t *s;
+	size_t n;
+	const struct src_file *file; /* the last location's file, and its */
+	size_t file_len;             /* name's length: rules share a few files */
+	uint8_t buf[4096];
+};
+
+static void dg_flush(struct dg *d)
 {
-	XXH3_128bits_update(s, &v, sizeof v);
+	XXH3_128bits_update(d->s, d->buf, d->n);
+	d->n = 0;
 }
 
-static void dg_str(XXH3_state_t *s, const char *t)
+static void dg_bytes(struct dg *d, const void *p, size_t n)
+{
+	if (n > sizeof d->buf - d->n)
+		dg_flush(d);
+	if (n > sizeof d->buf) {
+		XXH3_128bits_update(d->s, p, n);
+		return;
+	}
+	memcpy(d->buf + d->n, p, n);
+	d->n += n;
+}
+
+static void dg_u64(struct dg *d, uint64_t v)
+{
+	if (sizeof d->buf - d->n < sizeof v)
+		dg_flush(d);
+	memcpy(d->buf + d->n, &v, sizeof v);
+	d->n += sizeof v;
+}
+
+static void dg_str(struct dg *d, const char *t)
 {
 	t = t ? t : "";
-	XXH3_128bits_update(s, t, strlen(t) + 1);
+	dg_bytes(d, t, strlen(t) + 1);
 }
 
-static void dg_path(XXH3_state_t *s, const struct ir_path *p)
+static void dg_path(struct dg *d, const struct ir_path *p)
 {
-	dg_str(s, p->text);
-	dg_u64(s, (uint64_t)p->home_len << 32 | (uint64_t)p->kind);
+	dg_str(d, p->text);
+	dg_u64(d, (uint64_t)p->home_len << 32 | (uint64_t)p->kind);
 }
 
-static void dg_loc(XXH3_state_t *s, const struct loc *l)
+static void dg_loc(struct dg *d, const struct loc *l)
 {
-	dg_str(s, l->file ? l->file->name : "");
-	dg_u64(s, (uint64_t)l->line << 32 | l->col);
-	dg_u64(s, (uint64_t)l->off << 32 | l->len);
+	if (!l->file || !l->file->name) {
+		dg_str(d, "");
+	} else {
+		if (l->file != d->file) {
+			d->file = l->file;
+			d->file_len = strlen(l->file->name);
+		}
+		dg_bytes(d, l->file->name, d->file_len + 1);
+	}
+	dg_u64(d, (uint64_t)l->line << 32 | l->col);
+	dg_u64(d, (uint64_t)l->off << 32 | l->len);
+}
+
+static void dg_rule(struct dg *d, const struct ir_rule *r)
+{
+	dg_u64(d, (uint64_t)r->effect << 48 | (uint64_t)r->tkind << 40 | r->access);
+	switch (r->tkind) {
+	case IR_T_PATH:
+	case IR_T_UNIX:
+		dg_path(d, &r->t.path);
+		break;
+	case IR_T_HOST:
+		dg_u64(d, r->t.host.kind);
+		dg_str(d, r->t.host.name);
+		dg_bytes(d, r->t.host.addr, sizeof r->t.host.addr);
+		dg_u64(d, r->t.host.nports);
+		for (size_t k = 0; k < r->t.host.nports; k++)
+			dg_u64(d, (uint64_t)r->t.host.ports[k].lo << 16 | r->t.host.ports[k].hi);
+		break;
+	case IR_T_MACH:
+		dg_str(d, r->t.mach.name);
+		dg_u64(d, r->t.mach.prefix);
+		break;
+	}
+	dg_u64(d, r->nexcept);
+	for (uint32_t k = 0; k < r->nexcept; k++) {
+		dg_path(d, &r->except[k].path);
+		dg_str(d, r->except[k].written);
+		dg_loc(d, &r->except[k].loc);
+	}
+	dg_str(d, r->written);
+	dg_loc(d, &r->loc);
+	dg_loc(d, &r->rule_loc);
+	dg_str(d, r->layer);
 }
 
 void lplan_profile_digest(const struct ir_profile *p, uint64_t *lo, uint64_t *hi)
 {
-	XXH3_state_t *s = XXH3_createState();
-	if (!s || XXH3_128bits_reset(s) != XXH_OK) {
+	struct dg d = { .s = XXH3_createState() };
+	if (!d.s || XXH3_128bits_reset(d.s) != XXH_OK) {
 		/* No state: a digest no profile has, so nothing is reused. */
-		XXH3_freeState(s);
+		XXH3_freeState(d.s);
 		*lo = *hi = 0;
 		return;
 	}
-	dg_str(s, p->name);
-	dg_u64(s, p->nrules);
-	for (size_t i = 0; i < p->nrules; i++) {
-		const struct ir_rule *r = &p->rules[i];
-		dg_u64(s, (uint64_t)r->effect << 48 | (uint64_t)r->tkind << 40 | r->access);
-		switch (r->tkind) {
-		case IR_T_PATH:
-		case IR_T_UNIX:
-			dg_path(s, &r->t.path);
-			break;
-		case IR_T_HOST:
-			dg_u64(s, r->t.host.kind);
-			dg_str(s, r->t.host.name);
-			XXH3_128bits_update(s, r->t.host.addr, sizeof r->t.host.addr);
-			dg_u64(s, r->t.host.nports);
-			for (size_t k = 0; k < r->t.host.nports; k++)
-				dg_u64(s, (uint64_t)r->t.host.ports[k].lo << 16 | r->t.host.ports[k].hi);
-			break;
-		case IR_T_MACH:
-			dg_str(s, r->t.mach.name);
-			dg_u64(s, r->t.mach.prefix);
-			break;
-		}
-		dg_u64(s, r->nexcept);
-		for (uint32_t k = 0; k < r->nexcept; k++) {
-			dg_path(s, &r->except[k].path);
-			dg_str(s, r->except[k].written);
-			dg_loc(s, &r->except[k].loc);
-		}
-		dg_str(s, r->written);
-		dg_loc(s, &r->loc);
-		dg_loc(s, &r->rule_loc);
-		dg_str(s, r->layer);
-	}
-	XXH128_hash_t h = XXH3_128bits_digest(s);
-	XXH3_freeState(s);
+	dg_str(&d, p->name);
+	dg_u64(&d, p->nrules);
+	for (size_t i = 0; i < p->nrules; i++)
+		dg_rule(&d, &p->rules[i]);
+	dg_flush(&d);
+	XXH128_hash_t h = XXH3_128bits_digest(d.s);
+	XXH3_freeState(d.s);
 	*lo = h.low64;
 	*hi = h.high64;
 }
@@ -282,38 +328,69 @@ static const struct ir_rule *rule_at(const struct ir_profile *p, uint32_t i)
 }
 
 /* Absolute and normalised, as every path the planner makes is: no empty,
- * "." or ".." component, no trailing '/' (but "/" itself). */
+ * "." or ".." component, no trailing '/' (but "/" itself). Only what
+ * follows each '/' needs a look; the bytes of a name are skipped in a
+ * tight loop ('.' and '\0', which end or matter, are below '/'). */
 static bool normal(const char *p)
 {
 	if (p[0] != '/')
 		return false;
 	if (!p[1])
 		return true;
-	for (const char *c = p; *c;) {
-		c++; /* past '/' */
-		size_t n = strcspn(c, "/");
-		if (n == 0 || (n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.'))
+	const unsigned char *c = (const unsigned char *)p;
+	for (;;) {
+		const unsigned char *n = c + 1; /* the component after the '/' at c */
+		if (n[0] == '/' || n[0] == '\0')
 			return false;
-		c += n;
+		if (n[0] == '.') {
+			size_t d = n[1] == '.' ? 2 : 1;
+			if (n[d] == '/' || n[d] == '\0')
+				return false;
+		}
+		for (c = n + 1;; c++) { /* on to the next '/', or the end */
+			while (*c > '/')
+				c++;
+			if (*c == '/')
+				break;
+			if (*c == '\0')
+				return true;
+		}
 	}
-	return true;
 }
 
-static bool classify(struct arena *a, struct ir_path *pp, const char *text)
+/* The path text of an artifact, borrowed: pf_read copied it into the
+ * arena the plan lives in, as the nodes' paths are. */
+static bool classify(struct ir_path *pp, const char *text)
 {
 	memset(pp, 0, sizeof *pp);
 	if (!normal(text))
 		return false;
-	pp->text = arena_strdup(a, text);
-	pp->len = (uint32_t)strlen(text);
+	pp->text = text;
 	path_classify(pp);
+	return true;
+}
+
+/* A resolved text that is its rule's own (most are: nothing on the way
+ * was a symlink, no glob was expanded) takes the classification the
+ * compiler gave that text, which path_normalize made: the file's bytes
+ * are checked by being equal to it, not walked again. */
+static bool classify_as(const struct ir_path *compiled, struct ir_path *pp, const char *text)
+{
+	if (strcmp(text, compiled->text) != 0)
+		return classify(pp, text);
+	*pp = *compiled;
+	pp->home_len = 0;
+	pp->text = text;
+	assert(normal(text) && pp->len == strlen(text));
 	return true;
 }
 
 static bool rules_in(struct arena *a, const struct ir_profile *p, const struct pf_rule *v,
 		     size_t n, struct ir_profile *out, char *err, size_t errlen)
 {
-	struct ir_rule *rs = arena_alloc(a, (n + 1) * sizeof *rs);
+	/* each element is assigned whole below; only the spare one is zeroed */
+	struct ir_rule *rs = arena_alloc_raw(a, (n + 1) * sizeof *rs);
+	memset(&rs[n], 0, sizeof *rs);
 	for (size_t i = 0; i < n; i++) {
 		const struct ir_rule *o = &p->rules[v[i].orig];
 		if (o->tkind != IR_T_PATH)
@@ -323,7 +400,7 @@ static bool rules_in(struct arena *a, const struct ir_profile *p, const struct p
 				   i, v[i].nexcept, o->nexcept);
 		rs[i] = *o;
 		rs[i].index = (uint32_t)i;
-		if (!classify(a, &rs[i].t.path, v[i].text))
+		if (!classify_as(&o->t.path, &rs[i].t.path, v[i].text))
 			return bad(err, errlen, "resolved rule %zu: path is not absolute and normalised", i);
 		rs[i].except = NULL;
 		rs[i].nexcept = v[i].nexcept;
@@ -331,7 +408,7 @@ static bool rules_in(struct arena *a, const struct ir_profile *p, const struct p
 			struct ir_except *e = arena_alloc(a, v[i].nexcept * sizeof *e);
 			for (uint32_t k = 0; k < v[i].nexcept; k++) {
 				e[k] = o->except[k];
-				if (!classify(a, &e[k].path, v[i].except[k]))
+				if (!classify_as(&o->except[k].path, &e[k].path, v[i].except[k]))
 					return bad(err, errlen, "resolved rule %zu: except is not absolute and normalised", i);
 			}
 			rs[i].except = e;
@@ -351,7 +428,10 @@ bool lplan_from_pf(struct arena *a, const struct pf_plan *in, const struct ir_pr
 	if (in->nrules != p->nrules)
 		return bad(err, errlen, "the plan was built for %u rules, the profile has %zu",
 			   in->nrules, p->nrules);
-	struct lplan_node *nodes = arena_alloc(a, (in->nnodes + 1) * sizeof *nodes);
+	/* every field of every node is set below (parent by
+	 * lplan_link_parents); only the spare one is zeroed */
+	struct lplan_node *nodes = arena_alloc_raw(a, (in->nnodes + 1) * sizeof *nodes);
+	memset(&nodes[in->nnodes], 0, sizeof *nodes);
 	for (size_t i = 0; i < in->nnodes; i++) {
 		const struct pf_node *o = &in->nodes[i];
 		struct lplan_node *n = &nodes[i];
@@ -401,7 +481,7 @@ bool lplan_from_pf(struct arena *a, const struct pf_plan *in, const struct ir_pr
 	plan->nports = in->nports;
 	plan->guards = arena_alloc(a, (in->nguards + 1) * sizeof *plan->guards);
 	for (size_t i = 0; i < in->nguards; i++) {
-		if (!classify(a, &plan->guards[i].pat, in->guards[i].pattern))
+		if (!classify(&plan->guards[i].pat, in->guards[i].pattern))
 			return bad(err, errlen, "guard %zu: pattern is not absolute and normalised", i);
 		plan->guards[i].rule = rule_at(p, in->guards[i].rule);
 	}

@@ -40,7 +40,7 @@ bool load_read(struct arena *a, const char *path, char **text, size_t *len, cons
 		return false;
 	}
 	size_t cap = (size_t)st.st_size;
-	char *buf = arena_alloc(a, cap + 1);
+	char *buf = arena_alloc_raw(a, cap + 1);
 	size_t n = 0;
 	while (n < cap) {
 		ssize_t r = read(fd, buf + n, cap - n);
@@ -74,13 +74,12 @@ char *load_dirname(struct arena *a, const char *path)
 
 char *load_join(struct arena *a, const char *dir, const char *rel)
 {
-	char *joined = rel[0] == '/' || strcmp(dir, ".") == 0
-			       ? arena_strdup(a, rel)
-			       : arena_printf(a, "%s/%s", dir, rel);
+	char *joined = rel[0] == '/' || strcmp(dir, ".") == 0 ? arena_strdup(a, rel)
+								: arena_concat3(a, dir, "/", rel);
 	/* Lexical clean-up: drop "./" components and fold "x/.." pairs that do
 	 * not climb above the start (leading ".." stay). */
 	size_t len = strlen(joined);
-	char *out = arena_alloc(a, len + 2);
+	char *out = arena_alloc_raw(a, len + 2);
 	size_t n = 0, kept = 0; /* kept: components that can be folded */
 	bool abs = joined[0] == '/';
 	size_t i = 0;

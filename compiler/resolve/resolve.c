@@ -56,8 +56,11 @@ static struct ir_profile *build_profile(struct rsv *r, const char *name, struct 
 		nrules = nenv = 0;
 	}
 	r->ir_rules += nrules;
-	p->rules = arena_alloc(r->a, (nrules ? nrules : 1) * sizeof(*p->rules));
-	p->env = arena_alloc(r->a, (nenv ? nenv : 1) * sizeof(*p->env));
+	/* Every element is copied in below, so only an empty list's one
+	 * stand-in element needs zeroing. */
+	p->rules = nrules ? arena_alloc_raw(r->a, nrules * sizeof(*p->rules))
+			  : arena_alloc(r->a, sizeof(*p->rules));
+	p->env = nenv ? arena_alloc_raw(r->a, nenv * sizeof(*p->env)) : arena_alloc(r->a, sizeof(*p->env));
 	p->mode = IR_MODE_ENFORCE;
 	for (size_t i = 0; i <= nchain; i++) {
 		const struct layer *L = i == 0 ? module : chain[i - 1]->body;

@@ -116,6 +116,8 @@ struct rsv {
 	bool too_large;  /* RESOLVE_MAX_IR_RULES was reported */
 	VEC(const struct ir_limit *) loose_warned; /* limits told they have no effect */
 	const char *stdlib; /* --stdlib, or the default found once (stdlib_dir.h) */
+	const char **search; /* the import search path, built once (search_dirs) */
+	size_t nsearch;
 };
 
 /* A resolved word: the text to parse as a target and where it came from. */

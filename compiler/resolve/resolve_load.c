@@ -61,15 +61,23 @@ static const char *stdlib_root(struct rsv *r)
 	return r->stdlib;
 }
 
-static size_t search_dirs(struct rsv *r, const char **dirs)
+/* The -I folders, then the standard library's platform folder and its
+ * shared one: the same for every import, so joined once per compile. */
+static size_t search_dirs(struct rsv *r, const char ***dirs)
 {
-	size_t n = 0;
-	for (size_t i = 0; i < r->o->nincludes; i++)
-		dirs[n++] = r->o->includes[i];
-	const char *std = stdlib_root(r);
-	dirs[n++] = load_join(r->a, std, ir_target_name(r->pol->ir->target));
-	dirs[n++] = load_join(r->a, std, "."); /* spelled like the one above */
-	return n;
+	if (!r->search) {
+		const char **d = arena_alloc(r->a, (r->o->nincludes + 2) * sizeof(*d));
+		size_t n = 0;
+		for (size_t i = 0; i < r->o->nincludes; i++)
+			d[n++] = r->o->includes[i];
+		const char *std = stdlib_root(r);
+		d[n++] = load_join(r->a, std, ir_target_name(r->pol->ir->target));
+		d[n++] = load_join(r->a, std, "."); /* spelled like the one above */
+		r->search = d;
+		r->nsearch = n;
+	}
+	*dirs = r->search;
+	return r->nsearch;
 }
 
 /* Finds the file an import names: relative ("./", "../"), absolute, or on
@@ -83,10 +91,11 @@ static bool names_platform_dir(const char *name)
 }
 
 static bool import_locate(struct rsv *r, const struct rfile *from, const char *name,
-			  char **fs_path, char **display, const char **std_base)
+			  char **fs_path, char **display, const char **std_base, bool *seen)
 {
 	*std_base = NULL;
-	const char *file = has_suffix(name, ".cage") ? name : arena_printf(r->a, "%s.cage", name);
+	*seen = false; /* true when the search found it there: no second look */
+	const char *file = has_suffix(name, ".cage") ? name : arena_concat(r->a, name, ".cage");
 	if (strncmp(name, "./", 2) == 0 || strncmp(name, "../", 3) == 0) {
 		*fs_path = load_join(r->a, from->fs_dir, file);
 		*display = load_join(r->a, from->display_dir, file);
@@ -98,8 +107,8 @@ static bool import_locate(struct rsv *r, const struct rfile *from, const char *n
 		*display = *fs_path;
 		return true;
 	}
-	const char **dirs = arena_alloc(r->a, (r->o->nincludes + 2) * sizeof(*dirs));
-	size_t n = search_dirs(r, dirs);
+	const char **dirs;
+	size_t n = search_dirs(r, &dirs);
 	for (size_t i = 0; i < n; i++) {
 		/* A policy names modules, never platforms: the other platform's
 		 * copy of a module is not reachable by spelling out its folder. */
@@ -108,6 +117,7 @@ static bool import_locate(struct rsv *r, const struct rfile *from, const char *n
 		char *p = load_join(r->a, dirs[i], file);
 		if (access(p, F_OK) != 0)
 			continue;
+		*seen = true;
 		*fs_path = p;
 		if (i < r->o->nincludes)
 			*display = p;
@@ -156,8 +166,8 @@ static const char *import_near(struct rsv *r, const char *dir, const char *name)
 /* "cannot find import" with every directory searched, in order. */
 static void import_missing(struct rsv *r, struct loc at, const char *name)
 {
-	const char **dirs = arena_alloc(r->a, (r->o->nincludes + 2) * sizeof(*dirs));
-	size_t n = search_dirs(r, dirs), len = 0;
+	const char **dirs;
+	size_t n = search_dirs(r, &dirs), len = 0;
 	if (names_platform_dir(name))
 		n--; /* import_locate does not look there for such a name */
 	for (size_t i = 0; i < n; i++)
@@ -198,18 +208,19 @@ static void do_imports(struct rsv *r, struct rfile *rf, size_t depth)
 		struct policy_import rec = { .from = rf->src, .loc = s->loc };
 		char *fs_path = NULL, *display = NULL;
 		const char *std_base = NULL;
+		bool seen;
 		if (s->len == 0 || memchr(s->text, '\0', s->len) || s->len != strlen(s->text)) {
 			rsv_diag(r, DIAG_ERROR, s->loc, "import", "empty import name");
 			VEC_PUSH(r->imports, rec);
 			continue;
 		}
-		if (!import_locate(r, rf, s->text, &fs_path, &display, &std_base)) {
+		if (!import_locate(r, rf, s->text, &fs_path, &display, &std_base, &seen)) {
 			import_missing(r, s->loc, s->text);
 			VEC_PUSH(r->imports, rec);
 			continue;
 		}
 		char real[PATH_MAX];
-		if (access(fs_path, F_OK) != 0) {
+		if (!seen && access(fs_path, F_OK) != 0) {
 			rsv_diag(r, DIAG_ERROR, s->loc, "import", "cannot find import '%s' (no file %s)%s",
 				 s->text, fs_path,
 				 s->text[0] == '/' ? "" : import_near(r, rf->fs_dir, s->text));

@@ -333,8 +333,12 @@ char *rsv_interpolate(struct rsv *r, const struct ast_str *s, bool *ok)
 	*ok = true;
 	if (!memchr(s->text, '{', s->len) && !memchr(s->text, '}', s->len))
 		return (char *)s->text;
-	size_t cap = s->len + 1;
-	char *out = malloc(cap);
+	/* Built on the stack, on the heap only when it outgrows that (a
+	 * path with its params in is rarely a few hundred bytes). */
+	char stack[1024];
+	stack[0] = '\0';
+	size_t cap = sizeof stack;
+	char *out = stack;
 	size_t n = 0;
 	for (size_t i = 0; i < s->len;) {
 		char c = s->text[i];
@@ -369,19 +373,24 @@ char *rsv_interpolate(struct rsv *r, const struct ast_str *s, bool *ok)
 			*ok = false;
 			break;
 		} else {
+			/* the literal run up to the next brace, in one piece */
+			size_t j = i + 1;
+			while (j < s->len && s->text[j] != '{' && s->text[j] != '}')
+				j++;
 			add = s->text + i;
-			alen = 1;
-			i++;
+			alen = j - i;
+			i = j;
 		}
 		if (add) {
 			if (n + alen + 1 > cap) {
 				cap = (n + alen + 1) * 2;
-				char *nb = realloc(out, cap);
+				char *nb = out == stack ? malloc(cap) : realloc(out, cap);
 				if (!nb) {
-					free(out);
 					fputs("cage: out of memory\n", stderr);
 					abort();
 				}
+				if (out == stack)
+					memcpy(nb, stack, n);
 				out = nb;
 			}
 			memcpy(out + n, add, alen);
@@ -389,7 +398,8 @@ char *rsv_interpolate(struct rsv *r, const struct ast_str *s, bool *ok)
 		}
 	}
 	char *res = arena_strndup(r->a, out, n);
-	free(out);
+	if (out != stack)
+		free(out);
 	return res;
 }
 

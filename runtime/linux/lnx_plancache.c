@@ -80,7 +80,7 @@ enum lnx_plancache_got lnx_plancache_load(struct arena *a, const struct lnx_plan
 		reject(err, errlen, "%lld bytes", (long long)st.st_size);
 	else {
 		size_t n = (size_t)st.st_size, have = 0;
-		uint8_t *b = arena_alloc(a, n);
+		uint8_t *b = arena_alloc_raw(a, n); /* read whole, or rejected */
 		while (have < n) {
 			ssize_t k = read(fd, b + have, n - have);
 			if (k < 0 && errno == EINTR)
