@@ -21,6 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "lnx_limits.h"
 #include "lnx_mount.h"
 
 _Noreturn void lnx_child_fail(struct lnx_child *c, int code, const char *msg)
@@ -202,8 +203,13 @@ _Noreturn void lnx_init_main(struct lnx_child *c)
 		rw[nrw++] = c->s->tmp_dir;
 	if (c->s->home_dir)
 		rw[nrw++] = c->s->home_dir;
-	if (c->s->in_cgroup)
-		close(c->s->cgroup_procs); /* moved already; nothing inside may move again */
+	/* Into the cgroup before anything else, and the door closed behind:
+	 * nothing inside may move again. */
+	if (c->s->cgroup_fd >= 0 && c->s->cgroup_self &&
+	    !lnx_limits_join_self(c->s->cgroup_fd, err, sizeof err))
+		lnx_child_fail(c, 125, err);
+	if (c->s->cgroup_fd >= 0 && !c->s->cgroup_self)
+		close(c->s->cgroup_fd); /* moved by the parent already */
 	if (!lnx_mount_prepare(err, sizeof err) ||
 	    (c->s->tmp_bytes && !lnx_mount_tmpfs(c->s->tmp_dir, c->s->tmp_bytes, err, sizeof err)) ||
 	    !lnx_mount_apply(c->s->plan, c->s->empty_file, err, sizeof err) ||

@@ -164,7 +164,7 @@ bool lnx_limits_prepare(struct lnx_limits *l, const struct ir_profile *p,
 {
 	memset(l, 0, sizeof *l);
 	l->prof = p;
-	l->cg_procs = -1;
+	l->cg_join = -1;
 	const struct ir_limit *procs = &p->limits[IR_LIM_PROCESSES], *mem = &p->limits[IR_LIM_MEMORY];
 	run_nofile_for(p, nofile_start, &l->nofile);
 	if (p->limits[IR_LIM_TMP].set) {
@@ -185,17 +185,25 @@ bool lnx_limits_prepare(struct lnx_limits *l, const struct ir_profile *p,
 		    strcmp(top, own) != 0)
 			l->cg_dir = child_with(top, procs->set, mem->set, &l->cg_pids, &l->cg_memory);
 	}
-	if (!l->cg_dir && procs->set && lnx_cgroup_dir(mi, cg, "pids", own, sizeof own))
+	if (!l->cg_dir && procs->set && lnx_cgroup_dir(mi, cg, "pids", own, sizeof own)) {
 		l->cg_dir = child_with(own, true, false, &l->cg_pids, &l->cg_memory);
+		l->cg_self = l->cg_dir != NULL;
+	}
 	if (l->cg_dir) {
-		char procs_path[4200];
-		snprintf(procs_path, sizeof procs_path, "%s/cgroup.procs", l->cg_dir);
+		/* v1: the sandbox's init writes "0" to `tasks` itself, which
+		 * moves its one thread and skips the global lock a move by pid
+		 * takes (see lnx_limits.h). v2 has no such door into a domain
+		 * cgroup (a thread move there must stay in its domain): the
+		 * parent writes init's pid to cgroup.procs. */
+		char join_path[4200];
+		snprintf(join_path, sizeof join_path, "%s/%s", l->cg_dir,
+			 l->cg_self ? "tasks" : "cgroup.procs");
 		if ((l->cg_pids && !write_value(l->cg_dir, "pids.max", procs->value, err, errlen)) ||
 		    (l->cg_memory && !write_value(l->cg_dir, "memory.max", mem->value, err, errlen)))
 			return false;
-		l->cg_procs = open(procs_path, O_WRONLY | O_CLOEXEC);
-		if (l->cg_procs < 0) {
-			snprintf(err, errlen, "cannot open %s: %s", procs_path, strerror(errno));
+		l->cg_join = open(join_path, O_WRONLY | O_CLOEXEC);
+		if (l->cg_join < 0) {
+			snprintf(err, errlen, "cannot open %s: %s", join_path, strerror(errno));
 			return false;
 		}
 	}
@@ -249,12 +257,22 @@ void lnx_limits_report(const struct lnx_limits *l, FILE *out)
 
 void lnx_limits_free(struct lnx_limits *l)
 {
-	if (l->cg_procs >= 0)
-		close(l->cg_procs);
-	l->cg_procs = -1;
+	if (l->cg_join >= 0)
+		close(l->cg_join);
+	l->cg_join = -1;
 	if (l->cg_dir)
 		remove_child(l->cg_dir);
 	l->cg_dir = NULL;
+}
+
+bool lnx_limits_join_self(int fd, char *err, size_t errlen)
+{
+	bool ok = write(fd, "0\n", 2) == 2;
+	int e = errno;
+	close(fd);
+	if (!ok)
+		snprintf(err, errlen, "cannot move the sandbox into its cgroup: %s", strerror(e));
+	return ok;
 }
 
 bool lnx_limits_apply_rlimits(rlim_t nproc, const struct rlimit *nofile, char *err, size_t errlen)

@@ -541,8 +541,8 @@ static int launch(struct lrun *r)
 		.nofile = r->lim.nofile,
 		.tmp_bytes = r->lim.tmp_bytes,
 		.tmp_text = r->lim.tmp_text,
-		.in_cgroup = r->lim.cg_procs >= 0,
-		.cgroup_procs = r->lim.cg_procs,
+		.cgroup_fd = r->lim.cg_join,
+		.cgroup_self = r->lim.cg_self,
 	};
 	int osp[2] = { -1, -1 };
 	if (r->o->log_denials) {

@@ -127,10 +127,12 @@ bool lnx_sandbox_start(const struct lnx_spec *s, struct lnx_sandbox *sb, char *e
 	if (!write_maps(pid, err, errlen))
 		goto out;
 	/* Into the run's cgroup before init can start anything, so that every
-	 * process of the sandbox is counted. */
+	 * process of the sandbox is counted (on cgroup v1 init moves itself,
+	 * see lnx_limits.h). */
 	char pidtext[24];
 	int plen = snprintf(pidtext, sizeof pidtext, "%d\n", (int)pid);
-	if (s->in_cgroup && write(s->cgroup_procs, pidtext, (size_t)plen) != plen) {
+	if (s->cgroup_fd >= 0 && !s->cgroup_self &&
+	    write(s->cgroup_fd, pidtext, (size_t)plen) != plen) {
 		snprintf(err, errlen, "cannot move the sandbox into its cgroup: %s", strerror(errno));
 		goto out;
 	}

@@ -55,14 +55,15 @@ struct lnx_spec {
 	struct mon_sink *guard_observe;
 	/* Resource limits (lnx_limits.h): the command's rlimits, the size of
 	 * the tmpfs on tmp_dir (0: the lease's directory as it is), and, when
-	 * in_cgroup, the cgroup.procs init is moved into before it starts
-	 * anything. */
+	 * cgroup_fd >= 0, the cgroup init is moved into before it starts
+	 * anything: by init itself through that `tasks` file (cgroup_self),
+	 * else by the parent writing init's pid to that cgroup.procs. */
 	rlim_t nproc;
 	struct rlimit nofile;
 	uint64_t tmp_bytes;
 	const char *tmp_text;
-	bool in_cgroup;
-	int cgroup_procs;
+	int cgroup_fd;
+	bool cgroup_self;
 };
 
 struct lnx_sandbox {
