@@ -144,6 +144,26 @@ static void remove_child(char *dir)
 	free(dir);
 }
 
+/* Whether a v2 child of `base` would have a wanted controller: `base`
+ * enables it for its children in cgroup.subtree_control. Read first, so
+ * that a hierarchy without them (the unified mount of a host whose
+ * controllers sit in v1) costs a read, not a mkdir and an rmdir. */
+static bool v2_enables(const char *base, bool want_pids, bool want_mem)
+{
+	char p[4200], line[512] = "";
+	snprintf(p, sizeof p, "%s/cgroup.subtree_control", base);
+	FILE *f = fopen(p, "re");
+	if (!f)
+		return false;
+	bool got = fgets(line, sizeof line, f) != NULL;
+	fclose(f);
+	line[strcspn(line, "\n")] = '\0';
+	for (char *w = strtok(line, " "); got && w; w = strtok(NULL, " "))
+		if ((want_pids && !strcmp(w, "pids")) || (want_mem && !strcmp(w, "memory")))
+			return true;
+	return false;
+}
+
 /* A child under `base` that bounds what is asked for (pids, memory; what
  * it has is set in *pids, *memory), or NULL. */
 static char *child_with(const char *base, bool want_pids, bool want_mem, bool *pids, bool *memory)
@@ -179,10 +199,11 @@ bool lnx_limits_prepare(struct lnx_limits *l, const struct ir_profile *p,
 		 * the hierarchy's root cgroup, which (exempt from the rule that
 		 * a cgroup with processes has no controllers for its children)
 		 * usually has them enabled. */
-		l->cg_dir = child_with(own, procs->set, mem->set, &l->cg_pids, &l->cg_memory);
+		if (v2_enables(own, procs->set, mem->set))
+			l->cg_dir = child_with(own, procs->set, mem->set, &l->cg_pids, &l->cg_memory);
 		if (!l->cg_dir && getuid() == 0 &&
 		    find_mount(mi, NULL, top, sizeof top, rootdir, sizeof rootdir) &&
-		    strcmp(top, own) != 0)
+		    strcmp(top, own) != 0 && v2_enables(top, procs->set, mem->set))
 			l->cg_dir = child_with(top, procs->set, mem->set, &l->cg_pids, &l->cg_memory);
 	}
 	if (!l->cg_dir && procs->set && lnx_cgroup_dir(mi, cg, "pids", own, sizeof own)) {
