@@ -44,7 +44,6 @@
 #include "lnx_planload.h"
 #include "lnx_sandbox.h"
 #include "lnx_seccomp.h"
-#include <seccomp.h>
 #include "lplan.h"
 #include "mon_sink.h"
 #include "path.h"
@@ -569,9 +568,8 @@ static int launch(struct lrun *r)
 	 * allocates nothing after the clone. Unix sockets stay closed until
 	 * the policy language can grant them. */
 	const struct lnx_seccomp_opts so = { .allow_unix_sockets = false, .allow_inet = true };
-	if (seccomp_api_get() < 3)
-		return fail("seccomp: kernel or libseccomp too old (API level %u, need 3); nothing "
-			    "was run", seccomp_api_get());
+	if (!lnx_seccomp_kernel_ok(err, sizeof err))
+		return fail("%s; nothing was run", err);
 	if (!lnx_seccomp_prebuilt(&so, &r->sc) && !lnx_seccomp_build(&so, &r->sc, err, sizeof err))
 		return fail("%s; nothing was run", err);
 	if (!r->o->quiet)
