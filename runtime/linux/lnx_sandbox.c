@@ -112,7 +112,8 @@ bool lnx_sandbox_start(const struct lnx_spec *s, struct lnx_sandbox *sb, char *e
 		close(sync[1]);
 		close(errp[0]);
 		close(sock[0]);
-		struct lnx_child c = { s, sync[0], sock[1], errp[1], -1, NULL, 0 };
+		struct lnx_child c = { .s = s, .sync_fd = sync[0], .fd_sock = sock[1],
+				       .err_fd = errp[1], .notify_sock = -1, .ruleset_fd = -1 };
 		lnx_init_main(&c);
 	}
 	sb->init = pid;

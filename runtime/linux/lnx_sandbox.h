@@ -105,6 +105,10 @@ struct lnx_child {
 	int notify_sock;
 	const struct sock_filter *notify_insns;
 	unsigned short notify_len;
+	/* Under the supervisor: the Landlock ruleset it enforced on itself,
+	 * which the command enforces once more (lnx_landlock_restrict); -1
+	 * else, and the command builds its own. */
+	int ruleset_fd;
 };
 _Noreturn void lnx_init_main(struct lnx_child *c);
 _Noreturn void lnx_exec_main(struct lnx_child *c);
@@ -114,7 +118,10 @@ _Noreturn void lnx_super_main(struct lnx_child *c);
 /* The command's lock-down steps, shared with the supervisor, which takes
  * the same privileges and Landlock rules as the command. */
 bool lnx_exec_drop_privileges(char *err, size_t errlen);
-bool lnx_exec_landlock(const struct lnx_spec *s, char *err, size_t errlen);
+/* Builds the ruleset (the plan's grants and the run's private folders) and
+ * enforces it; with `keep`, the ruleset stays open there for a child to
+ * enforce once more. */
+bool lnx_exec_landlock(const struct lnx_spec *s, int *keep, char *err, size_t errlen);
 /* A wait status as an exit status: the code, or 128+N for signal N. */
 int lnx_status_code(int st);
 /* Blocks the signals init and the supervisor forward (and SIGCHLD). */
