@@ -29,17 +29,62 @@ static bool has_word(const char *list, const char *w)
 	return false;
 }
 
+/* The next line of `*p` into `line` (without its newline, cut to fit),
+ * or false at the end. */
+static bool next_line(const char **p, char *line, size_t n)
+{
+	if (!**p)
+		return false;
+	size_t len = strcspn(*p, "\n");
+	size_t keep = len < n - 1 ? len : n - 1;
+	memcpy(line, *p, keep);
+	line[keep] = '\0';
+	*p += len + ((*p)[len] == '\n');
+	return true;
+}
+
+/* A /proc file's whole text (bounded), or NULL. Read once per launch:
+ * the kernel builds mountinfo anew on every read. */
+static char *slurp(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	size_t cap = 16384, len = 0;
+	char *buf = malloc(cap);
+	ssize_t n = 0;
+	while (buf && (n = read(fd, buf + len, cap - 1 - len)) > 0) {
+		len += (size_t)n;
+		if (len == cap - 1) {
+			char *bigger = cap < (1u << 22) ? realloc(buf, cap * 2) : NULL;
+			if (!bigger) {
+				free(buf);
+				buf = NULL;
+				break;
+			}
+			buf = bigger;
+			cap *= 2;
+		}
+	}
+	close(fd);
+	if (buf && n < 0) {
+		free(buf);
+		return NULL;
+	}
+	if (buf)
+		buf[len] = '\0';
+	return buf;
+}
+
 /* Where the hierarchy of `ctl` is mounted (v2: ctl NULL, the unified
- * one) and the root of that mount, from a mountinfo file. */
+ * one) and the root of that mount, from mountinfo's text. */
 static bool find_mount(const char *mountinfo, const char *ctl, char *mnt, size_t mlen,
 		       char *root, size_t rlen)
 {
-	FILE *f = fopen(mountinfo, "re");
-	if (!f)
-		return false;
 	char line[4096];
 	bool found = false;
-	while (!found && fgets(line, sizeof line, f)) {
+	const char *p = mountinfo;
+	while (!found && next_line(&p, line, sizeof line)) {
 		char *sep = strstr(line, " - ");
 		if (!sep)
 			continue;
@@ -59,23 +104,20 @@ static bool find_mount(const char *mountinfo, const char *ctl, char *mnt, size_t
 			}
 		}
 	}
-	fclose(f);
 	return found;
 }
 
-bool lnx_cgroup_dir(const char *mountinfo, const char *cgroup, const char *ctl, char *dir,
-		    size_t len)
+/* lnx_cgroup_dir on the files' text. */
+static bool cgroup_dir_of(const char *mountinfo, const char *cgroup, const char *ctl, char *dir,
+			  size_t len)
 {
 	char mnt[1024], root[1024];
 	if (!find_mount(mountinfo, ctl, mnt, sizeof mnt, root, sizeof root))
 		return false;
-	FILE *f = fopen(cgroup, "re");
-	if (!f)
-		return false;
 	char line[4096];
 	bool found = false;
-	while (!found && fgets(line, sizeof line, f)) {
-		line[strcspn(line, "\n")] = '\0';
+	const char *p = cgroup;
+	while (!found && next_line(&p, line, sizeof line)) {
 		char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
 		if (!c2)
 			continue;
@@ -91,7 +133,16 @@ bool lnx_cgroup_dir(const char *mountinfo, const char *cgroup, const char *ctl, 
 		int n = snprintf(dir, len, "%s%s", mnt, rest);
 		found = n > 0 && (size_t)n < len;
 	}
-	fclose(f);
+	return found;
+}
+
+bool lnx_cgroup_dir(const char *mountinfo, const char *cgroup, const char *ctl, char *dir,
+		    size_t len)
+{
+	char *mi = slurp(mountinfo), *cg = mi ? slurp(cgroup) : NULL;
+	bool found = cg && cgroup_dir_of(mi, cg, ctl, dir, len);
+	free(mi);
+	free(cg);
 	return found;
 }
 
@@ -192,8 +243,12 @@ bool lnx_limits_prepare(struct lnx_limits *l, const struct ir_profile *p,
 		ir_limit_display(&p->limits[IR_LIM_TMP], false, l->tmp_text, sizeof l->tmp_text);
 	}
 	char own[4096], top[4096], rootdir[1024];
-	const char *mi = "/proc/self/mountinfo", *cg = "/proc/self/cgroup";
-	if ((procs->set || mem->set) && lnx_cgroup_dir(mi, cg, NULL, own, sizeof own)) {
+	char *mi = NULL, *cg = NULL;
+	if (procs->set || mem->set) {
+		mi = slurp("/proc/self/mountinfo");
+		cg = mi ? slurp("/proc/self/cgroup") : NULL;
+	}
+	if (cg && cgroup_dir_of(mi, cg, NULL, own, sizeof own)) {
 		/* cgroup v2 first: the memory controller lives only there. Our
 		 * own cgroup when it delegates the controllers; for root, else
 		 * the hierarchy's root cgroup, which (exempt from the rule that
@@ -206,10 +261,12 @@ bool lnx_limits_prepare(struct lnx_limits *l, const struct ir_profile *p,
 		    strcmp(top, own) != 0 && v2_enables(top, procs->set, mem->set))
 			l->cg_dir = child_with(top, procs->set, mem->set, &l->cg_pids, &l->cg_memory);
 	}
-	if (!l->cg_dir && procs->set && lnx_cgroup_dir(mi, cg, "pids", own, sizeof own)) {
+	if (!l->cg_dir && procs->set && cg && cgroup_dir_of(mi, cg, "pids", own, sizeof own)) {
 		l->cg_dir = child_with(own, true, false, &l->cg_pids, &l->cg_memory);
 		l->cg_self = l->cg_dir != NULL;
 	}
+	free(mi);
+	free(cg);
 	if (l->cg_dir) {
 		/* v1: the sandbox's init writes "0" to `tasks` itself, which
 		 * moves its one thread and skips the global lock a move by pid
