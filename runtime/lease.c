@@ -72,9 +72,13 @@ bool lease_make_empty(struct lease *l, char *err, size_t errlen)
 }
 
 /* Removes `name` in `dfd`, a tree if need be, never following a symlink.
- * Directories the command made unreadable are opened up first. */
-static bool rm_at(int dfd, const char *name, unsigned depth)
+ * Directories the command made unreadable are opened up first. `dir`: a
+ * directory is expected there, so its removal is tried first (the unlink
+ * would only fail with EISDIR). */
+static bool rm_at(int dfd, const char *name, unsigned depth, bool dir)
 {
+	if (dir && (unlinkat(dfd, name, AT_REMOVEDIR) == 0 || errno == ENOENT))
+		return true;
 	if (unlinkat(dfd, name, 0) == 0 || errno == ENOENT)
 		return true;
 	/* An empty directory (the usual TMPDIR after a short command) goes
@@ -101,7 +105,7 @@ static bool rm_at(int dfd, const char *name, unsigned depth)
 	struct dirent *e;
 	while ((e = readdir(d)))
 		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-			ok &= rm_at(dirfd(d), e->d_name, depth + 1);
+			ok &= rm_at(dirfd(d), e->d_name, depth + 1, e->d_type == DT_DIR);
 	closedir(d);
 	return unlinkat(dfd, name, AT_REMOVEDIR) == 0 && ok;
 }
@@ -113,10 +117,10 @@ bool lease_remove(struct lease *l)
 	 * empty by the time it is removed and never needs to be read. */
 	const char *known[] = { l->tmp, l->home, l->empty };
 	for (size_t i = 0; l->dir && i < sizeof known / sizeof *known; i++)
-		if (known[i])
-			(void)rm_at(AT_FDCWD, known[i], 0); /* what is left, the walk below finds */
+		if (known[i]) /* what is left, the walk below finds */
+			(void)rm_at(AT_FDCWD, known[i], 0, known[i] != l->empty);
 	if (l->dir)
-		ok = rm_at(AT_FDCWD, l->dir, 0);
+		ok = rm_at(AT_FDCWD, l->dir, 0, true);
 	free(l->dir);
 	free(l->tmp);
 	free(l->home);
