@@ -1,7 +1,8 @@
 /*
  * lease.h - the private directory of one cagerun run: the command's TMPDIR,
  * its HOME when the policy says `private home`, and, when the plan hides a
- * file, an empty unreadable file the Linux sandbox mounts over it. Created
+ * file and the Linux sandbox cannot make its own (lnx_mount_apply), an
+ * empty unreadable file it mounts over it. Created
  * 0700 before the sandbox starts, removed (without following any link the
  * command left in it) when the run ends.
  */

@@ -39,6 +39,7 @@
 #include "lnx_landlock.h"
 #include "lnx_limits.h"
 #include "lnx_monitor.h"
+#include "lnx_mount.h"
 #include "lnx_notify.h"
 #include "lnx_observe.h"
 #include "lnx_planload.h"
@@ -104,18 +105,6 @@ struct lrun {
 static int load_policy(struct lrun *r)
 {
 	return run_load_policy(r->o, &r->pol, &r->prof, &r->mode);
-}
-
-/* Whether lnx_mount_apply will need the lease's empty file: a hidden
- * file that exists (a hidden directory gets an empty tmpfs instead). */
-static bool plan_hides_file(const struct lplan *plan)
-{
-	for (size_t i = 0; i < plan->nnodes; i++) {
-		const struct lplan_node *n = &plan->nodes[i];
-		if (n->exists && !n->is_dir && (n->mount & LPM_HIDE))
-			return true;
-	}
-	return false;
 }
 
 static int check_kernel(struct lrun *r, int *abi)
@@ -498,7 +487,8 @@ static int launch(struct lrun *r)
 							     : "RLIMIT_NOFILE");
 	bool isolate = r->mode == IR_MODE_ENFORCE;
 	if (!lease_create(&r->lease, r->prof->private_home, err, sizeof err) ||
-	    (plan_hides_file(&r->plan) && !lease_make_empty(&r->lease, err, sizeof err)))
+	    (lnx_mount_hides_file(&r->plan) && !lnx_mount_private_shm() &&
+	     !lease_make_empty(&r->lease, err, sizeof err)))
 		return fail("%s", err);
 	if ((rc = block_signals(r)))
 		return rc;

@@ -34,7 +34,8 @@ struct lnx_spec {
 	const char *tmp_dir;      /* private TMPDIR: every right */
 	const char *home_dir;     /* private HOME, or NULL */
 	const char *empty_file;   /* an empty unreadable file, to hide files; NULL when the
-	                             plan hides none */
+	                             plan hides none or the sandbox makes its own in its
+	                             private /dev/shm (lnx_mount_apply) */
 	const char *keep_dir;     /* cagerun's plan cache: read-only in here, and pinned
 	                             (lnx_mount_keep); NULL when there is none */
 	/* Folders only caged runs read (agentstate.h, `own`), NULL-ended:
