@@ -577,7 +577,13 @@ static int launch(struct lrun *r)
 	r->obs_sock = osp[0];
 	if (!started)
 		return fail("%s; nothing was run", err);
-	if (isolate && ((rc = start_proxy_server(r, prx_policy_of_table(&r->table), NULL)) || (rc = adopt_listeners(r))))
+	/* The proxy is made while init builds the mounts and listeners, and
+	 * serves only once they arrive; the command starts after both. */
+	if (isolate && (rc = start_proxy_server(r, prx_policy_of_table(&r->table), NULL)))
+		return rc;
+	if (isolate && !lnx_sandbox_listeners(&r->sb, err, sizeof err))
+		return fail("%s; nothing was run", err);
+	if (isolate && (rc = adopt_listeners(r)))
 		return rc;
 	if (!lnx_sandbox_release(&r->sb, err, sizeof err)) {
 		/* init is gone: its own reason, when it left one, says more. */
@@ -619,6 +625,7 @@ int run_command(const struct run_opts *o)
 	r.sb.init = -1;
 	r.sb.err_fd = -1;
 	r.sb.go_fd = -1;
+	r.sb.lsock = -1;
 	/* As cagerun was started, before it raised its own soft limit for
 	 * the proxy (run_nofile_raise). */
 	if (!run_nofile_start(o->nofile, &r.nofile_start))

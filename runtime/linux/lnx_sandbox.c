@@ -88,6 +88,7 @@ bool lnx_sandbox_start(const struct lnx_spec *s, struct lnx_sandbox *sb, char *e
 	sb->init = -1;
 	sb->err_fd = -1;
 	sb->go_fd = -1;
+	sb->lsock = -1;
 	int sync[2] = { -1, -1 }, errp[2] = { -1, -1 }, sock[2] = { -1, -1 };
 	bool ok = false;
 	if (pipe2(sync, O_CLOEXEC) != 0 || pipe2(errp, O_CLOEXEC) != 0 ||
@@ -141,17 +142,9 @@ bool lnx_sandbox_start(const struct lnx_spec *s, struct lnx_sandbox *sb, char *e
 		snprintf(err, errlen, "cannot start the sandbox: %s", strerror(errno));
 		goto out;
 	}
-	if (s->isolate_net && !recv_listeners(sock[0], sb)) {
-		/* init failed before handing them over: its reason is on err_fd. */
-		char why[512] = "";
-		ssize_t n = read(sb->err_fd, why, sizeof why - 1);
-		if (n > 1) {
-			why[n] = '\0';
-			snprintf(err, errlen, "%s", why + 1);
-		} else {
-			snprintf(err, errlen, "the sandbox's listeners did not arrive");
-		}
-		goto out;
+	if (s->isolate_net) {
+		sb->lsock = sock[0];
+		sock[0] = -1;
 	}
 	sb->go_fd = sync[1];
 	sync[1] = -1;
@@ -168,6 +161,25 @@ out:
 	if (!ok)
 		lnx_sandbox_kill(sb);
 	return ok;
+}
+
+bool lnx_sandbox_listeners(struct lnx_sandbox *sb, char *err, size_t errlen)
+{
+	bool ok = recv_listeners(sb->lsock, sb);
+	close(sb->lsock);
+	sb->lsock = -1;
+	if (ok)
+		return true;
+	/* init failed before handing them over: its reason is on err_fd. */
+	char why[512] = "";
+	ssize_t n = read(sb->err_fd, why, sizeof why - 1);
+	if (n > 1) {
+		why[n] = '\0';
+		snprintf(err, errlen, "%s", why + 1);
+	} else {
+		snprintf(err, errlen, "the sandbox's listeners did not arrive");
+	}
+	return false;
 }
 
 bool lnx_sandbox_release(struct lnx_sandbox *sb, char *err, size_t errlen)
@@ -216,6 +228,9 @@ void lnx_sandbox_kill(struct lnx_sandbox *sb)
 	if (sb->go_fd >= 0)
 		close(sb->go_fd);
 	sb->go_fd = -1;
+	if (sb->lsock >= 0)
+		close(sb->lsock);
+	sb->lsock = -1;
 	if (sb->init > 0) {
 		kill(sb->init, SIGKILL);
 		while (waitpid(sb->init, NULL, 0) < 0 && errno == EINTR)

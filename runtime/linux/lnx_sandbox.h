@@ -71,6 +71,7 @@ struct lnx_sandbox {
 	pid_t init;   /* the init process, as the parent sees it */
 	int err_fd;   /* start-up failures; EOF once the command runs */
 	int go_fd;    /* one byte lets init start the command */
+	int lsock;    /* isolate_net: where init sends its listeners, until received */
 	/* isolate_net: listeners inside the namespace, owned by the caller
 	 * after lnx_sandbox_start: fds[0] is the proxy's, the others forward
 	 * ports[i] to the host's loopback. */
@@ -79,10 +80,15 @@ struct lnx_sandbox {
 	size_t nfds;
 };
 
-/* Clones init and waits until its namespaces and listeners are ready. The
- * caller must have blocked SIGCHLD, SIGINT, SIGTERM, SIGHUP and SIGQUIT. */
+/* Clones init, writes its ID maps and lets it build its mounts (and, with
+ * isolate_net, its listeners): returns without waiting for them, so the
+ * caller's own set-up (the proxy) runs meanwhile. The caller must have
+ * blocked SIGCHLD, SIGINT, SIGTERM, SIGHUP and SIGQUIT. */
 bool lnx_sandbox_start(const struct lnx_spec *s, struct lnx_sandbox *sb, char *err,
 		       size_t errlen);
+/* isolate_net: waits for init's listeners (fds, ports), or for the reason
+ * it failed first. */
+bool lnx_sandbox_listeners(struct lnx_sandbox *sb, char *err, size_t errlen);
 /* Lets init start the command: call once everything outside the sandbox
  * (the proxy) is ready. Until then the command cannot have started, so a
  * failure before this point is always a clean 125. */
