@@ -21,7 +21,8 @@ static char *join(const char *a, const char *b)
 	return s;
 }
 
-bool lease_create(struct lease *l, bool private_home, char *err, size_t errlen)
+/* The directory itself, under $TMPDIR (or /tmp), resolved. */
+static bool make_dir(struct lease *l, char *err, size_t errlen)
 {
 	memset(l, 0, sizeof *l);
 	const char *base = getenv("TMPDIR");
@@ -37,10 +38,31 @@ bool lease_create(struct lease *l, bool private_home, char *err, size_t errlen)
 	}
 	/* The sandbox sees these paths: resolve the base (e.g. /tmp a link). */
 	char real[4096];
-	if (realpath(l->dir, real)) {
+	char *resolved = realpath(l->dir, real) ? strdup(real) : NULL;
+	if (resolved) {
 		free(l->dir);
-		l->dir = strdup(real);
+		l->dir = resolved;
 	}
+	return true;
+}
+
+bool lease_create_flat(struct lease *l, char *err, size_t errlen)
+{
+	if (!make_dir(l, err, errlen))
+		return false;
+	l->tmp = strdup(l->dir);
+	if (!l->tmp) {
+		snprintf(err, errlen, "out of memory");
+		lease_remove(l);
+		return false;
+	}
+	return true;
+}
+
+bool lease_create(struct lease *l, bool private_home, char *err, size_t errlen)
+{
+	if (!make_dir(l, err, errlen))
+		return false;
 	l->tmp = join(l->dir, "tmp");
 	if (private_home)
 		l->home = join(l->dir, "home");
@@ -48,7 +70,7 @@ bool lease_create(struct lease *l, bool private_home, char *err, size_t errlen)
 		  (!l->home || mkdir(l->home, 0700) == 0);
 	if (!ok) {
 		snprintf(err, errlen, "cannot prepare the run's private directory %s: %s",
-			 l->dir ? l->dir : base, strerror(errno));
+			 l->dir, strerror(errno));
 		lease_remove(l);
 	}
 	return ok;
@@ -72,9 +94,13 @@ bool lease_make_empty(struct lease *l, char *err, size_t errlen)
 }
 
 /* Removes `name` in `dfd`, a tree if need be, never following a symlink.
- * Directories the command made unreadable are opened up first. */
-static bool rm_at(int dfd, const char *name, unsigned depth)
+ * Directories the command made unreadable are opened up first. `dir`: a
+ * directory is expected there, so its removal is tried first (the unlink
+ * would only fail with EISDIR). */
+static bool rm_at(int dfd, const char *name, unsigned depth, bool dir)
 {
+	if (dir && (unlinkat(dfd, name, AT_REMOVEDIR) == 0 || errno == ENOENT))
+		return true;
 	if (unlinkat(dfd, name, 0) == 0 || errno == ENOENT)
 		return true;
 	/* An empty directory (the usual TMPDIR after a short command) goes
@@ -101,7 +127,7 @@ static bool rm_at(int dfd, const char *name, unsigned depth)
 	struct dirent *e;
 	while ((e = readdir(d)))
 		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-			ok &= rm_at(dirfd(d), e->d_name, depth + 1);
+			ok &= rm_at(dirfd(d), e->d_name, depth + 1, e->d_type == DT_DIR);
 	closedir(d);
 	return unlinkat(dfd, name, AT_REMOVEDIR) == 0 && ok;
 }
@@ -113,10 +139,10 @@ bool lease_remove(struct lease *l)
 	 * empty by the time it is removed and never needs to be read. */
 	const char *known[] = { l->tmp, l->home, l->empty };
 	for (size_t i = 0; l->dir && i < sizeof known / sizeof *known; i++)
-		if (known[i])
-			(void)rm_at(AT_FDCWD, known[i], 0); /* what is left, the walk below finds */
+		if (known[i] && strcmp(known[i], l->dir)) /* what is left, the walk below finds */
+			(void)rm_at(AT_FDCWD, known[i], 0, known[i] != l->empty);
 	if (l->dir)
-		ok = rm_at(AT_FDCWD, l->dir, 0);
+		ok = rm_at(AT_FDCWD, l->dir, 0, true);
 	free(l->dir);
 	free(l->tmp);
 	free(l->home);

@@ -1,7 +1,8 @@
 /*
  * lease.h - the private directory of one cagerun run: the command's TMPDIR,
  * its HOME when the policy says `private home`, and, when the plan hides a
- * file, an empty unreadable file the Linux sandbox mounts over it. Created
+ * file and the Linux sandbox cannot make its own (lnx_mount_apply), an
+ * empty unreadable file it mounts over it. Created
  * 0700 before the sandbox starts, removed (without following any link the
  * command left in it) when the run ends.
  */
@@ -18,6 +19,10 @@ struct lease {
 /* Under $TMPDIR (or /tmp): the directory and its tmp, and home when asked
  * for (l->home stays NULL otherwise). */
 bool lease_create(struct lease *l, bool private_home, char *err, size_t errlen);
+/* The same for a run with no private HOME and no empty file: the
+ * directory is the TMPDIR itself (l->tmp names it too), one directory to
+ * make and remove on the host's disk instead of two. */
+bool lease_create_flat(struct lease *l, char *err, size_t errlen);
 /* Adds the empty file (l->empty), only for a run that needs it: each inode
  * is one more to create and remove on every run. */
 bool lease_make_empty(struct lease *l, char *err, size_t errlen);

@@ -85,7 +85,7 @@ bool lnx_exec_drop_privileges(char *err, size_t errlen)
 	return true;
 }
 
-bool lnx_exec_landlock(const struct lnx_spec *s, char *err, size_t errlen)
+bool lnx_exec_landlock(const struct lnx_spec *s, int *keep, char *err, size_t errlen)
 {
 	struct lnx_landlock ll = { .fd = -1 };
 	if (!lnx_landlock_open(&ll, s->landlock_abi, err, errlen))
@@ -105,7 +105,10 @@ bool lnx_exec_landlock(const struct lnx_spec *s, char *err, size_t errlen)
 			lnx_landlock_close(&ll);
 			return false;
 		}
-	return lnx_landlock_enforce(&ll, err, errlen);
+	if (!keep)
+		return lnx_landlock_enforce(&ll, err, errlen);
+	*keep = ll.fd;
+	return lnx_landlock_restrict(ll.fd, err, errlen);
 }
 
 _Noreturn void lnx_exec_main(struct lnx_child *c)
@@ -129,10 +132,20 @@ _Noreturn void lnx_exec_main(struct lnx_child *c)
 	/* Under the supervisor, privileges are already gone (it dropped them
 	 * before forking us, and securebits cannot be set again without
 	 * them); Landlock is applied once more, a layer below the
-	 * supervisor's, which keeps the command from tracing it. */
-	if ((c->notify_sock < 0 && !lnx_exec_drop_privileges(err, sizeof err)) ||
-	    !lnx_exec_landlock(s, err, sizeof err))
+	 * supervisor's, which keeps the command from tracing it: the very
+	 * ruleset the supervisor built and enforced on itself, so the same
+	 * rules without opening every granted path again. */
+	if (c->notify_sock < 0 && !lnx_exec_drop_privileges(err, sizeof err))
 		lnx_child_fail(c, 125, err);
+	if (c->ruleset_fd >= 0) {
+		bool ok = lnx_landlock_restrict(c->ruleset_fd, err, sizeof err);
+		close(c->ruleset_fd);
+		c->ruleset_fd = -1;
+		if (!ok)
+			lnx_child_fail(c, 125, err);
+	} else if (!lnx_exec_landlock(s, NULL, err, sizeof err)) {
+		lnx_child_fail(c, 125, err);
+	}
 	/* --log-denials: the observer's filter (its listener leaves by
 	 * sendmsg, which it does not watch). */
 	int ofd = -1;

@@ -21,6 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "lnx_limits.h"
 #include "lnx_mount.h"
 
 _Noreturn void lnx_child_fail(struct lnx_child *c, int code, const char *msg)
@@ -202,8 +203,14 @@ _Noreturn void lnx_init_main(struct lnx_child *c)
 		rw[nrw++] = c->s->tmp_dir;
 	if (c->s->home_dir)
 		rw[nrw++] = c->s->home_dir;
-	for (int i = 0; i < c->s->ncgroups; i++)
-		close(c->s->cgroup_procs[i]); /* moved already; nothing inside may move again */
+	/* Into the cgroup before anything else, and the door closed behind:
+	 * nothing inside may move again. */
+	const struct lnx_cgroup_joins *cj = &c->s->cgroups;
+	for (int i = 0; i < cj->nself; i++)
+		if (!lnx_limits_join_self(cj->self[i], err, sizeof err))
+			lnx_child_fail(c, 125, err);
+	for (int i = 0; i < cj->nby_pid; i++)
+		close(cj->by_pid[i]); /* moved by the parent already */
 	if (!lnx_mount_prepare(err, sizeof err) ||
 	    (c->s->tmp_bytes && !lnx_mount_tmpfs(c->s->tmp_dir, c->s->tmp_bytes, err, sizeof err)) ||
 	    !lnx_mount_apply(c->s->plan, c->s->empty_file, err, sizeof err) ||

@@ -111,11 +111,17 @@ bool lnx_landlock_grant(struct lnx_landlock *ll, const char *path, uint64_t righ
 	return ok;
 }
 
-bool lnx_landlock_enforce(struct lnx_landlock *ll, char *err, size_t errlen)
+bool lnx_landlock_restrict(int fd, char *err, size_t errlen)
 {
-	bool ok = syscall(SYS_landlock_restrict_self, ll->fd, 0) == 0;
+	bool ok = syscall(SYS_landlock_restrict_self, fd, 0) == 0;
 	if (!ok)
 		snprintf(err, errlen, "Landlock: cannot enforce the ruleset: %s", strerror(errno));
+	return ok;
+}
+
+bool lnx_landlock_enforce(struct lnx_landlock *ll, char *err, size_t errlen)
+{
+	bool ok = lnx_landlock_restrict(ll->fd, err, errlen);
 	lnx_landlock_close(ll);
 	return ok;
 }

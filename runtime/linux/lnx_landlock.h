@@ -34,6 +34,10 @@ bool lnx_landlock_grant(struct lnx_landlock *ll, const char *path, uint64_t righ
 /* Enforces the ruleset on the calling thread (no_new_privs must be set)
  * and closes it. */
 bool lnx_landlock_enforce(struct lnx_landlock *ll, char *err, size_t errlen);
+/* Enforces the ruleset open as `fd` on the calling thread, which keeps fd:
+ * each call adds a layer (a domain nested below the caller's), so one
+ * ruleset serves a process and, once more, a child it forks. */
+bool lnx_landlock_restrict(int fd, char *err, size_t errlen);
 void lnx_landlock_close(struct lnx_landlock *ll);
 
 #endif

@@ -6,6 +6,7 @@
 #include "lnx_limits.h"
 #include "runcommon.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -29,17 +30,62 @@ static bool has_word(const char *list, const char *w)
 	return false;
 }
 
+/* The next line of `*p` into `line` (without its newline, cut to fit),
+ * or false at the end. */
+static bool next_line(const char **p, char *line, size_t n)
+{
+	if (!**p)
+		return false;
+	size_t len = strcspn(*p, "\n");
+	size_t keep = len < n - 1 ? len : n - 1;
+	memcpy(line, *p, keep);
+	line[keep] = '\0';
+	*p += len + ((*p)[len] == '\n');
+	return true;
+}
+
+/* A /proc file's whole text (bounded), or NULL. Read once per launch:
+ * the kernel builds mountinfo anew on every read. */
+static char *slurp(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	size_t cap = 16384, len = 0;
+	char *buf = malloc(cap);
+	ssize_t n = 0;
+	while (buf && (n = read(fd, buf + len, cap - 1 - len)) > 0) {
+		len += (size_t)n;
+		if (len == cap - 1) {
+			char *bigger = cap < (1u << 22) ? realloc(buf, cap * 2) : NULL;
+			if (!bigger) {
+				free(buf);
+				buf = NULL;
+				break;
+			}
+			buf = bigger;
+			cap *= 2;
+		}
+	}
+	close(fd);
+	if (buf && n < 0) {
+		free(buf);
+		return NULL;
+	}
+	if (buf)
+		buf[len] = '\0';
+	return buf;
+}
+
 /* Where the hierarchy of `ctl` is mounted (v2: ctl NULL, the unified
- * one) and the root of that mount, from a mountinfo file. */
+ * one) and the root of that mount, from mountinfo's text. */
 static bool find_mount(const char *mountinfo, const char *ctl, char *mnt, size_t mlen,
 		       char *root, size_t rlen)
 {
-	FILE *f = fopen(mountinfo, "re");
-	if (!f)
-		return false;
 	char line[4096];
 	bool found = false;
-	while (!found && fgets(line, sizeof line, f)) {
+	const char *p = mountinfo;
+	while (!found && next_line(&p, line, sizeof line)) {
 		char *sep = strstr(line, " - ");
 		if (!sep)
 			continue;
@@ -59,23 +105,20 @@ static bool find_mount(const char *mountinfo, const char *ctl, char *mnt, size_t
 			}
 		}
 	}
-	fclose(f);
 	return found;
 }
 
-bool lnx_cgroup_dir(const char *mountinfo, const char *cgroup, const char *ctl, char *dir,
-		    size_t len)
+/* lnx_cgroup_dir on the files' text. */
+static bool cgroup_dir_of(const char *mountinfo, const char *cgroup, const char *ctl, char *dir,
+			  size_t len)
 {
 	char mnt[1024], root[1024];
 	if (!find_mount(mountinfo, ctl, mnt, sizeof mnt, root, sizeof root))
 		return false;
-	FILE *f = fopen(cgroup, "re");
-	if (!f)
-		return false;
 	char line[4096];
 	bool found = false;
-	while (!found && fgets(line, sizeof line, f)) {
-		line[strcspn(line, "\n")] = '\0';
+	const char *p = cgroup;
+	while (!found && next_line(&p, line, sizeof line)) {
 		char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
 		if (!c2)
 			continue;
@@ -91,7 +134,16 @@ bool lnx_cgroup_dir(const char *mountinfo, const char *cgroup, const char *ctl, 
 		int n = snprintf(dir, len, "%s%s", mnt, rest);
 		found = n > 0 && (size_t)n < len;
 	}
-	fclose(f);
+	return found;
+}
+
+bool lnx_cgroup_dir(const char *mountinfo, const char *cgroup, const char *ctl, char *dir,
+		    size_t len)
+{
+	char *mi = slurp(mountinfo), *cg = mi ? slurp(cgroup) : NULL;
+	bool found = cg && cgroup_dir_of(mi, cg, ctl, dir, len);
+	free(mi);
+	free(cg);
 	return found;
 }
 
@@ -144,6 +196,26 @@ static void remove_child(char *dir)
 	free(dir);
 }
 
+/* Whether a v2 child of `base` would have a wanted controller: `base`
+ * enables it for its children in cgroup.subtree_control. Read first, so
+ * that a hierarchy without them (the unified mount of a host whose
+ * controllers sit in v1) costs a read, not a mkdir and an rmdir. */
+static bool v2_enables(const char *base, bool want_pids, bool want_mem)
+{
+	char p[4200], line[512] = "";
+	snprintf(p, sizeof p, "%s/cgroup.subtree_control", base);
+	FILE *f = fopen(p, "re");
+	if (!f)
+		return false;
+	bool got = fgets(line, sizeof line, f) != NULL;
+	fclose(f);
+	line[strcspn(line, "\n")] = '\0';
+	for (char *w = strtok(line, " "); got && w; w = strtok(NULL, " "))
+		if ((want_pids && !strcmp(w, "pids")) || (want_mem && !strcmp(w, "memory")))
+			return true;
+	return false;
+}
+
 /* A child under `base` that bounds what is asked for (pids, memory; what
  * it has is set in *pids, *memory), or NULL. */
 static char *child_with(const char *base, bool want_pids, bool want_mem, bool *pids, bool *memory)
@@ -163,32 +235,30 @@ static char *child_with(const char *base, bool want_pids, bool want_mem, bool *p
  * child of our own memory cgroup bounding RAM and, where the kernel
  * accounts swap (memory.memsw.*), RAM plus swap by the same value, so that
  * swapping does not extend the bound. The plain limit goes first: the
- * kernel refuses a memsw limit below it. False with err set when the
- * child was made but could not be set up; *dir NULL when there is none. */
-static bool mem_v1_child(const char *mi, const char *cg, uint64_t bytes, char **dir, int *procs,
+ * kernel refuses a memsw limit below it. Init joins it through its
+ * `tasks`, as it joins v1's pids child. False with err set when the child
+ * was made but could not be set up; l->mem_dir NULL when there is none. */
+static bool mem_v1_child(struct lnx_limits *l, const char *mi, const char *cg, uint64_t bytes,
 			 char *err, size_t errlen)
 {
 	char own[4096];
-	*dir = NULL;
-	*procs = -1;
-	if (!lnx_cgroup_dir(mi, cg, "memory", own, sizeof own))
+	if (!cgroup_dir_of(mi, cg, "memory", own, sizeof own))
 		return true;
 	char *c = make_child(own);
 	if (!c)
-		return true;
-	*dir = c;
+		return true; /* only root may make one */
 	if (!file_exists(c, "memory.limit_in_bytes")) {
 		remove_child(c);
-		*dir = NULL;
 		return true;
 	}
+	l->mem_dir = c;
 	if (!write_value(c, "memory.limit_in_bytes", bytes, err, errlen) ||
 	    (file_exists(c, "memory.memsw.limit_in_bytes") &&
 	     !write_value(c, "memory.memsw.limit_in_bytes", bytes, err, errlen)))
 		return false;
 	char p[4200];
-	snprintf(p, sizeof p, "%s/cgroup.procs", c);
-	if ((*procs = open(p, O_WRONLY | O_CLOEXEC)) < 0) {
+	snprintf(p, sizeof p, "%s/tasks", c);
+	if ((l->mem_join = open(p, O_WRONLY | O_CLOEXEC)) < 0) {
 		snprintf(err, errlen, "cannot open %s: %s", p, strerror(errno));
 		return false;
 	}
@@ -200,8 +270,8 @@ bool lnx_limits_prepare(struct lnx_limits *l, const struct ir_profile *p,
 {
 	memset(l, 0, sizeof *l);
 	l->prof = p;
-	l->cg_procs = -1;
-	l->mem_procs = -1;
+	l->cg_join = -1;
+	l->mem_join = -1;
 	const struct ir_limit *procs = &p->limits[IR_LIM_PROCESSES], *mem = &p->limits[IR_LIM_MEMORY];
 	run_nofile_for(p, nofile_start, &l->nofile);
 	if (p->limits[IR_LIM_TMP].set) {
@@ -209,30 +279,49 @@ bool lnx_limits_prepare(struct lnx_limits *l, const struct ir_profile *p,
 		ir_limit_display(&p->limits[IR_LIM_TMP], false, l->tmp_text, sizeof l->tmp_text);
 	}
 	char own[4096], top[4096], rootdir[1024];
-	const char *mi = "/proc/self/mountinfo", *cg = "/proc/self/cgroup";
-	if ((procs->set || mem->set) && lnx_cgroup_dir(mi, cg, NULL, own, sizeof own)) {
+	char *mi = NULL, *cg = NULL;
+	if (procs->set || mem->set) {
+		mi = slurp("/proc/self/mountinfo");
+		cg = mi ? slurp("/proc/self/cgroup") : NULL;
+	}
+	if (cg && cgroup_dir_of(mi, cg, NULL, own, sizeof own)) {
 		/* cgroup v2 first: the memory controller lives only there. Our
 		 * own cgroup when it delegates the controllers; for root, else
 		 * the hierarchy's root cgroup, which (exempt from the rule that
 		 * a cgroup with processes has no controllers for its children)
 		 * usually has them enabled. */
-		l->cg_dir = child_with(own, procs->set, mem->set, &l->cg_pids, &l->cg_memory);
+		if (v2_enables(own, procs->set, mem->set))
+			l->cg_dir = child_with(own, procs->set, mem->set, &l->cg_pids, &l->cg_memory);
 		if (!l->cg_dir && getuid() == 0 &&
 		    find_mount(mi, NULL, top, sizeof top, rootdir, sizeof rootdir) &&
-		    strcmp(top, own) != 0)
+		    strcmp(top, own) != 0 && v2_enables(top, procs->set, mem->set))
 			l->cg_dir = child_with(top, procs->set, mem->set, &l->cg_pids, &l->cg_memory);
 	}
-	if (!l->cg_dir && procs->set && lnx_cgroup_dir(mi, cg, "pids", own, sizeof own))
+	if (!l->cg_dir && procs->set && cg && cgroup_dir_of(mi, cg, "pids", own, sizeof own)) {
 		l->cg_dir = child_with(own, true, false, &l->cg_pids, &l->cg_memory);
+		l->cg_self = l->cg_dir != NULL;
+	}
+	bool mem_ok = !mem->set || l->cg_memory || !cg ||
+		      mem_v1_child(l, mi, cg, mem->value, err, errlen);
+	free(mi);
+	free(cg);
+	if (!mem_ok)
+		return false;
 	if (l->cg_dir) {
-		char procs_path[4200];
-		snprintf(procs_path, sizeof procs_path, "%s/cgroup.procs", l->cg_dir);
+		/* v1: the sandbox's init writes "0" to `tasks` itself, which
+		 * moves its one thread and skips the global lock a move by pid
+		 * takes (see lnx_limits.h). v2 has no such door into a domain
+		 * cgroup (a thread move there must stay in its domain): the
+		 * parent writes init's pid to cgroup.procs. */
+		char join_path[4200];
+		snprintf(join_path, sizeof join_path, "%s/%s", l->cg_dir,
+			 l->cg_self ? "tasks" : "cgroup.procs");
 		if ((l->cg_pids && !write_value(l->cg_dir, "pids.max", procs->value, err, errlen)) ||
 		    (l->cg_memory && !write_value(l->cg_dir, "memory.max", mem->value, err, errlen)))
 			return false;
-		l->cg_procs = open(procs_path, O_WRONLY | O_CLOEXEC);
-		if (l->cg_procs < 0) {
-			snprintf(err, errlen, "cannot open %s: %s", procs_path, strerror(errno));
+		l->cg_join = open(join_path, O_WRONLY | O_CLOEXEC);
+		if (l->cg_join < 0) {
+			snprintf(err, errlen, "cannot open %s: %s", join_path, strerror(errno));
 			return false;
 		}
 	}
@@ -245,12 +334,6 @@ bool lnx_limits_prepare(struct lnx_limits *l, const struct ir_profile *p,
 		else
 			l->nproc = (rlim_t)procs->value;
 	}
-	/* Only root may make children of v1's memory cgroups on the hosts
-	 * that mount it; for anyone else the mkdir fails and nothing is
-	 * made. */
-	if (mem->set && !l->cg_memory &&
-	    !mem_v1_child(mi, cg, mem->value, &l->mem_dir, &l->mem_procs, err, errlen))
-		return false;
 	if (mem->set && !l->cg_memory && !l->mem_dir)
 		l->why[IR_LIM_MEMORY] = "cgroup v2's memory controller is not delegated to this "
 					"user and cgroup v1's needs root";
@@ -273,14 +356,18 @@ static uint64_t event_count(const char *dir, const char *file, const char *key)
 	return n;
 }
 
-int lnx_limits_procs(const struct lnx_limits *l, int fds[LNX_LIMITS_MAX_CGROUPS])
+void lnx_limits_joins(const struct lnx_limits *l, struct lnx_cgroup_joins *j)
 {
-	int n = 0;
-	if (l->cg_procs >= 0)
-		fds[n++] = l->cg_procs;
-	if (l->mem_procs >= 0)
-		fds[n++] = l->mem_procs;
-	return n;
+	*j = (struct lnx_cgroup_joins){ 0 };
+	if (l->cg_join >= 0) {
+		if (l->cg_self)
+			j->self[j->nself++] = l->cg_join;
+		else
+			j->by_pid[j->nby_pid++] = l->cg_join;
+	}
+	if (l->mem_join >= 0)
+		j->self[j->nself++] = l->mem_join;
+	assert(j->nself <= LNX_CGROUP_JOINS_MAX && j->nby_pid <= LNX_CGROUP_JOINS_MAX);
 }
 
 void lnx_limits_report(const struct lnx_limits *l, FILE *out)
@@ -307,11 +394,11 @@ void lnx_limits_report(const struct lnx_limits *l, FILE *out)
 	}
 }
 
-static void drop_child(char **dir, int *procs)
+static void drop_child(char **dir, int *join)
 {
-	if (*procs >= 0)
-		close(*procs);
-	*procs = -1;
+	if (*join >= 0)
+		close(*join);
+	*join = -1;
 	if (*dir)
 		remove_child(*dir);
 	*dir = NULL;
@@ -319,8 +406,18 @@ static void drop_child(char **dir, int *procs)
 
 void lnx_limits_free(struct lnx_limits *l)
 {
-	drop_child(&l->cg_dir, &l->cg_procs);
-	drop_child(&l->mem_dir, &l->mem_procs);
+	drop_child(&l->cg_dir, &l->cg_join);
+	drop_child(&l->mem_dir, &l->mem_join);
+}
+
+bool lnx_limits_join_self(int fd, char *err, size_t errlen)
+{
+	bool ok = write(fd, "0\n", 2) == 2;
+	int e = errno;
+	close(fd);
+	if (!ok)
+		snprintf(err, errlen, "cannot move the sandbox into its cgroup: %s", strerror(e));
+	return ok;
 }
 
 bool lnx_limits_apply_rlimits(rlim_t nproc, const struct rlimit *nofile, char *err, size_t errlen)

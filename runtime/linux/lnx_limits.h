@@ -15,6 +15,25 @@
  *   tmp        the size of the tmpfs mounted on the private TMPDIR inside
  *              the mount namespace (lnx_mount_tmpfs).
  *   files      RLIMIT_NOFILE of the command (soft and hard).
+ *
+ * Into the cgroup before anything of the sandbox runs: the sandbox's init
+ * is moved in before it forks, so every process of the sandbox is born
+ * inside, and cagerun itself (its proxy and resolver threads) never is.
+ * How it moves matters for the launch's time. A write of a pid to
+ * cgroup.procs (or `tasks`) takes the global cgroup_threadgroup_rwsem for
+ * writing, and taking it from idle waits for an RCU grace period
+ * (percpu_down_write -> rcu_sync_enter -> synchronize_rcu): 1.6 to 29 ms,
+ * median 9.6, on the 2-core development VM. A thread that writes "0" to a
+ * v1 `tasks` file (or v2 cgroup.threads) moves only itself and skips that
+ * lock: it cannot exit or exec while it writes, and other writers are
+ * excluded by cgroup_mutex (Linux 5.17, 9a3284fad42f "cgroup: Optimize
+ * single thread migration"; cgroup_procs_write_start). init has one
+ * thread, so moving it moves the process: about 10 us. On cgroup v2 a
+ * thread may only move within its domain, so there cagerun writes init's
+ * pid to cgroup.procs and pays the wait (unless the hierarchy is mounted
+ * with favordynmods). The open file's credentials decide the permission
+ * (of->file->f_cred), so init, in its user namespace, writes through the
+ * descriptor cagerun opened; it closes it before anything else runs.
  */
 #ifndef CAGE_LNX_LIMITS_H
 #define CAGE_LNX_LIMITS_H
@@ -35,20 +54,28 @@ struct lnx_limits {
 	uint64_t tmp_bytes;        /* size of the private tmpfs, 0 = none */
 	char tmp_text[64];         /* "64 MiB", for the report at exit */
 	char *cg_dir;              /* this run's cgroup, or NULL */
-	int cg_procs;              /* its cgroup.procs, open for writing, or -1 */
+	int cg_join;               /* open for writing, or -1: its `tasks` (cg_self) or its
+	                              cgroup.procs */
+	bool cg_self;              /* cgroup v1: init moves itself in (lnx_limits_join_self) */
 	bool cg_pids, cg_memory;   /* what the cgroup bounds */
 	/* cgroup v1 keeps each controller in a hierarchy of its own: where
 	 * the memory bound comes from v1's memory hierarchy, this run's
-	 * cgroup there (else NULL and -1). */
+	 * cgroup there (else NULL) and its `tasks`, open for writing (-1). */
 	char *mem_dir;
-	int mem_procs;
+	int mem_join;
 };
 
-/* The cgroup.procs files the sandbox's init must be written into before
- * it starts anything (at most two: v2's one, or v1's pids and memory). */
-#define LNX_LIMITS_MAX_CGROUPS 2
-/* They, in fds, as the launcher's spec carries them; returns how many. */
-int lnx_limits_procs(const struct lnx_limits *l, int fds[LNX_LIMITS_MAX_CGROUPS]);
+/* How the sandbox's init joins the run's cgroups before it starts
+ * anything: init writes "0" to each `self` (v1 `tasks` files, see
+ * above); the parent writes init's pid to each `by_pid` (v2
+ * cgroup.procs). Counts, so that a zeroed value joins nothing (a
+ * descriptor 0 by default would write into stdin). */
+#define LNX_CGROUP_JOINS_MAX 2
+struct lnx_cgroup_joins {
+	int nself, self[LNX_CGROUP_JOINS_MAX];
+	int nby_pid, by_pid[LNX_CGROUP_JOINS_MAX];
+};
+void lnx_limits_joins(const struct lnx_limits *l, struct lnx_cgroup_joins *j);
 
 /* Decides how each of p's limits is enforced. `nofile_start` is the
  * RLIMIT_NOFILE cagerun was started with, what the command gets without a
@@ -70,6 +97,10 @@ void lnx_limits_free(struct lnx_limits *l);
  * mount or the cgroup lies outside what it shows. */
 bool lnx_cgroup_dir(const char *mountinfo, const char *cgroup, const char *ctl, char *dir,
 		    size_t len);
+/* In the sandbox's init, single-threaded, before it starts anything:
+ * moves itself into a v1 cgroup through `fd` (its `tasks`: a `self` of
+ * lnx_cgroup_joins) and closes fd. */
+bool lnx_limits_join_self(int fd, char *err, size_t errlen);
 /* In the command, before exec: its rlimits. */
 bool lnx_limits_apply_rlimits(rlim_t nproc, const struct rlimit *nofile, char *err,
 			      size_t errlen);

@@ -118,8 +118,7 @@ static bool clone_onto(int src, int tfd, const char *path, uint64_t set, char *e
 	return ok ? true : fail(err, errlen, "cannot mount over", path);
 }
 
-static bool apply_one(const struct lplan_node *n, const char *empty_file, char *err,
-		      size_t errlen)
+static bool apply_one(const struct lplan_node *n, int empty_fd, char *err, size_t errlen)
 {
 	int tfd = lnx_open_nofollow(n->path);
 	if (tfd < 0)
@@ -134,16 +133,12 @@ static bool apply_one(const struct lplan_node *n, const char *empty_file, char *
 		fail(err, errlen, "cannot stat", n->path);
 	} else if ((n->mount & LPM_HIDE) && n->is_dir) {
 		ok = hide_dir(tfd, n->path, err, errlen);
-	} else if ((n->mount & LPM_HIDE) && !empty_file) {
-		errno = ENOENT; /* the lease made none: refuse rather than leave it visible */
+	} else if ((n->mount & LPM_HIDE) && empty_fd < 0) {
+		errno = ENOENT; /* none was made: refuse rather than leave it visible */
 		ok = fail(err, errlen, "no empty file to hide", n->path);
 	} else if (n->mount & LPM_HIDE) {
-		int src = lnx_open_nofollow(empty_file);
-		ok = src >= 0 ? clone_onto(src, tfd, n->path, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOEXEC,
-					   err, errlen)
-			      : fail(err, errlen, "cannot open", empty_file);
-		if (src >= 0)
-			close(src);
+		ok = clone_onto(empty_fd, tfd, n->path, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOEXEC, err,
+				errlen);
 	} else {
 		uint64_t set = (n->mount & LPM_RDONLY ? MOUNT_ATTR_RDONLY : 0) |
 			       (n->mount & LPM_NOEXEC ? MOUNT_ATTR_NOEXEC : 0);
@@ -167,18 +162,84 @@ static void assert_ancestors_first(const struct lplan *plan)
 #endif
 }
 
+bool lnx_mount_hides_file(const struct lplan *plan)
+{
+	for (size_t i = 0; i < plan->nnodes; i++) {
+		const struct lplan_node *n = &plan->nodes[i];
+		if (n->exists && !n->is_dir && (n->mount & LPM_HIDE))
+			return true;
+	}
+	return false;
+}
+
+bool lnx_mount_private_shm(void)
+{
+	struct stat st;
+	return lstat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+#define EMPTY_NAME ".cage-empty"
+
+/* The empty file made in the sandbox's own /dev/shm (lnx_mount_prepare
+ * mounted a fresh tmpfs there): mode 000, created exclusively, opened
+ * O_PATH for the hiding mounts; *shm keeps the directory for the unlink. */
+static int make_empty(int *shm, char *err, size_t errlen)
+{
+	*shm = lnx_open_nofollow("/dev/shm");
+	if (*shm < 0) {
+		fail(err, errlen, "cannot open", "/dev/shm");
+		return -1;
+	}
+	int fd = openat(*shm, EMPTY_NAME, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0);
+	if (fd < 0) {
+		fail(err, errlen, "cannot create the empty file in", "/dev/shm");
+		return -1;
+	}
+	close(fd);
+	int efd = openat(*shm, EMPTY_NAME, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+	if (efd < 0 || fstat(efd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size != 0) {
+		if (efd >= 0)
+			close(efd);
+		fail(err, errlen, "cannot open the empty file in", "/dev/shm");
+		return -1;
+	}
+	return efd;
+}
+
 bool lnx_mount_apply(const struct lplan *plan, const char *empty_file, char *err, size_t errlen)
 {
 	assert_ancestors_first(plan);
-	/* Nodes are sorted with ancestors first: walk backwards. */
-	for (size_t i = plan->nnodes; i-- > 0;) {
-		const struct lplan_node *n = &plan->nodes[i];
-		if (!n->mount || !n->exists)
-			continue;
-		if (!apply_one(n, empty_file, err, errlen))
+	/* The empty file is opened once, before any mount could cover its
+	 * path: the lease's, or one made here (then its name is removed once
+	 * the mounts hold it, so nothing in the sandbox can reach it but
+	 * through the hidden paths, read-only). */
+	int efd = -1, shm = -1;
+	if (lnx_mount_hides_file(plan)) {
+		efd = empty_file ? lnx_open_nofollow(empty_file) : make_empty(&shm, err, errlen);
+		if (efd < 0) {
+			if (empty_file)
+				fail(err, errlen, "cannot open", empty_file);
+			if (shm >= 0)
+				close(shm);
 			return false;
+		}
 	}
-	return true;
+	bool ok = true;
+	/* Nodes are sorted with ancestors first: walk backwards. */
+	for (size_t i = plan->nnodes; ok && i-- > 0;) {
+		const struct lplan_node *n = &plan->nodes[i];
+		if (n->mount && n->exists)
+			ok = apply_one(n, efd, err, errlen);
+	}
+	if (efd >= 0)
+		close(efd);
+	if (shm >= 0) {
+		if (unlinkat(shm, EMPTY_NAME, 0) != 0 && ok)
+			ok = fail(err, errlen, "cannot remove the empty file from", "/dev/shm");
+		close(shm);
+	}
+	return ok;
 }
 
 /* Where the plan lets the command change files: a node with write rights

@@ -21,10 +21,19 @@ int lnx_open_nofollow(const char *path);
 /* Stops propagation to and from the host, mounts /proc and /dev/shm.
  * Called in the new user, mount and PID namespaces. */
 bool lnx_mount_prepare(char *err, size_t errlen);
-/* Applies the plan's mounts, deepest first. `empty_file` is an empty,
- * unreadable file that hides a denied file (NULL when the plan hides no
- * file: a hide without it fails the run). */
+/* Applies the plan's mounts, deepest first. A denied file is hidden by
+ * an empty file of mode 000 mounted read-only over it: `empty_file` (the
+ * lease's), or, when NULL, one made in the sandbox's private /dev/shm and
+ * unlinked once mounted (no file on the host's disk to create and
+ * remove). */
 bool lnx_mount_apply(const struct lplan *plan, const char *empty_file, char *err, size_t errlen);
+/* Whether the plan hides an existing file, so lnx_mount_apply needs an
+ * empty file (a hidden directory gets an empty tmpfs instead). */
+bool lnx_mount_hides_file(const struct lplan *plan);
+/* Whether /dev/shm is a directory (not a link) here, so that
+ * lnx_mount_prepare gives the sandbox a private tmpfs on it, where
+ * lnx_mount_apply can make its empty file. */
+bool lnx_mount_private_shm(void);
 
 /* Keeps the directory `dir` (cagerun's plan cache) read-only in here
  * whatever the plan grants around it, and every directory above it

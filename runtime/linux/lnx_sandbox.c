@@ -5,7 +5,6 @@
  */
 #include "lnx_sandbox.h"
 
-#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -89,6 +88,7 @@ bool lnx_sandbox_start(const struct lnx_spec *s, struct lnx_sandbox *sb, char *e
 	sb->init = -1;
 	sb->err_fd = -1;
 	sb->go_fd = -1;
+	sb->lsock = -1;
 	int sync[2] = { -1, -1 }, errp[2] = { -1, -1 }, sock[2] = { -1, -1 };
 	bool ok = false;
 	if (pipe2(sync, O_CLOEXEC) != 0 || pipe2(errp, O_CLOEXEC) != 0 ||
@@ -113,7 +113,8 @@ bool lnx_sandbox_start(const struct lnx_spec *s, struct lnx_sandbox *sb, char *e
 		close(sync[1]);
 		close(errp[0]);
 		close(sock[0]);
-		struct lnx_child c = { s, sync[0], sock[1], errp[1], -1, NULL, 0 };
+		struct lnx_child c = { .s = s, .sync_fd = sync[0], .fd_sock = sock[1],
+				       .err_fd = errp[1], .notify_sock = -1, .ruleset_fd = -1 };
 		lnx_init_main(&c);
 	}
 	sb->init = pid;
@@ -128,12 +129,12 @@ bool lnx_sandbox_start(const struct lnx_spec *s, struct lnx_sandbox *sb, char *e
 	if (!write_maps(pid, err, errlen))
 		goto out;
 	/* Into the run's cgroup before init can start anything, so that every
-	 * process of the sandbox is counted. */
+	 * process of the sandbox is counted (on cgroup v1 init moves itself,
+	 * see lnx_limits.h). */
 	char pidtext[24];
 	int plen = snprintf(pidtext, sizeof pidtext, "%d\n", (int)pid);
-	assert(s->ncgroups >= 0 && s->ncgroups <= LNX_LIMITS_MAX_CGROUPS);
-	for (int i = 0; i < s->ncgroups; i++)
-		if (write(s->cgroup_procs[i], pidtext, (size_t)plen) != plen) {
+	for (int i = 0; i < s->cgroups.nby_pid; i++)
+		if (write(s->cgroups.by_pid[i], pidtext, (size_t)plen) != plen) {
 			snprintf(err, errlen, "cannot move the sandbox into its cgroup: %s",
 				 strerror(errno));
 			goto out;
@@ -142,17 +143,9 @@ bool lnx_sandbox_start(const struct lnx_spec *s, struct lnx_sandbox *sb, char *e
 		snprintf(err, errlen, "cannot start the sandbox: %s", strerror(errno));
 		goto out;
 	}
-	if (s->isolate_net && !recv_listeners(sock[0], sb)) {
-		/* init failed before handing them over: its reason is on err_fd. */
-		char why[512] = "";
-		ssize_t n = read(sb->err_fd, why, sizeof why - 1);
-		if (n > 1) {
-			why[n] = '\0';
-			snprintf(err, errlen, "%s", why + 1);
-		} else {
-			snprintf(err, errlen, "the sandbox's listeners did not arrive");
-		}
-		goto out;
+	if (s->isolate_net) {
+		sb->lsock = sock[0];
+		sock[0] = -1;
 	}
 	sb->go_fd = sync[1];
 	sync[1] = -1;
@@ -169,6 +162,25 @@ out:
 	if (!ok)
 		lnx_sandbox_kill(sb);
 	return ok;
+}
+
+bool lnx_sandbox_listeners(struct lnx_sandbox *sb, char *err, size_t errlen)
+{
+	bool ok = recv_listeners(sb->lsock, sb);
+	close(sb->lsock);
+	sb->lsock = -1;
+	if (ok)
+		return true;
+	/* init failed before handing them over: its reason is on err_fd. */
+	char why[512] = "";
+	ssize_t n = read(sb->err_fd, why, sizeof why - 1);
+	if (n > 1) {
+		why[n] = '\0';
+		snprintf(err, errlen, "%s", why + 1);
+	} else {
+		snprintf(err, errlen, "the sandbox's listeners did not arrive");
+	}
+	return false;
 }
 
 bool lnx_sandbox_release(struct lnx_sandbox *sb, char *err, size_t errlen)
@@ -217,6 +229,9 @@ void lnx_sandbox_kill(struct lnx_sandbox *sb)
 	if (sb->go_fd >= 0)
 		close(sb->go_fd);
 	sb->go_fd = -1;
+	if (sb->lsock >= 0)
+		close(sb->lsock);
+	sb->lsock = -1;
 	if (sb->init > 0) {
 		kill(sb->init, SIGKILL);
 		while (waitpid(sb->init, NULL, 0) < 0 && errno == EINTR)

