@@ -68,6 +68,12 @@ bool cage_options_define(cage_options *o, const char *def)
 	return true;
 }
 
+void cage_options_param_fn(cage_options *o, cage_param_fn fn, void *ctx)
+{
+	o->param_fn = fn;
+	o->param_ctx = fn ? ctx : NULL;
+}
+
 void cage_options_include(cage_options *o, const char *dir)
 {
 	push(&o->includes, &o->nincludes, dir);

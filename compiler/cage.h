@@ -40,6 +40,17 @@ void cage_options_stdlib(cage_options *o, const char *dir);
 void cage_options_home(cage_options *o, const char *dir);
 /* Profile to select; default: the last profile of the main file. */
 void cage_options_profile(cage_options *o, const char *name);
+/* A value for a param no -D gave, asked for once the policy's files are
+ * read, before any default is taken: `param` is its name, `decl` the name
+ * of the file declaring it, `profile` the name of the profile that will
+ * be selected (--profile, else the main file's last, else "main"). A
+ * value returned (copied at once) is used exactly as `-D param=value`
+ * would be; NULL takes the declared default. How a launcher gives a
+ * value that depends on the profile without compiling twice. */
+typedef const char *(*cage_param_fn)(void *ctx, const char *param, const char *decl,
+				     const char *profile);
+/* fn NULL: none (the default). */
+void cage_options_param_fn(cage_options *o, cage_param_fn fn, void *ctx);
 /* The platform to compile for, "linux" or "macos" (false otherwise, and
  * nothing changes). It picks the standard library's platform modules and
  * which backends apply ("sbpl" is macOS only). Default: the platform this

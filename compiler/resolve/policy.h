@@ -19,6 +19,10 @@ struct cage_options {
 	char *profile;
 	bool has_target; /* false: the host's (IR_TARGET_HOST) */
 	enum ir_target target;
+	/* cage_options_param_fn (cage.h's cage_param_fn), or NULL */
+	const char *(*param_fn)(void *ctx, const char *param, const char *decl,
+				const char *profile);
+	void *param_ctx;
 };
 
 /* One `import` statement as resolved, for the unused-import check. */

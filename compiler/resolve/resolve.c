@@ -163,6 +163,20 @@ static uint64_t fingerprint(struct rsv *r)
 	return h;
 }
 
+/* The name of the profile the selection below will pick, known once the
+ * files are read: --profile, else the main file's last profile, else the
+ * module-level items as "main". */
+static const char *selected_name(const struct rsv *r, const struct src_file *main)
+{
+	if (r->o->profile)
+		return r->o->profile;
+	const char *name = "main";
+	for (size_t i = 0; i < r->profiles.n; i++)
+		if (r->profiles.v[i]->file == main)
+			name = r->profiles.v[i]->name;
+	return name;
+}
+
 void resolve_policy(struct cage_policy *pol, const char *path, const char *text, size_t len,
 		    const struct cage_options *o)
 {
@@ -212,7 +226,7 @@ void resolve_policy(struct cage_policy *pol, const char *path, const char *text,
 
 	for (size_t i = 0; i < r.files.n; i++)
 		rsv_collect(&r, r.files.v[i]);
-	rsv_assign_params(&r);
+	rsv_assign_params(&r, selected_name(&r, main->src));
 
 	struct layer module = { 0 };
 	for (size_t i = 0; i < r.files.n; i++)

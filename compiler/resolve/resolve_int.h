@@ -147,7 +147,9 @@ const char *rsv_near_name(struct rsv *r, const char *name, size_t len, bool list
 const char *rsv_near_profile(struct rsv *r, const char *name);
 void rsv_collect(struct rsv *r, struct rfile *rf);
 void rsv_names_free(struct rsv *r);
-void rsv_assign_params(struct rsv *r);
+/* `profile`: the name of the profile that will be selected, for the
+ * options' param_fn. */
+void rsv_assign_params(struct rsv *r, const char *profile);
 char *rsv_expand_home(struct rsv *r, const char *s, struct loc loc, uint32_t *home_len);
 char *rsv_interpolate(struct rsv *r, const struct ast_str *s, bool *ok);
 void rsv_expand_word(struct rsv *r, struct ast_str *w, rword_vec *out, size_t depth);

@@ -269,7 +269,7 @@ const char *rsv_near_profile(struct rsv *r, const char *name)
 	return suggest_hint(&sg, r->a);
 }
 
-void rsv_assign_params(struct rsv *r)
+void rsv_assign_params(struct rsv *r, const char *profile)
 {
 	/* -D first: each must name a declared param. */
 	for (size_t i = 0; i < r->o->ndefines; i++) {
@@ -297,6 +297,17 @@ void rsv_assign_params(struct rsv *r)
 		struct ast_node *n = r->params.v[i].node;
 		if (p->from_define)
 			continue;
+		const char *v = r->o->param_fn
+					? r->o->param_fn(r->o->param_ctx, p->name,
+							 p->loc.file ? p->loc.file->name : "", profile)
+					: NULL;
+		if (v) {
+			/* As a -D would be: the same flag, the same check. */
+			p->from_define = true;
+			if (!check_param_value(r, p, arena_strdup(r->a, v), p->loc))
+				p->value = NULL;
+			continue;
+		}
 		if (n->u.param.deflt) {
 			check_param_value(r, p, n->u.param.deflt->text, n->u.param.deflt->loc);
 		} else {

@@ -543,19 +543,49 @@ static int give_cache(struct layers *L, const struct layers_req *rq, const char 
 /* Whether std/guard (the standard library's, or a copy found first on an
  * -I folder) declares `cache` and no -D gave it. A `cache` param of the
  * policy's own is left alone: it means what that policy says. */
-static bool wants_cache(const cage_policy *p)
+static bool is_guard_file(const char *n)
 {
 	static const char guard[] = "std/guard.cage";
+	size_t nl = strlen(n), gl = sizeof guard - 1;
+	return nl >= gl && !strcmp(n + nl - gl, guard) && (nl == gl || n[nl - gl - 1] == '/');
+}
+
+static bool wants_cache(const cage_policy *p)
+{
 	for (size_t i = 0; p->ir && i < p->ir->nparams; i++) {
 		const struct ir_param *q = &p->ir->params[i];
 		if (strcmp(q->name, "cache") || !q->loc.file)
 			continue;
-		const char *n = q->loc.file->name;
-		size_t nl = strlen(n), gl = sizeof guard - 1;
-		return !q->from_define && nl >= gl && !strcmp(n + nl - gl, guard) &&
-		       (nl == gl || n[nl - gl - 1] == '/');
+		return !q->from_define && is_guard_file(q->loc.file->name);
 	}
 	return false;
+}
+
+/* -p alone: the private cache's folder given while the policy compiles
+ * (cage_options_param_fn), from the name of the profile that will be
+ * selected, so that the policy compiles once. Only the folder's path is
+ * worked out here (nothing is made): load_policy_file makes it after a
+ * clean compile, and compiles again the old way should anything differ. */
+struct cache_fn {
+	bool used, failed;
+	char key[CACHEDIR_KEY_MAX + 1];
+	char path[PATH_MAX];
+};
+
+static const char *cache_fn(void *ctx, const char *param, const char *decl, const char *profile)
+{
+	struct cache_fn *c = ctx;
+	if (strcmp(param, "cache") || !is_guard_file(decl))
+		return NULL;
+	char err[PATH_MAX + 200];
+	cachedir_key(profile, c->key);
+	if (!cachedir_resolve(c->key, false, c->path, sizeof c->path, err, sizeof err) ||
+	    !nameable(c->path)) {
+		c->failed = true;
+		return NULL;
+	}
+	c->used = true;
+	return c->path;
 }
 
 /* -p: the key is the selected profile's name, else the file's own. */
@@ -573,10 +603,45 @@ static void policy_key(const cage_policy *p, const char *file, char *out, size_t
 		out[n - 5] = '\0';
 }
 
+/* The compile with cache_fn: true when it gave the folder and the compile
+ * is the one the two-step way below would have made (the same key, the
+ * folder made and resolved to the same path); false with L->pol freed
+ * otherwise, for the two-step way. */
+static bool load_with_cache_fn(struct layers *L, const struct layers_req *rq, int *rc)
+{
+	struct cache_fn c = { 0 };
+	cage_options_param_fn(rq->copts, cache_fn, &c);
+	L->pol = cage_load_file(rq->policy, rq->copts);
+	cage_options_param_fn(rq->copts, NULL, NULL);
+	if (!L->pol || !c.used)
+		return L->pol != NULL;
+	char key[256], made[CACHEDIR_KEY_MAX + 1];
+	if (cage_error_count(L->pol) == 0 && L->pol->ir->selected && !c.failed) {
+		policy_key(L->pol, rq->policy, key, sizeof key);
+		cachedir_key(key, made);
+		if (!strcmp(made, c.key)) {
+			/* Made (and checked) now, and given as -D for the
+			 * compiles that follow, as give_cache does. */
+			*rc = give_cache(L, rq, key);
+			if (*rc || !strcmp(L->cache, c.path))
+				return true;
+		}
+	}
+	cage_policy_free(L->pol);
+	L->pol = NULL;
+	return false;
+}
+
 static int load_policy_file(struct layers *L, const struct layers_req *rq)
 {
 	add(L, "policy", rq->policy);
-	L->pol = cage_load_file(rq->policy, rq->copts);
+	int rc = 0;
+	if (!has_define(rq->copts, "cache") && load_with_cache_fn(L, rq, &rc)) {
+		if (rc)
+			return rc;
+	} else {
+		L->pol = cage_load_file(rq->policy, rq->copts);
+	}
 	if (!L->pol)
 		return fail("out of memory");
 	if (cage_error_count(L->pol) == 0 && L->pol->ir->selected && wants_cache(L->pol)) {

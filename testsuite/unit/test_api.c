@@ -166,3 +166,94 @@ Test(api, target_selects_platform_modules)
 	cr_expect(!cage_options_target(o, NULL));
 	cage_options_free(o);
 }
+
+/* cage_options_param_fn: asked for each param no -D gave, with the
+ * profile the selection will pick; its value is exactly a -D's. */
+struct param_calls {
+	int n;
+	char seen[4][3][64]; /* param, decl, profile */
+};
+
+static const char *give_cache(void *ctx, const char *param, const char *decl,
+			      const char *profile)
+{
+	struct param_calls *c = ctx;
+	if (c->n < 4) {
+		snprintf(c->seen[c->n][0], 64, "%s", param);
+		snprintf(c->seen[c->n][1], 64, "%s", decl);
+		snprintf(c->seen[c->n][2], 64, "%s", profile);
+	}
+	c->n++;
+	return strcmp(param, "cache") ? NULL : "/given";
+}
+
+static const char param_text[] = "cage 1\nparam cache : path = \"/default\"\n"
+				 "param other : path = \"/o\"\n"
+				 "profile first {\n    allow read other\n}\n"
+				 "profile second {\n    allow read cache\n}\n";
+
+static cage_policy *load_params(cage_options *o)
+{
+	cage_policy *p = cage_load_string("embedded.cage", param_text, sizeof param_text - 1, o);
+	cr_assert(p);
+	cr_assert_eq(cage_error_count(p), 0);
+	return p;
+}
+
+Test(api, param_fn_gives_what_a_define_would)
+{
+	struct param_calls c = { 0 };
+	cage_options *o = cage_options_new();
+	cage_options_param_fn(o, give_cache, &c);
+	cage_policy *p = load_params(o);
+	cr_assert_eq(c.n, 2, "once per param: %d", c.n);
+	for (int i = 0; i < 2; i++) {
+		cr_expect_str_eq(c.seen[i][1], "embedded.cage");
+		cr_expect_str_eq(c.seen[i][2], "second", "the main file's last profile");
+	}
+	struct cage_verdict v;
+	const char *err = NULL;
+	cr_assert(cage_query_path(p, "read", "/given/x", &v, &err));
+	cr_expect(v.allowed);
+	cr_assert(cage_query_path(p, "read", "/default/x", &v, &err));
+	cr_expect(!v.allowed, "the declared default is not taken");
+	char *via_fn = emit_to_string(p, "ir", &err);
+	cr_assert(via_fn, "%s", err);
+
+	/* The same policy with -D cache=/given: the same IR, byte for byte. */
+	cage_options *d = cage_options_new();
+	cr_assert(cage_options_define(d, "cache=/given"));
+	cage_policy *q = load_params(d);
+	char *via_define = emit_to_string(q, "ir", &err);
+	cr_assert(via_define, "%s", err);
+	cr_expect_str_eq(via_fn, via_define);
+
+	/* A -D wins: the function is not asked for that param. */
+	struct param_calls c2 = { 0 };
+	cage_options_param_fn(d, give_cache, &c2);
+	cage_policy *r = load_params(d);
+	cr_expect_eq(c2.n, 1);
+	cr_expect_str_eq(c2.seen[0][0], "other");
+
+	/* --profile names the profile it is asked with; NULL turns it off. */
+	struct param_calls c3 = { 0 };
+	cage_options *f = cage_options_new();
+	cage_options_profile(f, "first");
+	cage_options_param_fn(f, give_cache, &c3);
+	cage_policy *s = load_params(f);
+	cr_expect_str_eq(c3.seen[0][2], "first");
+	cage_options_param_fn(f, NULL, NULL);
+	cage_policy *t = load_params(f);
+	cr_expect_eq(c3.n, 2, "not asked once turned off");
+
+	free(via_fn);
+	free(via_define);
+	cage_policy_free(p);
+	cage_policy_free(q);
+	cage_policy_free(r);
+	cage_policy_free(s);
+	cage_policy_free(t);
+	cage_options_free(o);
+	cage_options_free(d);
+	cage_options_free(f);
+}
