@@ -15,6 +15,7 @@
 
 #include "lplan.h"
 #include "cage.h"
+#include "fx_policy.h"
 #include "fx_tree.h"
 #include "policy.h"
 
@@ -56,15 +57,7 @@ struct fixture {
 
 static void plan_for(struct fixture *f, const char *body)
 {
-	char text[4096];
-	snprintf(text, sizeof text, "cage 1\nparam r : path\nprofile t {\n%s\n}\n", body);
-	cage_options *o = cage_options_new();
-	char def[300];
-	snprintf(def, sizeof def, "r=%s", fx.root);
-	cage_options_define(o, def);
-	cage_options_home(o, "/nonexistent-home");
-	f->pol = cage_load_string("t.cage", text, strlen(text), o);
-	cage_options_free(o);
+	f->pol = fx_policy(&fx, body);
 	cage_print_diagnostics(f->pol, stderr, false);
 	cr_assert_eq(cage_error_count(f->pol), 0);
 	const char *err = NULL;

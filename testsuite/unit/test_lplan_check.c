@@ -22,6 +22,7 @@
 
 #include "lplan.h"
 #include "cage.h"
+#include "fx_policy.h"
 #include "fx_tree.h"
 #include "policy.h"
 #include "run.h"
@@ -52,17 +53,7 @@ static void teardown(void)
 
 static cage_policy *load(const char *body)
 {
-	char text[8192];
-	snprintf(text, sizeof text, "cage 1\nparam r : path\nprofile t {\n%s}\n", body);
-	cage_options *o = cage_options_new();
-	char def[300];
-	snprintf(def, sizeof def, "r=%s", fx.root);
-	cage_options_define(o, def);
-	cage_options_home(o, "/nonexistent-home");
-	cage_options_target(o, "linux");
-	cage_policy *pol = cage_load_string("t.cage", text, strlen(text), o);
-	cage_options_free(o);
-	return pol;
+	return fx_policy(&fx, body);
 }
 
 /* xorshift64*: the same policies on every run. */

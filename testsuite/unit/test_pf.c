@@ -23,6 +23,7 @@
 #include "lplan.h"
 #include "pf.h"
 #include "pf_format.h"
+#include "fx_policy.h"
 #include "fx_tree.h"
 #include "policy.h"
 
@@ -66,14 +67,7 @@ static const char *body =
 
 static void build(struct fx *f)
 {
-	char text[4096], def[300];
-	snprintf(text, sizeof text, "cage 1\nparam r : path\nprofile t {\n%s}\n", body);
-	snprintf(def, sizeof def, "r=%s", fx.root);
-	cage_options *o = cage_options_new();
-	cage_options_define(o, def);
-	cage_options_home(o, "/nonexistent-home");
-	f->pol = cage_load_string("t.cage", text, strlen(text), o);
-	cage_options_free(o);
+	f->pol = fx_policy(&fx, body);
 	cage_print_diagnostics(f->pol, stderr, false);
 	cr_assert_eq(cage_error_count(f->pol), 0);
 	const char *err = NULL;
