@@ -163,18 +163,23 @@ static uint64_t fingerprint(struct rsv *r)
 	return h;
 }
 
+/* The main file's last profile, or NULL: what runs without --profile. */
+static struct pdef *main_profile(const struct rsv *r, const struct src_file *main)
+{
+	struct pdef *last = NULL;
+	for (size_t i = 0; i < r->profiles.n; i++)
+		if (r->profiles.v[i]->file == main)
+			last = r->profiles.v[i];
+	return last;
+}
+
 /* The name of the profile the selection below will pick, known once the
  * files are read: --profile, else the main file's last profile, else the
  * module-level items as "main". */
 static const char *selected_name(const struct rsv *r, const struct src_file *main)
 {
-	if (r->o->profile)
-		return r->o->profile;
-	const char *name = "main";
-	for (size_t i = 0; i < r->profiles.n; i++)
-		if (r->profiles.v[i]->file == main)
-			name = r->profiles.v[i]->name;
-	return name;
+	const struct pdef *pd = r->o->profile ? NULL : main_profile(r, main);
+	return r->o->profile ? r->o->profile : pd ? pd->name : "main";
 }
 
 void resolve_policy(struct cage_policy *pol, const char *path, const char *text, size_t len,
@@ -280,9 +285,9 @@ void resolve_policy(struct cage_policy *pol, const char *path, const char *text,
 				 n ? "; this policy has: " : " (this policy defines none)", names);
 		}
 	} else {
-		for (size_t i = 0; i < r.profiles.n; i++)
-			if (r.profiles.v[i]->file == main->src)
-				sel = r.profiles.v[i]->ir;
+		struct pdef *pd = main_profile(&r, main->src);
+		if (pd)
+			sel = pd->ir;
 		if (!sel) {
 			struct loc l = { .file = main->src };
 			sel = build_profile(&r, "main", l, &module, NULL, 0);
