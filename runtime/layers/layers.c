@@ -645,11 +645,12 @@ static int load_policy_file(struct layers *L, const struct layers_req *rq)
 	if (!L->pol)
 		return fail("out of memory");
 	if (cage_error_count(L->pol) == 0 && L->pol->ir->selected && wants_cache(L->pol)) {
-		/* The key needs the compiled profile; the run needs the policy
-		 * compiled with the key's folder: a second load. */
+		/* What cache_fn could not give (its folder failed; it says why
+		 * here): the key from the compiled profile, then a second load
+		 * with the key's folder. */
 		char key[256];
 		policy_key(L->pol, rq->policy, key, sizeof key);
-		int rc = give_cache(L, rq, key);
+		rc = give_cache(L, rq, key);
 		if (rc)
 			return rc;
 		cage_policy_free(L->pol);

@@ -370,28 +370,35 @@ void lnx_limits_joins(const struct lnx_limits *l, struct lnx_cgroup_joins *j)
 	assert(j->nself <= LNX_CGROUP_JOINS_MAX && j->nby_pid <= LNX_CGROUP_JOINS_MAX);
 }
 
-void lnx_limits_report(const struct lnx_limits *l, FILE *out)
+/* The memory cgroup's OOM kills, from `file` in `dir`: v2's memory.events,
+ * or v1's memory.oom_control (Linux 4.13 and later); both say "oom_kill N". */
+static void report_memory(const struct lnx_limits *l, const char *dir, const char *file,
+			  FILE *out)
 {
 	char v[64];
-	uint64_t n;
-	/* v1 says "oom_kill N" in memory.oom_control (Linux 4.13 and later). */
-	if (l->mem_dir && (n = event_count(l->mem_dir, "memory.oom_control", "oom_kill")) > 0) {
-		ir_limit_display(&l->prof->limits[IR_LIM_MEMORY], false, v, sizeof v);
-		fprintf(out, "cagerun: limit memory %s was reached: %" PRIu64 " process%s killed "
-			     "for memory\n", v, n, n == 1 ? "" : "es");
-	}
+	uint64_t n = event_count(dir, file, "oom_kill");
+	if (n == 0)
+		return;
+	ir_limit_display(&l->prof->limits[IR_LIM_MEMORY], false, v, sizeof v);
+	fprintf(out, "cagerun: limit memory %s was reached: %" PRIu64 " process%s killed "
+		     "for memory\n", v, n, n == 1 ? "" : "es");
+}
+
+void lnx_limits_report(const struct lnx_limits *l, FILE *out)
+{
+	if (l->mem_dir)
+		report_memory(l, l->mem_dir, "memory.oom_control", out);
 	if (!l->cg_dir)
 		return;
+	char v[64];
+	uint64_t n;
 	if (l->cg_pids && (n = event_count(l->cg_dir, "pids.events", "max")) > 0) {
 		ir_limit_display(&l->prof->limits[IR_LIM_PROCESSES], false, v, sizeof v);
 		fprintf(out, "cagerun: limit processes %s was reached: %" PRIu64 " fork%s failed "
 			     "(EAGAIN)\n", v, n, n == 1 ? "" : "s");
 	}
-	if (l->cg_memory && (n = event_count(l->cg_dir, "memory.events", "oom_kill")) > 0) {
-		ir_limit_display(&l->prof->limits[IR_LIM_MEMORY], false, v, sizeof v);
-		fprintf(out, "cagerun: limit memory %s was reached: %" PRIu64 " process%s killed "
-			     "for memory\n", v, n, n == 1 ? "" : "es");
-	}
+	if (l->cg_memory)
+		report_memory(l, l->cg_dir, "memory.events", out);
 }
 
 static void drop_child(char **dir, int *join)
