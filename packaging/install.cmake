@@ -2,6 +2,9 @@
 # where, and the Debian package `cpack -G DEB` makes of it (docs/install.md).
 #
 #   P/bin/cagec, P/bin/cagerun
+#   P/libexec/cage/cage-lookup     cagerun's name-service lookups (its
+#                                  getaddrinfo, getpwnam), found from bin/
+#                                  by the relative path ../libexec/cage
 #   P/share/cage/stdlib/           the standard library, found from bin/ by
 #                                  the relative path ../share/cage/stdlib
 #   P/share/man/man1/cagec.1.gz, cagerun.1.gz, P/share/man/man5/cage.5.gz
@@ -14,6 +17,7 @@ if(TARGET cagerun)
   list(APPEND CAGE_PROGRAMS cagerun)
 endif()
 install(TARGETS ${CAGE_PROGRAMS} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(TARGETS cage-lookup RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/cage)
 # The library is data the programs read; 0644 files in 0755 directories, so
 # that stdlib_dir.c trusts it (writable by its owner only).
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/stdlib/ DESTINATION ${CMAKE_INSTALL_DATADIR}/cage/stdlib

@@ -23,6 +23,7 @@
 #include "prx.h"
 #include "prx_ev.h"
 #include "layers.h"
+#include "lookup.h"
 #include "run.h"
 #include "runcommon.h"
 #ifdef CAGE_RUN_SEATBELT
@@ -195,6 +196,19 @@ struct args {
 
 /* Parses the command line into a, cfg and r; returns -1 to go on, or an
  * exit status. */
+/* The version, and where the name-service lookups go (lookup.h): an
+ * installed tree that lost its helper says so here, not at the proxy's
+ * first lookup. */
+static void print_version(void)
+{
+	char path[4096], why[256];
+	printf("cagerun %s\n", cage_version());
+	if (lookup_helper_path(path, sizeof path, why, sizeof why))
+		printf("name lookups: %s\n", path);
+	else
+		printf("name lookups: unavailable: %s\n", why);
+}
+
 static int parse_args(int argc, char **argv, struct prx_config *cfg, struct run *r,
 		      struct args *a)
 {
@@ -214,7 +228,7 @@ static int parse_args(int argc, char **argv, struct prx_config *cfg, struct run 
 		bool ok = true;
 		switch (c) {
 		case O_HELP: usage(stdout, true); return 0;
-		case O_VERSION: printf("cagerun %s\n", cage_version()); return 0;
+		case O_VERSION: print_version(); return 0;
 		case O_POLICY: a->policy = v; break;
 		case O_TASK: a->task = v; break;
 		case O_MODE: a->mode = v; break;

@@ -6,10 +6,10 @@
  * inside quotes, trailing blanks) come out as git has them.
  */
 #include "gs_config.h"
+#include "lookup.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -308,6 +308,7 @@ char *gs_cfg_expand_path(const struct gs_cfg *c, const char *v, const char *from
 		size_t ulen = slash ? (size_t)(slash - v - 1) : strlen(v + 1);
 		const char *rest = slash ? slash : "";
 		const char *dir = NULL;
+		char home[LOOKUP_HOME_MAX];
 		if (ulen == 0) {
 			dir = c->home;
 			if (!dir) {
@@ -322,12 +323,22 @@ char *gs_cfg_expand_path(const struct gs_cfg *c, const char *v, const char *from
 			}
 			memcpy(user, v + 1, ulen);
 			user[ulen] = '\0';
-			struct passwd *pw = getpwnam(user);
-			if (!pw || !pw->pw_dir) {
-				seterr(e, "%s: '%s': no such user", from, v);
+			/* Rare (a config naming another user's home): one helper
+			 * for this one question (lookup.h). */
+			struct lookup l;
+			lookup_init(&l);
+			int le = lookup_home(&l, user, home, sizeof home);
+			if (le) {
+				if (le == ENOENT)
+					seterr(e, "%s: '%s': no such user", from, v);
+				else
+					seterr(e, "%s: '%s': cannot look the user up: %s", from, v,
+					       l.why[0] ? l.why : strerror(le));
+				lookup_close(&l);
 				return NULL;
 			}
-			dir = pw->pw_dir;
+			lookup_close(&l);
+			dir = home;
 		}
 		if (asprintf(&out, "%s%s", dir, rest) < 0)
 			out = NULL;

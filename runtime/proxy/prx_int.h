@@ -81,8 +81,9 @@ struct prx_addrs {
 bool prx_resolver_find(const struct prx_resolver *r, const char *name, unsigned port,
 		       struct prx_addrs *out);
 
-/* Blocking getaddrinfo() runs on a small pool of threads so that a slow DNS
- * server stalls one request, not the event loop. Results come back through
+/* Lookups (getaddrinfo() in the cage-lookup helper, lookup.h) block, so
+ * they run on a small pool of threads: a slow DNS server stalls one
+ * request, not the event loop. Results come back through
  * an eventfd; each job carries the caller's tag so a reply for a connection
  * that has gone away is recognised and dropped. */
 struct prx_dns;
@@ -91,8 +92,10 @@ int prx_dns_fd(const struct prx_dns *d);
 /* 0, or EAGAIN when the queue is full, or why no resolver thread could be
  * started (the first lookup starts one). */
 int prx_dns_submit(struct prx_dns *d, uint64_t tag, const char *name, unsigned port);
-/* Takes one finished job; false when there is none. *gai_err is 0 or EAI_*. */
-bool prx_dns_take(struct prx_dns *d, uint64_t *tag, struct prx_addrs *out, int *gai_err);
+/* Takes one finished job; false when there is none. *gai_err is 0 or EAI_*;
+ * for EAI_SYSTEM, why says what kept the helper from answering. */
+bool prx_dns_take(struct prx_dns *d, uint64_t *tag, struct prx_addrs *out, int *gai_err,
+		  char *why, size_t whylen);
 void prx_dns_free(struct prx_dns *d);
 
 #endif

@@ -144,8 +144,9 @@ void prx_dns_event(struct prx_server *s)
 	uint64_t tag;
 	struct prx_addrs res;
 	int gerr;
+	char why[192];
 	/* Bounded by the pool's slot count. */
-	for (int i = 0; i < 256 && prx_dns_take(s->dns, &tag, &res, &gerr); i++) {
+	for (int i = 0; i < 256 && prx_dns_take(s->dns, &tag, &res, &gerr, why, sizeof why); i++) {
 		unsigned slot = (unsigned)(tag & 0xffffffffu) >> 1;
 		if (slot >= s->nslots)
 			continue;
@@ -154,7 +155,7 @@ void prx_dns_event(struct prx_server *s)
 			continue; /* that connection is gone */
 		if (gerr) {
 			snprintf(c->why, sizeof c->why, "cannot resolve %s: %s", c->host.name,
-				 gai_strerror(gerr));
+				 why[0] ? why : gai_strerror(gerr));
 			prx_respond_text(s, c, 502, "error", c->why);
 			continue;
 		}

@@ -3,8 +3,10 @@
  *
  * Overrides (--resolve host:port:addr, as curl has) come first: tests and
  * people pinning a name use them, and they never touch DNS. Everything else
- * goes to getaddrinfo() on a small pool of threads, because getaddrinfo()
- * blocks and the event loop must not. The pool's queues are fixed-size
+ * goes to getaddrinfo() in the cage-lookup helper (runtime/lookup/lookup.h:
+ * cagerun is static, and NSS must not be loaded into it), asked from a
+ * small pool of threads, because a lookup blocks and the event loop must
+ * not; each thread has a helper of its own. The pool's queues are fixed-size
  * arrays: a flood of lookups is refused (the loop answers 503), never
  * buffered without bound.
  *
@@ -13,6 +15,7 @@
  */
 #include "prx_int.h"
 #include "prx_ev.h"
+#include "lookup.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -174,6 +177,7 @@ struct dns_job {
 	unsigned port;
 	struct prx_addrs res;
 	int err;
+	char why[sizeof ((struct lookup *)0)->why]; /* err == EAI_SYSTEM: why the helper could not answer */
 };
 
 struct prx_dns {
@@ -194,7 +198,7 @@ struct prx_dns {
 	int efd[2]; /* prx_notify_open */
 	/* The loop and each worker hold a reference; the last one out frees.
 	 * Workers are detached so that stopping the proxy never waits for a
-	 * getaddrinfo() stuck on an unreachable DNS server. */
+	 * lookup stuck on an unreachable DNS server. */
 	int refs;
 };
 
@@ -211,38 +215,43 @@ static void dns_unref_locked(struct prx_dns *d)
 	free(d);
 }
 
-static void run_job(struct dns_job *j)
+static void run_job(struct lookup *l, struct dns_job *j)
 {
-	struct addrinfo hints, *ai = NULL;
-	memset(&hints, 0, sizeof hints);
-	hints.ai_family = AF_UNSPEC;
-	hints.ai_socktype = SOCK_STREAM;
+	struct lookup_addr a[PRX_MAX_ADDRS];
+	size_t n = 0;
 	j->res.n = 0;
-	j->err = getaddrinfo(j->name, NULL, &hints, &ai);
-	if (j->err)
+	j->why[0] = '\0';
+	j->err = lookup_host(l, j->name, a, PRX_MAX_ADDRS, &n);
+	if (j->err) {
+		if (j->err == EAI_SYSTEM)
+			snprintf(j->why, sizeof j->why, "%s", l->why);
 		return;
-	for (struct addrinfo *a = ai; a && j->res.n < PRX_MAX_ADDRS; a = a->ai_next) {
-		if ((a->ai_family != AF_INET && a->ai_family != AF_INET6) ||
-		    a->ai_addrlen > sizeof(struct sockaddr_storage))
-			continue;
+	}
+	for (size_t i = 0; i < n; i++) {
 		struct sockaddr_storage *ss = &j->res.a[j->res.n];
 		memset(ss, 0, sizeof *ss);
-		memcpy(ss, a->ai_addr, a->ai_addrlen);
-		if (a->ai_family == AF_INET)
-			((struct sockaddr_in *)ss)->sin_port = htons((uint16_t)j->port);
-		else
-			((struct sockaddr_in6 *)ss)->sin6_port = htons((uint16_t)j->port);
-		j->res.len[j->res.n++] = a->ai_addrlen;
+		if (a[i].family == 4) {
+			struct sockaddr_in *v4 = (struct sockaddr_in *)ss;
+			v4->sin_family = AF_INET;
+			v4->sin_port = htons((uint16_t)j->port);
+			memcpy(&v4->sin_addr, a[i].addr, 4);
+			j->res.len[j->res.n++] = sizeof *v4;
+		} else {
+			struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)ss;
+			v6->sin6_family = AF_INET6;
+			v6->sin6_port = htons((uint16_t)j->port);
+			memcpy(&v6->sin6_addr, a[i].addr, 16);
+			j->res.len[j->res.n++] = sizeof *v6;
+		}
 	}
-	freeaddrinfo(ai);
-	if (j->res.n == 0)
-		j->err = EAI_NONAME;
 }
 
 static void *worker(void *arg)
 {
 	struct prx_dns *d = arg;
 	struct dns_job j;
+	struct lookup l;
+	lookup_init(&l);
 	pthread_mutex_lock(&d->mu);
 	for (;;) {
 		while (!d->stop && d->qn == 0)
@@ -255,7 +264,7 @@ static void *worker(void *arg)
 		d->busy++;
 		pthread_mutex_unlock(&d->mu);
 
-		run_job(&j);
+		run_job(&l, &j);
 
 		pthread_mutex_lock(&d->mu);
 		if (d->stop)
@@ -266,6 +275,7 @@ static void *worker(void *arg)
 		prx_notify_post(d->efd);
 	}
 	dns_unref_locked(d);
+	lookup_close(&l);
 	return NULL;
 }
 
@@ -334,7 +344,8 @@ int prx_dns_submit(struct prx_dns *d, uint64_t tag, const char *name, unsigned p
 	return e;
 }
 
-bool prx_dns_take(struct prx_dns *d, uint64_t *tag, struct prx_addrs *out, int *gai_err)
+bool prx_dns_take(struct prx_dns *d, uint64_t *tag, struct prx_addrs *out, int *gai_err,
+		  char *why, size_t whylen)
 {
 	pthread_mutex_lock(&d->mu);
 	bool ok = d->dn > 0;
@@ -343,6 +354,7 @@ bool prx_dns_take(struct prx_dns *d, uint64_t *tag, struct prx_addrs *out, int *
 		*tag = j->tag;
 		*out = j->res;
 		*gai_err = j->err;
+		snprintf(why, whylen, "%s", j->err == EAI_SYSTEM ? j->why : "");
 		d->dh = (d->dh + 1) % DNS_SLOTS;
 		d->dn--;
 	} else {
@@ -359,7 +371,7 @@ void prx_dns_free(struct prx_dns *d)
 	pthread_mutex_lock(&d->mu);
 	d->stop = true;
 	pthread_cond_broadcast(&d->cv);
-	/* A worker inside getaddrinfo() drops its reference when that lookup
-	 * returns; its answer is thrown away. */
+	/* A worker waiting for its helper drops its reference when that
+	 * lookup returns; its answer is thrown away. */
 	dns_unref_locked(d);
 }

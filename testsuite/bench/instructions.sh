@@ -11,9 +11,16 @@
 # asks for the private cache) and lnx_plan_get (the kept plan's reuse).
 # Usage: testsuite/bench/instructions.sh [BUILD_DIR] [USER]   (as root)
 # Needs valgrind and a C compiler (for landlock_abi_shim.c, which lets the
-# launch get past valgrind's missing Landlock calls).
+# launch get past valgrind's missing Landlock calls), and so a dynamically
+# linked cagerun, which the shim can be preloaded into: a build configured
+# with -DCAGE_STATIC_PIE=OFF (the static default has no loader to preload
+# with).
 set -eu
 build=$(cd "${1:-build}" && pwd)
+if ! readelf -l "$build/cagerun" | grep -q 'INTERP'; then
+	echo "instructions.sh: $build/cagerun is static; configure a build with -DCAGE_STATIC_PIE=OFF" >&2
+	exit 2
+fi
 user=${2:-cage-test}
 src=$(cd "$(dirname "$0")/../.." && pwd)
 tmp=$(mktemp -d)

@@ -22,6 +22,11 @@ printf '[includeIf "gitdir:%s/"]\n\tpath = %s/c/inc/one.cfg\n[includeIf "gitdir/
 	"$F/repo" "$F" "$(echo "$F/repo" | tr a-z A-Z)" > "$F/c/includeif.cfg"
 printf '[include]\n\tpath = ~/inc.cfg\n' > "$F/c/tilde.cfg"
 printf '[t]\n\tv = home\n' > "$F/inc.cfg"
+# ~user: another user's home, which git finds with getpwnam and gs_dump
+# asks of the cage-lookup helper (runtime/lookup/): a missing include is
+# skipped by both, an unknown user refused by both.
+printf '[include]\n\tpath = ~%s/cage-gsparse-missing.cfg\n[t]\n\tv = 1\n' "$(id -un)" > "$F/c/tilde_user.cfg"
+printf '[include]\n\tpath = ~cage-no-such-user-here/x.cfg\n' > "$F/c/tilde_nouser.cfg"
 printf '[s]\n\tk = a\000b\n' > "$F/c/stricter_nul.cfg"
 printf '[include]\n\tpath = %%(prefix)/etc/x\n' > "$F/c/stricter_prefix.cfg"
 # Include chains at git's depth limit (10 files deep accepted) and one past it.

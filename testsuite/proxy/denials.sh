@@ -6,7 +6,9 @@
 # rule that would allow it, which is then added to the policy to show that
 # it does; the note for a profile in mode enforce-fs, off or monitor given
 # to --proxy-only. Both for `cagerun --proxy-only` and for the proxy cagerun
-# runs for a sandboxed command. Only local servers on 127.0.0.1.
+# runs for a sandboxed command. A name looked up for real (by the
+# cage-lookup helper) and one that cannot be, the helper missing. Only
+# local servers on 127.0.0.1.
 set -u
 cagerun=$1
 tmp=$(mktemp -d)
@@ -55,15 +57,19 @@ proxy() {
 	shift 2
 	"$cagerun" --proxy-only -p "$pol" --resolve "api.test:$port:127.0.0.1" "$@" \
 		>"$tmp/$name.out" 2>"$tmp/$name.err" &
+	started "$name"
+}
+# started NAME: the proxy just started in the background; waits for its URL.
+started() {
 	ppid_=$!
 	pids="$pids $ppid_"
 	i=0
-	while ! grep -q '^proxy http' "$tmp/$name.out" 2>/dev/null && [ $i -lt 100 ]; do
+	while ! grep -q '^proxy http' "$tmp/$1.out" 2>/dev/null && [ $i -lt 100 ]; do
 		sleep 0.1
 		i=$((i + 1))
 	done
-	url=$(sed -n 's/^proxy //p' "$tmp/$name.out")
-	[ -n "$url" ] || { cat "$tmp/$name.err" >&2; fail "$name: the proxy did not start"; }
+	url=$(sed -n 's/^proxy //p' "$tmp/$1.out")
+	[ -n "$url" ] || { cat "$tmp/$1.err" >&2; fail "$1: the proxy did not start"; }
 }
 stop() { kill "$ppid_" 2>/dev/null; wait "$ppid_" 2>/dev/null; }
 code() { curl -s -o /dev/null -w '%{http_code}' --max-time 10 -x "$url" "$1"; }
@@ -139,6 +145,49 @@ summary=$(grep -n 'hosts the policy denied' "$tmp/sb.err" | cut -d: -f1)
 "$cagerun" -p "$tmp/s.cage" --quiet -- sh -c "$run_curl" sh http://other.test/ >"$tmp/sq.out" 2>"$tmp/sq.err"
 [ "$(cat "$tmp/sq.out")" = "403 " ] && ok || fail "sandbox --quiet: code $(cat "$tmp/sq.out")"
 grep -q 'cage proxy:\|hosts the policy denied' "$tmp/sq.err" && { cat "$tmp/sq.err" >&2; fail "sandbox --quiet printed denials"; } || ok
+
+# ---- name lookups: the cage-lookup helper (runtime/lookup/lookup.h) ----
+# A name with no --resolve goes to the helper, which asks the C library:
+# lookup.test, which only this test's /etc/hosts knows (bind-mounted in a
+# user and mount namespace of its own), is served; then the same request
+# from a copy of cagerun with no helper beside it or at ../libexec/cage is
+# refused with the reason, never resolved some other way.
+cat >"$tmp/l.cage" <<CAGE
+cage 1
+profile p {
+    allow connect "lookup.test:$port"
+    allow connect "127.0.0.1:$port"
+}
+CAGE
+printf '127.0.0.1 lookup.test\n' >"$tmp/hosts"
+with_hosts() {
+	unshare -rm sh -c 'mount --bind "$1" /etc/hosts && shift && exec "$@"' sh "$tmp/hosts" "$@"
+}
+lookup_proxy() { # lookup_proxy NAME CAGERUN
+	with_hosts "$2" --proxy-only -p "$tmp/l.cage" >"$tmp/$1.out" 2>"$tmp/$1.err" &
+	started "$1"
+}
+if ! with_hosts sh -c 'grep -q lookup.test /etc/hosts' 2>/dev/null; then
+	echo "note: no user namespace with a mount of /etc/hosts here; name lookups not tested"
+else
+	lookup_proxy lk "$cagerun"
+	[ "$(code "http://lookup.test:$port/")" = 200 ] && ok ||
+		{ cat "$tmp/lk.err" >&2; fail "lookup.test through the helper was not served"; }
+	stop
+	mkdir "$tmp/alone"
+	cp "$cagerun" "$tmp/alone/cagerun"
+	"$tmp/alone/cagerun" --version | grep -q '^name lookups: unavailable: ' && ok ||
+		fail "--version of a cagerun without its helper does not say so"
+	lookup_proxy lk-missing "$tmp/alone/cagerun"
+	body=$(curl -s --max-time 10 -x "$url" "http://lookup.test:$port/")
+	got=$(curl -s -o /dev/null -w '%{http_code}' --max-time 10 -x "$url" "http://lookup.test:$port/")
+	stop
+	[ "$got" = 502 ] && ok || fail "without the helper: code $got, not 502"
+	case $body in
+	*"cannot resolve lookup.test: cage-lookup ("*) ok ;;
+	*) fail "without the helper: the answer does not name it: $body" ;;
+	esac
+fi
 
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]
