@@ -481,7 +481,7 @@ static _Noreturn void status_serve(int sock)
 	}
 }
 
-int lnx_notify_status_reader(int abi, char *err, size_t errlen)
+int lnx_notify_status_reader(int abi, pid_t *reader, char *err, size_t errlen)
 {
 	int sp[2];
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) != 0) {
@@ -512,6 +512,7 @@ int lnx_notify_status_reader(int abi, char *err, size_t errlen)
 		status_serve(3);
 	}
 	close(sp[1]);
+	*reader = pid;
 	return sp[0];
 }
 

@@ -142,7 +142,8 @@ _Noreturn void lnx_super_main(struct lnx_child *c)
 	 * rules are applied here, confined to reading /proc. */
 	if (!lnx_exec_drop_privileges(err, sizeof err))
 		lnx_child_fail(c, 125, err);
-	int status_sock = lnx_notify_status_reader(s->landlock_abi, err, sizeof err);
+	pid_t reader = -1;
+	int status_sock = lnx_notify_status_reader(s->landlock_abi, &reader, err, sizeof err);
 	int ruleset = -1;
 	if (status_sock < 0 || !lnx_exec_landlock(s, &ruleset, err, sizeof err))
 		lnx_child_fail(c, 125, err);
@@ -187,6 +188,11 @@ _Noreturn void lnx_super_main(struct lnx_child *c)
 			super_fail(cmd, "cannot set up the notification loop");
 		code = serve(nt, sig_fd, cmd);
 	}
+	/* The command is gone: the reader has nothing left to read, and
+	 * ending it now lets its exit run beside the report below instead
+	 * of after this process's (init waits for both). */
+	if (reader > 0)
+		kill(reader, SIGKILL);
 	if (!s->quiet)
 		lnx_guard_report(g, stderr);
 	if (s->guard_observe && !s->quiet && s->guard_observe->recorded) {
