@@ -536,6 +536,7 @@ static int run_layers(struct run *r, struct args *a)
 
 int main(int argc, char **argv)
 {
+	run_alloc_tune();
 	/* `cagerun denials [--follow] [PID]`: a session's denials, from
 	 * another terminal (slog.h). */
 	if (argc >= 2 && !strcmp(argv[1], "denials")) {

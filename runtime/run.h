@@ -26,6 +26,14 @@ struct run_nofile {
 	bool changed; /* the soft limit was raised: restore orig before exec */
 };
 
+/* At start, before anything is allocated: glibc's malloc keeps what it
+ * has instead of giving the top of the heap back at every large free and
+ * asking again for each next 128 KiB. A launch is short and its peak is
+ * small (about 2 MiB), and each brk(2) that gives or takes pages cost
+ * about 20 us here: 16 of them were 0.25 ms of a launch
+ * (docs/benchmarks.md, "A static cagerun"). No-op elsewhere. */
+void run_alloc_tune(void);
+
 /* At start: remember the limit, then raise the soft one as far as the
  * hard one (or the kernel's nr_open) lets it. */
 void run_nofile_raise(struct run_nofile *n);

@@ -6,6 +6,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -23,6 +26,15 @@
 #include "gs.h"
 #include "prx_ev.h"
 #include "path.h"
+
+void run_alloc_tune(void)
+{
+#ifdef __GLIBC__
+	/* Failure leaves malloc as it was: slower, not wrong. */
+	(void)mallopt(M_TRIM_THRESHOLD, 64 << 20);
+	(void)mallopt(M_TOP_PAD, 1 << 20);
+#endif
+}
 
 void run_nofile_for(const struct ir_profile *p, const struct rlimit *start, struct rlimit *out)
 {
