@@ -309,5 +309,6 @@ void resolve_policy(struct cage_policy *pol, const char *path, const char *text,
 	VEC_FREE(r.params);
 	VEC_FREE(r.lists);
 	VEC_FREE(r.profiles);
+	VEC_FREE(r.realdirs);
 	rsv_names_free(&r);
 }

@@ -96,6 +96,10 @@ struct name_index {
 	size_t cap, n;
 };
 
+struct rsv_realdir {
+	const char *dir, *real; /* in the resolver's arena */
+};
+
 struct rsv {
 	struct cage_policy *pol;
 	struct arena *a;
@@ -118,6 +122,10 @@ struct rsv {
 	const char *stdlib; /* --stdlib, or the default found once (stdlib_dir.h) */
 	const char **search; /* the import search path, built once (search_dirs) */
 	size_t nsearch;
+	/* Directories of imports and their real paths (resolve_load.c): the
+	 * standard library's files share a few, and realpath(3) would read
+	 * every component of every file's path again. */
+	VEC(struct rsv_realdir) realdirs;
 };
 
 /* A resolved word: the text to parse as a target and where it came from. */

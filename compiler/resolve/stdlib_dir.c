@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #ifdef __APPLE__
 #include <mach-o/dyld.h>
@@ -33,6 +34,15 @@ static bool program_path(char out[PATH_MAX])
 		return false;
 	return realpath(raw, out) != NULL;
 #else
+	/* The kernel's name for the running file is already resolved: one
+	 * readlink instead of realpath's one per component. Anything else
+	 * (not absolute, a file since deleted) goes the long way. */
+	ssize_t n = readlink("/proc/self/exe", out, PATH_MAX - 1);
+	if (n > 0 && out[0] == '/') {
+		out[n] = '\0';
+		if (!strstr(out, " (deleted)"))
+			return true;
+	}
 	return realpath("/proc/self/exe", out) != NULL;
 #endif
 }

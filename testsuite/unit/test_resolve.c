@@ -119,6 +119,36 @@ Test(resolve, import_cycle_and_missing_import)
 	cage_options_free(o);
 }
 
+/* Imports are told apart by their real path (resolve_load.c keeps the
+ * real path of each directory on the way): one file reached through a
+ * symlinked directory, a symlinked file and "..", is loaded once, and
+ * its real path is realpath(3)'s. */
+Test(resolve, an_import_reached_through_symlinks_is_one_file)
+{
+	mk("lib/real/mod.cage", "cage 1\nallow read \"/mod\"\n");
+	mk("proj/main.cage", "cage 1\nimport \"./via/mod\"\nimport \"./file\"\n"
+			     "import \"./via/../via/mod\"\nimport \"../lib/real/mod\"\n"
+			     "allow read \"/main\"\n");
+	char lnk[300], tgt[300], main[300], want[4096];
+	snprintf(lnk, sizeof lnk, "%s/proj/via", tmpdir);
+	snprintf(tgt, sizeof tgt, "%s/lib/real", tmpdir);
+	cr_assert_eq(symlink(tgt, lnk), 0);
+	snprintf(lnk, sizeof lnk, "%s/proj/file.cage", tmpdir);
+	snprintf(tgt, sizeof tgt, "%s/lib/real/mod.cage", tmpdir);
+	cr_assert_eq(symlink(tgt, lnk), 0);
+	cr_assert(realpath(tgt, want));
+	snprintf(main, sizeof main, "%s/proj/main.cage", tmpdir);
+	cage_options *o = opts_home();
+	cage_policy *p = cage_load_file(main, o);
+	cage_print_diagnostics(p, stderr, false);
+	cr_assert_eq(cage_error_count(p), 0);
+	cr_expect_eq(p->ir->selected->nrules, 2, "the module once, through four names");
+	cr_assert_eq(p->ir->nfiles, 2);
+	cr_expect_str_eq(p->ir->files[1]->realpath, want);
+	cage_policy_free(p);
+	cage_options_free(o);
+}
+
 Test(resolve, import_depth_is_limited)
 {
 	for (int i = 0; i < 40; i++) {
