@@ -24,6 +24,15 @@
 
 #include "arena.h"
 
+/* The stat times' names: POSIX 2008's, or Darwin's own. */
+#ifdef __APPLE__
+#define PF_MTIM st_mtimespec
+#define PF_CTIM st_ctimespec
+#else
+#define PF_MTIM st_mtim
+#define PF_CTIM st_ctim
+#endif
+
 #define PF_MAGIC "CAGEPLN\0"
 #define PF_VERSION 1
 #define PF_NONE UINT32_MAX /* "no rule" in a rule index */

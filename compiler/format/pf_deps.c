@@ -21,14 +21,6 @@
 #include <string.h>
 #include <unistd.h>
 
-/* The stat times' names: POSIX 2008's, or Darwin's own. */
-#ifdef __APPLE__
-#define PF_MTIM st_mtimespec
-#define PF_CTIM st_ctimespec
-#else
-#define PF_MTIM st_mtim
-#define PF_CTIM st_ctim
-#endif
 
 void pf_observe(struct arena *a, enum pf_dep_kind kind, const char *path, struct pf_dep *d,
 		struct stat *st)
