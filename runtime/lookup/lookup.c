@@ -132,13 +132,33 @@ bool lookup_helper_path(char *out, size_t cap, char *why, size_t whylen)
 	return true;
 }
 
+/* A close-on-exec pair: atomically where the system can (Linux); on
+ * Darwin, which cannot, set just after, where a fork by another thread in
+ * between would give its child a copy it does not use. */
+static bool cloexec_pair(int sp[2])
+{
+#ifdef SOCK_CLOEXEC
+	return socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) == 0;
+#else
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sp) != 0)
+		return false;
+	if (fcntl(sp[0], F_SETFD, FD_CLOEXEC) == 0 && fcntl(sp[1], F_SETFD, FD_CLOEXEC) == 0)
+		return true;
+	int e = errno;
+	close(sp[0]);
+	close(sp[1]);
+	errno = e;
+	return false;
+#endif
+}
+
 static bool start(struct lookup *l)
 {
 	char path[PATH_MAX];
 	if (!lookup_helper_path(path, sizeof path, l->why, sizeof l->why))
 		return false;
 	int sp[2];
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) != 0) {
+	if (!cloexec_pair(sp)) {
 		say(l->why, sizeof l->why, "socketpair: %s", strerror(errno));
 		return false;
 	}
