@@ -45,6 +45,7 @@
 #include "lnx_planload.h"
 #include "lnx_sandbox.h"
 #include "lnx_seccomp.h"
+#include "lookup.h"
 #include "lplan.h"
 #include "mon_sink.h"
 #include "path.h"
@@ -502,6 +503,12 @@ static int launch(struct lrun *r)
 		return rc;
 	if (isolate && (rc = build_table(r)))
 		return rc;
+	/* Said now rather than at the command's first connection to a name,
+	 * which would fail with 502 (lookup.h). */
+	char lk[PATH_MAX], lkwhy[256];
+	if (isolate && !r->o->quiet && !lookup_helper_path(lk, sizeof lk, lkwhy, sizeof lkwhy))
+		fprintf(stderr, "cagerun: warning: no name lookups: %s; the proxy will refuse "
+				"every host name (cagerun --version)\n", lkwhy);
 	uint16_t pport = pick_proxy_port(&r->plan);
 	char proxy_url[64];
 	snprintf(proxy_url, sizeof proxy_url, "http://127.0.0.1:%u", (unsigned)pport);

@@ -178,6 +178,12 @@ else
 	cp "$cagerun" "$tmp/alone/cagerun"
 	"$tmp/alone/cagerun" --version | grep -q '^name lookups: unavailable: ' && ok ||
 		fail "--version of a cagerun without its helper does not say so"
+	# and an enforce launch says so before the command starts
+	"$tmp/alone/cagerun" -p "$tmp/l.cage" -- /bin/true >/dev/null 2>"$tmp/lw.err"
+	grep -q 'cagerun: warning: no name lookups: cage-lookup (' "$tmp/lw.err" && ok ||
+		{ cat "$tmp/lw.err" >&2; fail "an enforce launch without the helper gave no warning"; }
+	"$cagerun" -p "$tmp/l.cage" -- /bin/true >/dev/null 2>"$tmp/lw2.err"
+	grep -q 'no name lookups' "$tmp/lw2.err" && fail "a launch with its helper warned" || ok
 	lookup_proxy lk-missing "$tmp/alone/cagerun"
 	body=$(curl -s --max-time 10 -x "$url" "http://lookup.test:$port/")
 	got=$(curl -s -o /dev/null -w '%{http_code}' --max-time 10 -x "$url" "http://lookup.test:$port/")
