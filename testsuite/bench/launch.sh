@@ -112,7 +112,7 @@ srt_row() {
 srt_row
 
 echo "machine: $(nproc) cores, $(uname -r), load: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "cagerun: $("$cagerun" --version); bwrap: $(bwrap --version 2>/dev/null || echo none)"
+echo "cagerun: $("$cagerun" --version | head -n 1); bwrap: $(bwrap --version 2>/dev/null || echo none)"
 echo "workspace: git repository $ws; cwd = workspace; $runs interleaved rounds + 3 warm-up"
 # shellcheck disable=SC2086 # rows is a word list built above
 "$build/testsuite/bench_run" -w 3 "$runs" -- ${rows# ::: } >"$tmp/out"
