@@ -224,11 +224,12 @@ static void scan(struct find *f, const char *ws)
 			head |= !strcmp(n, "HEAD");
 			objects |= !strcmp(n, "objects");
 			refs |= !strcmp(n, "refs");
-			bool dir = e->d_type == DT_DIR;
+			/* Most entries are files: their names are never joined. */
+			if ((e->d_type != DT_DIR && e->d_type != DT_UNKNOWN) ||
+			    cur.depth + 1 > GS_SCAN_DEPTH)
+				continue;
 			const char *p = arena_printf(f->in->a, "%s/%s", cur.path, n);
-			if (e->d_type == DT_UNKNOWN)
-				dir = is_dir(p);
-			if (!dir || cur.depth + 1 > GS_SCAN_DEPTH)
+			if (e->d_type == DT_UNKNOWN && !is_dir(p))
 				continue;
 			if (qt == qcap) {
 				/* Consumed slots first, then grow. */
