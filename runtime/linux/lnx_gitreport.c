@@ -85,9 +85,13 @@ static void walk(struct walk *w, int dfd, const char *path, unsigned depth)
 		bool is_git = !strcmp(e->d_name, ".git");
 		if (!is_git && e->d_type != DT_DIR && e->d_type != DT_UNKNOWN)
 			continue;
+		/* A directory the listing says is one needs no statx: the
+		 * openat below refuses anything else (O_DIRECTORY, O_NOFOLLOW). */
 		struct statx sx;
-		if (statx(dirfd(d), e->d_name, AT_SYMLINK_NOFOLLOW, STATX_TYPE | STATX_INO | STATX_BTIME,
-			  &sx) != 0)
+		if (!is_git && e->d_type == DT_DIR)
+			sx.stx_mode = S_IFDIR;
+		else if (statx(dirfd(d), e->d_name, AT_SYMLINK_NOFOLLOW,
+			       STATX_TYPE | STATX_INO | STATX_BTIME, &sx) != 0)
 			continue;
 		size_t len = strlen(path) + strlen(e->d_name) + 2;
 		char *sub = malloc(len);
