@@ -15,7 +15,10 @@
 # (before a change, say), interleaved with the rest so that both see the
 # same load; SRT_PREFIX=DIR reuses an npm prefix that already holds
 # @anthropic-ai/sandbox-runtime (otherwise it is installed into a scratch
-# prefix with `npm install --prefix`); SKIP="srt bwrap ..." leaves rows out.
+# prefix with `npm install --prefix`); SKIP="srt bwrap ..." leaves rows out;
+# WS_FILES=N fills the workspace with N empty files, 40 to a directory
+# (what a checked-out project looks like to the launch's git discovery
+# and its report at exit, which walk the workspace).
 # A row whose tool is missing or fails its trial run is skipped with the
 # reason; the benchmark never installs system packages itself.
 set -eu
@@ -32,6 +35,13 @@ ws="$tmp/ws"
 mkdir -p "$ws"
 git -C "$ws" init -q
 mkdir -p "$ws/.git/hooks"
+n=0
+while [ "$n" -lt "${WS_FILES:-0}" ]; do
+	d="$ws/src/m$((n / 2000))/d$((n / 40))"
+	[ -d "$d" ] || mkdir -p "$d"
+	: >"$d/f$n.js"
+	n=$((n + 1))
+done
 cd "$ws"
 
 policy="$src/examples/claude-code.cage"
@@ -113,7 +123,7 @@ srt_row
 
 echo "machine: $(nproc) cores, $(uname -r), load: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "cagerun: $("$cagerun" --version | head -n 1); bwrap: $(bwrap --version 2>/dev/null || echo none)"
-echo "workspace: git repository $ws; cwd = workspace; $runs interleaved rounds + 3 warm-up"
+echo "workspace: git repository $ws with ${WS_FILES:-0} files; cwd = workspace; $runs interleaved rounds + 3 warm-up"
 # shellcheck disable=SC2086 # rows is a word list built above
 "$build/testsuite/bench_run" -w 3 "$runs" -- ${rows# ::: } >"$tmp/out"
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
