@@ -428,7 +428,7 @@ static int run_layers(struct run *r, struct args *a)
 		/* What a run would add: the same discovery the launch makes. */
 		struct gs_result gr = { 0 };
 		char gerr[2048];
-		bool found = L.mode == IR_MODE_OFF || gs_extend(L.pol, &gr, gerr, sizeof gerr);
+		bool found = L.mode == IR_MODE_OFF || gs_extend(L.pol, &gr, NULL, gerr, sizeof gerr);
 		if (!found)
 			fprintf(stderr, "cagerun: %s; a run would refuse to start\n", gerr);
 		layers_show(&L, stdout);

@@ -88,8 +88,8 @@ int run_fail(const char *fmt, ...)
 	return RUN_SETUP_FAILED;
 }
 
-int run_load_policy(const struct run_opts *o, cage_policy **polp, const struct ir_profile **prof,
-		    enum ir_mode *mode)
+int run_load_policy(const struct run_opts *o, const struct gs_keep *keep, cage_policy **polp,
+		    const struct ir_profile **prof, enum ir_mode *mode)
 {
 	/* Already compiled (cagerun's layers, which printed its findings), or
 	 * compiled here; the caller frees it only in the second case. */
@@ -137,12 +137,18 @@ int run_load_policy(const struct run_opts *o, cage_policy **polp, const struct i
 	 * profile (runtime/gitscan/gs.h). */
 	struct gs_result gr;
 	char gerr[2048];
-	if (!gs_extend(pol, &gr, gerr, sizeof gerr)) {
+	if (!gs_extend(pol, &gr, keep, gerr, sizeof gerr)) {
 		gs_result_free(&gr);
 		return run_fail("%s; nothing was run", gerr);
 	}
-	if (o->verbose)
+	if (o->verbose) {
 		gs_print(&gr, stderr);
+		if (gr.walk_note)
+			fprintf(stderr, "cagerun: git discovery's walk: %s%s\n", gr.walk_note,
+				!strcmp(gr.walk_note, "reused") || !strcmp(gr.walk_note, "kept")
+					? arena_printf(&pol->arena, " (%zu directories listed)", gr.walk_dirs)
+					: "");
+	}
 	else if (gr.truncated && !o->quiet)
 		fprintf(stderr, "cagerun: note: the git discovery stopped at a bound (%zu entries "
 				"read); cagerun --show lists what it found\n", gr.scanned);

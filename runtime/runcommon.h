@@ -10,16 +10,19 @@
 #include "ir.h"
 #include "cage.h"
 #include "policy.h"
+#include "gs.h"
 #include "run.h"
 
 /* run_fail (run.h) says why a step failed. */
 
 /* Compiles o->policy (diagnostics to stderr), picks the mode (--mode or
  * the profile's) and checks that every path param names something that
- * exists. 0, or RUN_SETUP_FAILED with the cause said. *pol is set even on
+ * exists, then adds what git discovery finds (gs.h; its walk of the
+ * workspace kept in `keep` where the launcher has one, else NULL).
+ * 0, or RUN_SETUP_FAILED with the cause said. *pol is set even on
  * failure (free it). */
-int run_load_policy(const struct run_opts *o, cage_policy **pol, const struct ir_profile **prof,
-		    enum ir_mode *mode);
+int run_load_policy(const struct run_opts *o, const struct gs_keep *keep, cage_policy **pol,
+		    const struct ir_profile **prof, enum ir_mode *mode);
 
 /* The policy's proxy rule table: emitted into *bytes (malloc'd, the
  * caller frees it) and loaded into *t, which points into it. 0, or

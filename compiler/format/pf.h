@@ -70,6 +70,10 @@ bool pf_dep_same(const struct pf_dep *x, const struct pf_dep *y);
 /* Re-observes every dependency: true when all agree; else false with
  * *bad the index of the first that does not. */
 bool pf_deps_check(struct arena *a, const struct pf_dep *deps, size_t n, size_t *bad);
+/* A directory changed so recently (its change time less than 50 ms old,
+ * 2.1 s where the time has no nanoseconds) that one more change could
+ * leave its times as they are: a listing of it must not be kept. */
+bool pf_changed_recently(const struct stat *st);
 
 /* A rule of a resolved profile (the plan's guard and check profiles):
  * the selected profile's rule `orig` with its target resolved to

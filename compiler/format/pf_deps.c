@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 
@@ -73,4 +74,19 @@ bool pf_deps_check(struct arena *a, const struct pf_dep *deps, size_t n, size_t 
 		}
 	}
 	return true;
+}
+
+/* Timestamps come from a clock that advances once a tick (up to 10 ms),
+ * or in whole seconds on filesystems that keep no more (a zero
+ * nanosecond part). Kernels since 6.13 give a change after a stat a
+ * finer time on ext4, xfs, btrfs and tmpfs; others do not. */
+bool pf_changed_recently(const struct stat *st)
+{
+	struct timespec now;
+	if (clock_gettime(CLOCK_REALTIME, &now) != 0)
+		return true;
+	int64_t ns = ((int64_t)now.tv_sec - (int64_t)st->PF_CTIM.tv_sec) * 1000000000 +
+		     ((int64_t)now.tv_nsec - (int64_t)st->PF_CTIM.tv_nsec);
+	int64_t window = st->PF_CTIM.tv_nsec == 0 ? 2100000000 : 50000000;
+	return ns < window;
 }

@@ -13,9 +13,7 @@
 #include "lplan_int.h"
 
 #include <errno.h>
-#include <stdint.h>
 #include <string.h>
-#include <time.h>
 
 struct lplan_deps {
 	struct arena *a;
@@ -124,22 +122,6 @@ ssize_t lplan_readlink(struct lplan_rcache *c, const char *path, char *buf, size
 	return (ssize_t)n;
 }
 
-/* A directory changed so recently that one more change could leave its
- * times as they are: timestamps come from a clock that advances once a
- * tick (up to 10 ms), or in whole seconds on filesystems that keep no
- * more (a zero nanosecond part). Kernels since 6.13 give a change after
- * a stat a finer time on ext4, xfs, btrfs and tmpfs; others do not. */
-static bool racy(const struct stat *st)
-{
-	struct timespec now;
-	if (clock_gettime(CLOCK_REALTIME, &now) != 0)
-		return true;
-	int64_t ns = ((int64_t)now.tv_sec - (int64_t)st->PF_CTIM.tv_sec) * 1000000000 +
-		     ((int64_t)now.tv_nsec - (int64_t)st->PF_CTIM.tv_nsec);
-	int64_t window = st->PF_CTIM.tv_nsec == 0 ? 2100000000 : 50000000;
-	return ns < window;
-}
-
 DIR *lplan_opendir(struct lplan_rcache *c, const char *path)
 {
 	/* Observed first: whatever changes in it after this moves its
@@ -149,7 +131,7 @@ DIR *lplan_opendir(struct lplan_rcache *c, const char *path)
 	struct stat st;
 	if (observe(c, PF_DEP_LIST, path, &o, &st) != 0)
 		return NULL;
-	if (racy(&st))
+	if (pf_changed_recently(&st))
 		lplan_rcache_deps(c)->unstable = true;
 	return opendir(path);
 }

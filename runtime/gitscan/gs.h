@@ -20,6 +20,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "cage.h"
@@ -47,6 +48,17 @@ struct gs_item {
 	char *why;     /* for --show and the synthetic source */
 };
 
+struct arena;
+
+/* Where the discovery's walk of the workspace is kept between launches
+ * (gs_keep.h): the launcher's protected cache. Bytes in `a`. */
+struct gs_keep {
+	void *ctx;
+	/* The bytes kept as `name`, or false when there are none usable. */
+	bool (*load)(void *ctx, struct arena *a, const char *name, const uint8_t **b, size_t *n);
+	void (*store)(void *ctx, const char *name, const uint8_t *b, size_t n);
+};
+
 struct gs_result {
 	bool active;      /* the policy has a git section to extend */
 	char *workspace;
@@ -54,6 +66,10 @@ struct gs_result {
 	size_t n;
 	size_t scanned;   /* directory entries the scan read */
 	bool truncated;   /* the scan stopped at a bound */
+	/* With a gs_keep: "reused" (the kept walk stood, walk_dirs listings
+	 * unchanged), "kept", or why the walk was not kept; else NULL. */
+	const char *walk_note;
+	size_t walk_dirs;
 	size_t nrules;    /* rules added to the profile */
 };
 
@@ -61,7 +77,8 @@ struct gs_result {
  * False with a message in err when a configuration file cannot be read
  * as git would read it, or a path cannot be named: the caller refuses
  * the run (fail closed). */
-bool gs_extend(cage_policy *pol, struct gs_result *res, char *err, size_t errlen);
+bool gs_extend(cage_policy *pol, struct gs_result *res, const struct gs_keep *keep, char *err,
+	       size_t errlen);
 
 /* The "discovered:" section of --show. */
 void gs_print(const struct gs_result *res, FILE *out);

@@ -32,6 +32,7 @@
 
 #include "gs_cmd.h"
 #include "gs_config.h"
+#include "gs_keep.h"
 #include "path.h"
 
 struct repo {
@@ -187,10 +188,53 @@ static long long now_ms(void)
 	return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
 }
 
+/* The kept walk of ws, when every directory it listed is as it was: its
+ * probes are made again (they read what may have changed inside a
+ * repository), its counts taken over. */
+static bool scan_reuse(struct find *f, const char *ws, char name[48])
+{
+	struct arena *a = f->in->a;
+	const uint8_t *b;
+	size_t n;
+	struct gs_walk w;
+	size_t bad;
+	if (!f->in->keep->load(f->in->keep->ctx, a, name, &b, &n)) {
+		f->res->walk_note = "none kept";
+		return false;
+	}
+	if (!gs_keep_read(a, b, n, &w) || strcmp(w.workspace, ws)) {
+		f->res->walk_note = "the kept record is not a walk of this workspace";
+		return false;
+	}
+	if (!pf_deps_check(a, w.dirs, w.ndirs, &bad)) {
+		f->res->walk_note = arena_printf(a, "%s changed", w.dirs[bad].path);
+		return false;
+	}
+	for (size_t i = 0; i < w.nhits; i++)
+		probe(f, w.hits[i], "a repository nested in the workspace at");
+	f->res->scanned = w.scanned;
+	f->res->truncated |= w.truncated;
+	f->res->walk_note = "reused";
+	f->res->walk_dirs = w.ndirs;
+	return true;
+}
+
 /* Breadth-first scan of the workspace for nested repositories; it also
- * stops after GS_SCAN_MS (a slow network filesystem). */
+ * stops after GS_SCAN_MS (a slow network filesystem). With a keep, each
+ * directory is observed before it is read, and the walk is kept when
+ * nothing makes its record unreliable (gs_keep.h). */
 static void scan(struct find *f, const char *ws)
 {
+	const struct gs_keep *keep = f->in->keep;
+	char name[48];
+	if (keep) {
+		gs_keep_name(ws, name);
+		if (scan_reuse(f, ws, name))
+			return;
+	}
+	struct gs_walk rec = { .workspace = ws };
+	size_t dcap = 0, hcap = 0;
+	const char *unkept = NULL;
 	long long deadline = now_ms() + GS_SCAN_MS;
 	struct q {
 		const char *path;
@@ -203,6 +247,20 @@ static void scan(struct find *f, const char *ws)
 	q[qt++] = (struct q){ ws, 0 };
 	while (qh < qt) {
 		struct q cur = q[qh++];
+		if (keep) {
+			/* Observed first: whatever changes in it after this moves
+			 * its times past the record. */
+			if (rec.ndirs == dcap) {
+				dcap = dcap ? dcap * 2 : 64;
+				rec.dirs = arena_grow(f->in->a, rec.dirs, rec.ndirs, dcap, sizeof *rec.dirs);
+			}
+			struct stat st;
+			struct pf_dep *dep = &rec.dirs[rec.ndirs++];
+			pf_observe(f->in->a, PF_DEP_LIST, cur.path, dep, &st);
+			dep->path = cur.path;
+			if (!dep->err && pf_changed_recently(&st))
+				unkept = arena_printf(f->in->a, "%s changed just now", cur.path);
+		}
 		DIR *d = opendir(cur.path);
 		if (!d)
 			continue;
@@ -212,9 +270,13 @@ static void scan(struct find *f, const char *ws)
 			const char *n = e->d_name;
 			if (!strcmp(n, ".") || !strcmp(n, ".."))
 				continue;
-			if (++f->res->scanned > GS_SCAN_ENTRIES ||
-			    ((f->res->scanned & 255) == 0 && now_ms() > deadline)) {
+			if (++f->res->scanned > GS_SCAN_ENTRIES) {
 				f->res->truncated = true;
+				break;
+			}
+			if ((f->res->scanned & 255) == 0 && now_ms() > deadline) {
+				f->res->truncated = true;
+				unkept = "the time bound stopped it";
 				break;
 			}
 			if (!strcmp(n, ".git")) {
@@ -229,8 +291,11 @@ static void scan(struct find *f, const char *ws)
 			    cur.depth + 1 > GS_SCAN_DEPTH)
 				continue;
 			const char *p = arena_printf(f->in->a, "%s/%s", cur.path, n);
-			if (e->d_type == DT_UNKNOWN && !is_dir(p))
-				continue;
+			if (e->d_type == DT_UNKNOWN) {
+				unkept = "the filesystem does not say which entries are directories";
+				if (!is_dir(p))
+					continue;
+			}
 			if (qt == qcap) {
 				/* Consumed slots first, then grow. */
 				if (qh > 0) {
@@ -248,12 +313,35 @@ static void scan(struct find *f, const char *ws)
 			q[qt++] = (struct q){ p, cur.depth + 1 };
 		}
 		closedir(d);
-		if (cur.depth > 0 && (dotgit || (head && objects && refs)))
+		if (cur.depth > 0 && (dotgit || (head && objects && refs))) {
+			if (keep) {
+				if (rec.nhits == hcap) {
+					hcap = hcap ? hcap * 2 : 16;
+					rec.hits = arena_grow(f->in->a, rec.hits, rec.nhits, hcap,
+							      sizeof *rec.hits);
+				}
+				rec.hits[rec.nhits++] = cur.path;
+			}
 			probe(f, cur.path, "a repository nested in the workspace at");
+		}
 		if (f->res->truncated)
 			break;
 	}
 	free(q);
+	if (!keep)
+		return;
+	if (unkept) {
+		f->res->walk_note = arena_printf(f->in->a, "not kept: %s", unkept);
+		return;
+	}
+	rec.scanned = f->res->scanned;
+	rec.truncated = f->res->truncated;
+	uint8_t *bytes;
+	size_t len;
+	gs_keep_write(f->in->a, &rec, &bytes, &len);
+	keep->store(keep->ctx, name, bytes, len);
+	f->res->walk_note = "kept";
+	f->res->walk_dirs = rec.ndirs;
 }
 
 /* Submodules' git directories: below modules/, at any depth (a name may

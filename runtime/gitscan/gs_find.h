@@ -16,6 +16,7 @@ struct gs_find_in {
 	const char *home;       /* may be NULL */
 	const char *const *roots; /* directories the profile lets the command write below */
 	size_t nroots;
+	const struct gs_keep *keep; /* NULL: the walk is made every time */
 };
 
 /* Fills res->v (items not yet filtered by writability), scanned and

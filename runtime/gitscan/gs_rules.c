@@ -146,7 +146,8 @@ static bool add_rule(struct out *o, const struct ir_rule *tmpl, const char *from
 	return true;
 }
 
-bool gs_extend(cage_policy *pol, struct gs_result *res, char *err, size_t errlen)
+bool gs_extend(cage_policy *pol, struct gs_result *res, const struct gs_keep *keep, char *err,
+	       size_t errlen)
 {
 	memset(res, 0, sizeof *res);
 	err[0] = '\0';
@@ -184,7 +185,7 @@ bool gs_extend(cage_policy *pol, struct gs_result *res, char *err, size_t errlen
 			 src[i]->t.path.len == dl + 3 && !strncmp(src[i]->t.path.text, dotgit, dl);
 	res->active = true;
 	res->workspace = arena_strdup(a, ws);
-	struct gs_find_in in = { a, ws, pol->ir->home, roots, nroots };
+	struct gs_find_in in = { a, ws, pol->ir->home, roots, nroots, keep };
 	if (!gs_find(&in, res, err, errlen))
 		return false;
 	/* Only what the command could change needs protecting. */

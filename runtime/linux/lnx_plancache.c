@@ -55,6 +55,18 @@ enum lnx_plancache_got lnx_plancache_load(struct arena *a, const struct lnx_plan
 					  const char *name, struct pf_plan *out, char *err,
 					  size_t errlen)
 {
+	const uint8_t *b;
+	size_t n;
+	enum lnx_plancache_got got = lnx_plancache_read(a, c, name, &b, &n, err, errlen);
+	if (got == PLANCACHE_LOADED && !pf_read(a, b, n, out, err, errlen))
+		got = PLANCACHE_REJECTED;
+	return got;
+}
+
+enum lnx_plancache_got lnx_plancache_read(struct arena *a, const struct lnx_plancache *c,
+					  const char *name, const uint8_t **out, size_t *outlen,
+					  char *err, size_t errlen)
+{
 	int dfd = open_dir(c);
 	if (dfd < 0)
 		return reject(err, errlen, "%s: %s", c->dir, strerror(errno));
@@ -89,10 +101,13 @@ enum lnx_plancache_got lnx_plancache_load(struct arena *a, const struct lnx_plan
 				break;
 			have += (size_t)k;
 		}
-		if (have != n)
+		if (have != n) {
 			reject(err, errlen, "short read (%zu of %zu bytes)", have, n);
-		else if (pf_read(a, b, n, out, err, errlen))
+		} else {
+			*out = b;
+			*outlen = n;
 			got = PLANCACHE_LOADED;
+		}
 	}
 	close(fd);
 	return got;
@@ -112,9 +127,11 @@ static bool write_all(int fd, const uint8_t *b, size_t n)
 	return true;
 }
 
-/* Removes the oldest plans while more than PLANCACHE_MAX are kept. */
-static void prune(int dfd)
+/* Removes the oldest files named *SUFFIX while more than PLANCACHE_MAX
+ * are kept (plans and walks each count on their own). */
+static void prune(int dfd, const char *suffix)
 {
+	size_t sl = strlen(suffix);
 	int fd = dup(dfd);
 	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
 	if (!d) {
@@ -128,7 +145,7 @@ static void prune(int dfd)
 	for (struct dirent *e; (e = readdir(d));) {
 		size_t len = strlen(e->d_name);
 		struct stat st;
-		if (len < 6 || len >= sizeof names[0] || strcmp(e->d_name + len - 5, ".plan") ||
+		if (len <= sl || len >= sizeof names[0] || strcmp(e->d_name + len - sl, suffix) ||
 		    fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
 			continue;
 		memcpy(names[n], e->d_name, len + 1);
@@ -181,7 +198,9 @@ bool lnx_plancache_store(const struct lnx_plancache *c, const char *name, const 
 		unlinkat(dfd, tmp, 0);
 		snprintf(err, errlen, "%s/%s: %s", c->dir, name, strerror(e));
 	} else {
-		prune(dfd);
+		const char *dot = strrchr(name, '.');
+		if (dot)
+			prune(dfd, dot);
 	}
 	close(dfd);
 	return ok;

@@ -37,6 +37,12 @@ enum lnx_plancache_got lnx_plancache_load(struct arena *a, const struct lnx_plan
 					  const char *name, struct pf_plan *out, char *err,
 					  size_t errlen);
 
+/* The bytes of `name` (a kept walk of git discovery, gs_keep.h), with
+ * the same checks as a plan's file, unparsed. */
+enum lnx_plancache_got lnx_plancache_read(struct arena *a, const struct lnx_plancache *c,
+					  const char *name, const uint8_t **out, size_t *n,
+					  char *err, size_t errlen);
+
 /* Writes the plan's bytes as `name`, atomically (a private temporary
  * file renamed over whatever is there). */
 bool lnx_plancache_store(const struct lnx_plancache *c, const char *name, const uint8_t *b,

@@ -43,6 +43,7 @@
 #include "lnx_notify.h"
 #include "lnx_observe.h"
 #include "lnx_planload.h"
+#include "lnx_plancache.h"
 #include "lnx_sandbox.h"
 #include "lnx_seccomp.h"
 #include "lookup.h"
@@ -50,6 +51,7 @@
 #include "mon_sink.h"
 #include "path.h"
 #include "cage.h"
+#include "gs.h"
 #include "policy.h"
 #include "prx.h"
 #include "runcommon.h"
@@ -103,9 +105,53 @@ struct lrun {
 
 #define fail run_fail
 
+/* Git discovery's walk of the workspace kept beside the plans
+ * (gs_keep.h), in the folder no sandbox can write (lnx_plancache.h). */
+struct walk_keep {
+	struct lnx_plancache cache;
+	int open; /* 0 not tried, 1 open, -1 unusable */
+	bool verbose;
+};
+
+static bool walk_keep_open(struct walk_keep *k)
+{
+	if (k->open == 0) {
+		char err[512];
+		k->open = lnx_plancache_open(&k->cache, err, sizeof err) ? 1 : -1;
+		if (k->open < 0 && k->verbose)
+			fprintf(stderr, "cagerun: git discovery's walk: not kept: %s\n", err);
+	}
+	return k->open > 0;
+}
+
+static bool walk_keep_load(void *ctx, struct arena *a, const char *name, const uint8_t **b,
+			   size_t *n)
+{
+	struct walk_keep *k = ctx;
+	if (!walk_keep_open(k))
+		return false;
+	char err[512];
+	enum lnx_plancache_got got = lnx_plancache_read(a, &k->cache, name, b, n, err, sizeof err);
+	if (got == PLANCACHE_REJECTED && k->verbose)
+		fprintf(stderr, "cagerun: git discovery's walk: %s/%s: %s; walking again\n",
+			k->cache.dir, name, err);
+	return got == PLANCACHE_LOADED;
+}
+
+static void walk_keep_store(void *ctx, const char *name, const uint8_t *b, size_t n)
+{
+	struct walk_keep *k = ctx;
+	char err[512];
+	if (walk_keep_open(k) && !lnx_plancache_store(&k->cache, name, b, n, err, sizeof err) &&
+	    k->verbose)
+		fprintf(stderr, "cagerun: git discovery's walk: not kept: %s\n", err);
+}
+
 static int load_policy(struct lrun *r)
 {
-	return run_load_policy(r->o, &r->pol, &r->prof, &r->mode);
+	struct walk_keep k = { .verbose = r->o->verbose };
+	const struct gs_keep keep = { &k, walk_keep_load, walk_keep_store };
+	return run_load_policy(r->o, &keep, &r->pol, &r->prof, &r->mode);
 }
 
 static int check_kernel(struct lrun *r, int *abi)

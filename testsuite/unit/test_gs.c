@@ -151,7 +151,7 @@ Test(gs_extend, reroots_the_git_section_with_its_excepts, .init = fixture, .fini
 	cr_assert(writable(p, "ws/sub/.git/config"));
 	struct gs_result r;
 	char err[2048];
-	cr_assert(gs_extend(p, &r, err, sizeof err), "%s", err);
+	cr_assert(gs_extend(p, &r, NULL, err, sizeof err), "%s", err);
 	cr_assert(r.active);
 	cr_assert(!writable(p, "ws/sub/.git/config"));
 	cr_assert(!writable(p, "ws/sub/.git/hooks/pre-commit"));
@@ -177,7 +177,7 @@ Test(gs_extend, nothing_without_a_git_section, .init = fixture, .fini = cleanup)
 	size_t n = p->ir->selected->nrules;
 	struct gs_result r;
 	char err[2048];
-	cr_assert(gs_extend(p, &r, err, sizeof err), "%s", err);
+	cr_assert(gs_extend(p, &r, NULL, err, sizeof err), "%s", err);
 	cr_assert(!r.active);
 	cr_assert_eq(p->ir->selected->nrules, n);
 	gs_result_free(&r);
@@ -190,7 +190,7 @@ Test(gs_extend, an_unreadable_config_refuses, .init = fixture, .fini = cleanup)
 	cage_policy *p = load("    protect write \"{workspace}/.git/config\"\n");
 	struct gs_result r;
 	char err[2048];
-	cr_assert(!gs_extend(p, &r, err, sizeof err));
+	cr_assert(!gs_extend(p, &r, NULL, err, sizeof err));
 	cr_assert(strstr(err, "core.pager"), "%s", err);
 	gs_result_free(&r);
 	cage_policy_free(p);

@@ -1,0 +1,234 @@
+/*
+ * gs_keep.c - the kept walk's bytes (gs_keep.h).
+ *
+ * Layout: the magic "CAGEGSK1", then fields each ending in a NUL byte,
+ * then the XXH3-64 of everything before it (8 bytes, little-endian):
+ *
+ *   "w" WORKSPACE   "b" "DEPTH ENTRIES" (the bounds it was walked with)
+ *   "s" "SCANNED TRUNCATED"
+ *   "d" PATH "ERR DEV INO MODE MTIME_S MTIME_NS CTIME_S CTIME_NS"   per listing
+ *   "h" PATH                                                        per probe
+ *   "e"
+ *
+ * Numbers are decimal. A record walked with other bounds is not this
+ * build's walk and does not parse.
+ */
+#include "gs_keep.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#define GSK_MAGIC "CAGEGSK1"
+#define GSK_MAGIC_LEN 8
+#define GSK_SUM 8
+#define GSK_MAX_ITEMS ((size_t)GS_SCAN_ENTRIES + 1)
+#define GSK_MAX_PATH 16384
+
+void gs_keep_name(const char *workspace, char out[48])
+{
+	char uid[24];
+	snprintf(uid, sizeof uid, "%u", (unsigned)geteuid());
+	XXH3_state_t *st = XXH3_createState();
+	XXH128_hash_t h = { 0, 0 };
+	if (st && XXH3_128bits_reset(st) == XXH_OK) {
+		XXH3_128bits_update(st, "git walk\0", 9);
+		XXH3_128bits_update(st, workspace, strlen(workspace) + 1);
+		XXH3_128bits_update(st, uid, strlen(uid));
+		h = XXH3_128bits_digest(st);
+	}
+	XXH3_freeState(st);
+	snprintf(out, 48, "%016" PRIx64 "%016" PRIx64 ".walk", (uint64_t)h.high64,
+		 (uint64_t)h.low64);
+}
+
+struct wb {
+	uint8_t *b;
+	size_t n, cap;
+};
+
+static void put(struct wb *w, const char *s)
+{
+	size_t k = strlen(s) + 1;
+	if (w->n + k > w->cap) {
+		size_t cap = w->cap ? w->cap : 4096;
+		while (w->n + k > cap)
+			cap *= 2;
+		uint8_t *nb = realloc(w->b, cap);
+		if (!nb) {
+			fputs("cagerun: out of memory\n", stderr);
+			abort();
+		}
+		w->b = nb;
+		w->cap = cap;
+	}
+	memcpy(w->b + w->n, s, k);
+	w->n += k;
+}
+
+void gs_keep_write(struct arena *a, const struct gs_walk *w, uint8_t **out, size_t *len)
+{
+	struct wb b = { 0 };
+	char num[256];
+	put(&b, GSK_MAGIC);
+	b.n--; /* the magic has no NUL */
+	put(&b, "w");
+	put(&b, w->workspace);
+	snprintf(num, sizeof num, "%d %d", GS_SCAN_DEPTH, GS_SCAN_ENTRIES);
+	put(&b, "b");
+	put(&b, num);
+	snprintf(num, sizeof num, "%zu %d", w->scanned, w->truncated ? 1 : 0);
+	put(&b, "s");
+	put(&b, num);
+	for (size_t i = 0; i < w->ndirs; i++) {
+		const struct pf_dep *d = &w->dirs[i];
+		put(&b, "d");
+		put(&b, d->path);
+		snprintf(num, sizeof num,
+			 "%" PRId32 " %" PRIu64 " %" PRIu64 " %" PRIu32 " %" PRId64 " %" PRId64
+			 " %" PRId64 " %" PRId64,
+			 d->err, d->dev, d->ino, d->mode, d->mtime_s, d->mtime_ns, d->ctime_s,
+			 d->ctime_ns);
+		put(&b, num);
+	}
+	for (size_t i = 0; i < w->nhits; i++) {
+		put(&b, "h");
+		put(&b, w->hits[i]);
+	}
+	put(&b, "e");
+	*len = b.n + GSK_SUM;
+	*out = arena_alloc_raw(a, *len);
+	memcpy(*out, b.b, b.n);
+	uint64_t sum = XXH3_64bits(b.b, b.n);
+	for (int i = 0; i < 8; i++)
+		(*out)[b.n + (size_t)i] = (uint8_t)(sum >> (8 * i));
+	free(b.b);
+}
+
+struct rb {
+	const uint8_t *p, *end;
+	bool bad;
+};
+
+/* The next field (NUL-terminated, at most GSK_MAX_PATH bytes), or "" with
+ * r->bad set. */
+static const char *field(struct rb *r)
+{
+	const uint8_t *z = r->bad ? NULL : memchr(r->p, '\0', (size_t)(r->end - r->p));
+	if (!z || z - r->p > GSK_MAX_PATH) {
+		r->bad = true;
+		return "";
+	}
+	const char *s = (const char *)r->p;
+	r->p = z + 1;
+	return s;
+}
+
+/* Exactly n decimal numbers separated by single spaces, each in range
+ * of int64 (signed) or uint64 (unsigned). */
+static bool numbers(const char *s, size_t n, int64_t *sv, uint64_t *uv, const bool *is_signed)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (i > 0 && *s++ != ' ')
+			return false;
+		const char *start = s;
+		if (is_signed[i] && *s == '-')
+			s++;
+		if (*s < '0' || *s > '9')
+			return false;
+		while (*s >= '0' && *s <= '9')
+			s++;
+		if (s - start > 20)
+			return false;
+		char tmp[24];
+		memcpy(tmp, start, (size_t)(s - start));
+		tmp[s - start] = '\0';
+		char *e;
+		if (is_signed[i])
+			sv[i] = strtoll(tmp, &e, 10);
+		else
+			uv[i] = strtoull(tmp, &e, 10);
+		if (*e)
+			return false;
+	}
+	return *s == '\0';
+}
+
+bool gs_keep_read(struct arena *a, const uint8_t *b, size_t n, struct gs_walk *w)
+{
+	memset(w, 0, sizeof *w);
+	if (n < GSK_MAGIC_LEN + GSK_SUM || memcmp(b, GSK_MAGIC, GSK_MAGIC_LEN))
+		return false;
+	uint64_t sum = 0;
+	for (int i = 0; i < 8; i++)
+		sum |= (uint64_t)b[n - GSK_SUM + (size_t)i] << (8 * i);
+	if (sum != XXH3_64bits(b, n - GSK_SUM))
+		return false;
+	struct rb r = { b + GSK_MAGIC_LEN, b + n - GSK_SUM, false };
+	char bounds[64];
+	snprintf(bounds, sizeof bounds, "%d %d", GS_SCAN_DEPTH, GS_SCAN_ENTRIES);
+	if (strcmp(field(&r), "w"))
+		return false;
+	w->workspace = arena_strdup(a, field(&r));
+	if (strcmp(field(&r), "b") || strcmp(field(&r), bounds) || strcmp(field(&r), "s"))
+		return false;
+	int64_t sv[8];
+	uint64_t uv[8];
+	static const bool s_types[2] = { false, false };
+	if (!numbers(field(&r), 2, sv, uv, s_types) || uv[0] > GSK_MAX_ITEMS || uv[1] > 1)
+		return false;
+	w->scanned = (size_t)uv[0];
+	w->truncated = uv[1] == 1;
+	size_t dcap = 0, hcap = 0;
+	for (;;) {
+		const char *tag = field(&r);
+		if (r.bad)
+			return false;
+		if (!strcmp(tag, "e"))
+			break;
+		if (!strcmp(tag, "d")) {
+			if (w->ndirs == GSK_MAX_ITEMS)
+				return false;
+			const char *path = field(&r);
+			static const bool d_types[8] = { true, false, false, false,
+							 true, true, true, true };
+			if (r.bad || path[0] != '/' || !numbers(field(&r), 8, sv, uv, d_types) ||
+			    sv[0] < 0 || sv[0] > INT32_MAX || uv[3] > UINT32_MAX)
+				return false;
+			if (w->ndirs == dcap) {
+				dcap = dcap ? dcap * 2 : 64;
+				w->dirs = arena_grow(a, w->dirs, w->ndirs, dcap, sizeof *w->dirs);
+			}
+			struct pf_dep *d = &w->dirs[w->ndirs++];
+			memset(d, 0, sizeof *d);
+			d->kind = PF_DEP_LIST;
+			d->path = arena_strdup(a, path);
+			d->target = "";
+			d->err = (int32_t)sv[0];
+			d->dev = uv[1];
+			d->ino = uv[2];
+			d->mode = (uint32_t)uv[3];
+			d->mtime_s = sv[4];
+			d->mtime_ns = sv[5];
+			d->ctime_s = sv[6];
+			d->ctime_ns = sv[7];
+		} else if (!strcmp(tag, "h")) {
+			if (w->nhits == GSK_MAX_ITEMS)
+				return false;
+			const char *path = field(&r);
+			if (r.bad || path[0] != '/')
+				return false;
+			if (w->nhits == hcap) {
+				hcap = hcap ? hcap * 2 : 16;
+				w->hits = arena_grow(a, w->hits, w->nhits, hcap, sizeof *w->hits);
+			}
+			w->hits[w->nhits++] = arena_strdup(a, path);
+		} else {
+			return false;
+		}
+	}
+	return !r.bad && r.p == r.end && w->ndirs > 0;
+}

@@ -1,0 +1,52 @@
+/*
+ * gs_keep.h - the discovery's walk of the workspace, kept between
+ * launches (docs/security-model.md, "git discovered at launch").
+ *
+ * The walk's outcome (which directories get probed for a repository,
+ * how many entries were read, whether a bound stopped it) depends only
+ * on the listings of the directories it read. Each listed directory is
+ * recorded as the kept plan records one (pf.h, PF_DEP_LIST: identity,
+ * type, modification and change times, which move with every entry made,
+ * removed or renamed in it); while every one re-observes the same, the
+ * walk would find the same, and its record stands in for it. Anything
+ * else (a record that does not parse, another workspace, one directory
+ * changed) means the walk is made again. The probes themselves, and the
+ * configuration git reads, are never kept: they run on every launch.
+ *
+ * A walk is not kept when the time bound stopped it, when a directory it
+ * listed changed too recently for its times to tell (pf_changed_recently),
+ * or when the filesystem did not say an entry's type.
+ */
+#ifndef CAGE_GS_KEEP_H
+#define CAGE_GS_KEEP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arena.h"
+#include "gs.h"
+#include "pf.h"
+
+/* One walk: what it found and what it read. */
+struct gs_walk {
+	const char *workspace;
+	const char **hits; /* directories probed, in the walk's order */
+	size_t nhits;
+	struct pf_dep *dirs; /* the listings, PF_DEP_LIST */
+	size_t ndirs;
+	size_t scanned;
+	bool truncated;
+};
+
+/* The name the walk of `workspace` is kept under, for this user. */
+void gs_keep_name(const char *workspace, char out[48]);
+
+/* Bytes of `w` (allocated in `a`). */
+void gs_keep_write(struct arena *a, const struct gs_walk *w, uint8_t **out, size_t *len);
+
+/* Parses a record: false on any malformation (magic, checksum, counts
+ * past the walk's bounds, a field that is not a number, trailing bytes). */
+bool gs_keep_read(struct arena *a, const uint8_t *b, size_t n, struct gs_walk *w);
+
+#endif

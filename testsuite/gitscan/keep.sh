@@ -1,0 +1,108 @@
+#!/bin/sh
+# keep.sh - git discovery's kept walk (runtime/gitscan/gs_keep.h) never
+# finds less than a fresh walk: after each change to the workspace below,
+# a launch that had a kept walk to consider must list exactly what
+# `cagerun --show` (which always walks afresh) lists, and the change's
+# repository among them:
+#   - a repository created deep in the workspace; a `.git` file (a
+#     gitdir pointer) created; a directory holding a repository renamed;
+#   - the kept record with a flipped byte, or replaced by a symlink, is
+#     refused and the walk made again.
+# Every case first shows the kept walk reused ("reused" with --verbose),
+# so no case passes because nothing was kept.
+#
+#   keep.sh CAGERUN SRCDIR
+set -u
+[ $# -eq 2 ] || { echo "usage: keep.sh CAGERUN SRCDIR" >&2; exit 2; }
+CAGERUN=$1 SRC=$2
+POLICY=$SRC/testsuite/gitscan/gitscan.cage
+command -v git >/dev/null || { echo "SKIP: no git"; exit 0; }
+base=$(mktemp -d "${TMPDIR:-/tmp}/cage-gskeep.XXXXXX") || exit 1
+trap 'rm -rf "$base"' EXIT
+F=$(cd "$base" && pwd -P)
+WS=$F/ws ST=$F/store
+mkdir -p "$WS/a/b/c" "$WS/m/n" "$ST" "$F/tmp"
+git init -q "$WS/a/b/r1" || exit 1
+ENVV="PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 HOME=$F TMPDIR=$F/tmp"
+fails=0 passes=0
+fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+ok() { passes=$((passes + 1)); }
+
+# A directory changed in the last 50 ms is not kept (pf_changed_recently):
+# each change is followed by this pause, so that the next walk is kept.
+settle() { sleep 0.1; }
+cr() { # cr ARGS...: cagerun from the workspace, output in $F/out
+	(cd "$WS" && env -i $ENVV timeout -s KILL 60 "$CAGERUN" -p "$POLICY" -D workspace="$WS" \
+		-D store="$ST" "$@") >"$F/out" 2>&1
+}
+items() { sed -n '/^discovered:/,/^[^ ]/p' "$1" | grep '^  '; }
+walk() { sed -n "s/^cagerun: git discovery's walk: //p" "$F/out"; }
+
+# check NAME WANT: a launch lists what --show lists, and WANT among it.
+check() {
+	cr --verbose -- /bin/true
+	cp "$F/out" "$F/run.out"
+	cr --show
+	items "$F/out" >"$F/show.items"
+	items "$F/run.out" >"$F/run.items"
+	if ! cmp -s "$F/show.items" "$F/run.items"; then
+		fail "$1: the launch found other paths than a fresh walk"
+		diff "$F/show.items" "$F/run.items" >&2
+	elif ! grep -qF -- "$2" "$F/run.items"; then
+		fail "$1: $2 was not found"
+		cat "$F/run.items" >&2
+	else
+		ok
+	fi
+}
+# reused NAME: the next launch reuses the kept walk.
+reused() {
+	cr --verbose -- /bin/true
+	case $(walk) in
+	reused*) ok ;;
+	*) fail "$1: the kept walk was not reused: $(walk)"; sed 's/^/  | /' "$F/out" >&2 ;;
+	esac
+}
+
+settle
+check first "$WS/a/b/r1/.git"
+reused first
+
+# A repository made deep down, below directories the walk listed.
+git init -q "$WS/a/b/c/r2" && settle
+check "a new repository" "$WS/a/b/c/r2/.git"
+reused "a new repository"
+
+# A .git file, pointing at a repository kept outside the workspace.
+git init -q --separate-git-dir "$F/elsewhere.git" "$WS/m/n/r3" && settle
+check "a .git file" "$WS/m/n/r3/.git"
+reused "a .git file"
+
+# A directory holding a repository renamed (one listing changes).
+mv "$WS/a/b/c" "$WS/a/b/moved" && settle
+check "a renamed directory" "$WS/a/b/moved/r2/.git"
+reused "a renamed directory"
+
+# The kept record tampered with: refused, walked again.
+rec=$(ls "$F"/.cache/cage/.plans/*.walk 2>/dev/null | head -n 1)
+if [ -z "$rec" ]; then
+	fail "no kept walk in $F/.cache/cage/.plans"
+else
+	python3 -c 'import sys
+p = sys.argv[1]; b = bytearray(open(p, "rb").read()); b[len(b) // 2] ^= 1
+open(p, "wb").write(bytes(b))' "$rec"
+	cr --verbose -- /bin/true
+	case $(walk) in
+	reused*) fail "a record with a flipped byte was reused" ;;
+	*) ok ;;
+	esac
+	check "after a flipped byte" "$WS/a/b/moved/r2/.git"
+	reused "after a flipped byte"
+	mv "$rec" "$rec.real" && ln -s "$rec.real" "$rec"
+	cr --verbose -- /bin/true
+	grep -q "git discovery's walk: .*: not a regular file\|git discovery's walk: .*cannot open" "$F/out" && ok ||
+		{ fail "a symlinked record was not refused"; sed 's/^/  | /' "$F/out" >&2; }
+fi
+
+echo "$passes passed, $fails failed"
+[ "$fails" -eq 0 ]
