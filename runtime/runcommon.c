@@ -144,10 +144,7 @@ int run_load_policy(const struct run_opts *o, const struct gs_keep *keep, cage_p
 	if (o->verbose) {
 		gs_print(&gr, stderr);
 		if (gr.walk_note)
-			fprintf(stderr, "cagerun: git discovery's walk: %s%s\n", gr.walk_note,
-				!strcmp(gr.walk_note, "reused") || !strcmp(gr.walk_note, "kept")
-					? arena_printf(&pol->arena, " (%zu directories listed)", gr.walk_dirs)
-					: "");
+			fprintf(stderr, "cagerun: git discovery's walk: %s\n", gr.walk_note);
 	}
 	else if (gr.truncated && !o->quiet)
 		fprintf(stderr, "cagerun: note: the git discovery stopped at a bound (%zu entries "

@@ -24,9 +24,10 @@
 #define CAGE_STDLIB_REL "../share/cage/stdlib"
 #endif
 
-/* The running program's resolved path (no symlinks, no ".."). */
-static bool program_path(char out[PATH_MAX])
+bool stdlib_program_path(char *out, size_t cap)
 {
+	if (cap < PATH_MAX)
+		return false;
 #ifdef __APPLE__
 	char raw[PATH_MAX];
 	uint32_t n = sizeof raw;
@@ -65,7 +66,7 @@ static bool trusted_dir(const char *path, char out[PATH_MAX])
 enum stdlib_origin stdlib_dir_default(char *out, size_t cap)
 {
 	char exe[PATH_MAX], found[PATH_MAX];
-	if (program_path(exe)) {
+	if (stdlib_program_path(exe, sizeof exe)) {
 		char *slash = strrchr(exe, '/');
 		if (slash) {
 			*slash = '\0';

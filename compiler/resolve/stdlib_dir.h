@@ -7,6 +7,7 @@
 #ifndef CAGE_STDLIBDIR_H
 #define CAGE_STDLIBDIR_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 enum stdlib_origin {
@@ -22,6 +23,11 @@ enum stdlib_origin {
  * it is a directory that neither group nor others may write (a writable one
  * would let another user rewrite every policy's imports). */
 enum stdlib_origin stdlib_dir_default(char *out, size_t cap);
+
+/* The running program's resolved path (no symlinks, no ".."), as found
+ * above; cap must be at least PATH_MAX. Also where cagerun finds its
+ * cage-lookup helper (runtime/lookup/). */
+bool stdlib_program_path(char *out, size_t cap);
 
 /* "installed beside the program", "the source tree", "configured at build
  * time": for messages. */

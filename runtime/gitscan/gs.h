@@ -66,10 +66,9 @@ struct gs_result {
 	size_t n;
 	size_t scanned;   /* directory entries the scan read */
 	bool truncated;   /* the scan stopped at a bound */
-	/* With a gs_keep: "reused" (the kept walk stood, walk_dirs listings
-	 * unchanged), "kept", or why the walk was not kept; else NULL. */
+	/* With a gs_keep: whether the kept walk was reused, the walk kept,
+	 * or why not, for --verbose; else NULL. */
 	const char *walk_note;
-	size_t walk_dirs;
 	size_t nrules;    /* rules added to the profile */
 };
 

@@ -188,6 +188,11 @@ static long long now_ms(void)
 	return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
 }
 
+static const char *walk_note(struct arena *a, const char *what, size_t ndirs)
+{
+	return arena_printf(a, "%s (%zu director%s listed)", what, ndirs, ndirs == 1 ? "y" : "ies");
+}
+
 /* The kept walk of ws, when every directory it listed is as it was: its
  * probes are made again (they read what may have changed inside a
  * repository), its counts taken over. */
@@ -214,8 +219,7 @@ static bool scan_reuse(struct find *f, const char *ws, char name[48])
 		probe(f, w.hits[i], "a repository nested in the workspace at");
 	f->res->scanned = w.scanned;
 	f->res->truncated |= w.truncated;
-	f->res->walk_note = "reused";
-	f->res->walk_dirs = w.ndirs;
+	f->res->walk_note = walk_note(a, "reused", w.ndirs);
 	return true;
 }
 
@@ -340,8 +344,7 @@ static void scan(struct find *f, const char *ws)
 	size_t len;
 	gs_keep_write(f->in->a, &rec, &bytes, &len);
 	keep->store(keep->ctx, name, bytes, len);
-	f->res->walk_note = "kept";
-	f->res->walk_dirs = rec.ndirs;
+	f->res->walk_note = walk_note(f->in->a, "kept", rec.ndirs);
 }
 
 /* Submodules' git directories: below modules/, at any depth (a name may

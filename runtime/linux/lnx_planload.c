@@ -93,18 +93,25 @@ static void keep(struct arena *a, const struct lplan *plan, const struct ir_poli
 	}
 }
 
+bool lnx_planload_cache(struct lnx_planload *pl, bool verbose)
+{
+	if (!pl->tried) {
+		char err[600];
+		pl->tried = true;
+		pl->have_cache = lnx_plancache_open(&pl->cache, err, sizeof err);
+		if (!pl->have_cache && verbose)
+			fprintf(stderr, "cagerun: plan cache: %s; planning (and walking the "
+					"workspace for git) without it\n", err);
+	}
+	return pl->have_cache;
+}
+
 int lnx_plan_get(struct arena *a, const struct ir_policy *pol, const struct ir_profile *prof,
 		 const char *policy, bool verbose, struct lplan *plan, struct lnx_planload *pl)
 {
-	char cwd[4096], err[600], name[48];
-	memset(pl, 0, sizeof *pl);
-	bool can_keep = getcwd(cwd, sizeof cwd) != NULL;
-	if (can_keep) {
-		pl->have_cache = lnx_plancache_open(&pl->cache, err, sizeof err);
-		if (!pl->have_cache && verbose)
-			fprintf(stderr, "cagerun: plan cache: %s; planning without it\n", err);
-		can_keep = pl->have_cache;
-	}
+	char cwd[4096], name[48];
+	pl->reused = false;
+	bool can_keep = getcwd(cwd, sizeof cwd) != NULL && lnx_planload_cache(pl, verbose);
 	if (can_keep) {
 		struct pf_key key;
 		lplan_key(a, pol, prof, (uint32_t)geteuid(), cwd, &key);

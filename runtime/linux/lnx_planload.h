@@ -14,9 +14,16 @@
 
 struct lnx_planload {
 	bool have_cache; /* cache.dir is the cache (protect it in the sandbox) */
+	bool tried;      /* the cache was looked for (lnx_planload_cache) */
 	bool reused;     /* the plan came from the cache */
 	struct lnx_plancache cache;
 };
+
+/* The cache folder, found (and made) on the first call: git discovery's
+ * walk asks for it before the plan does, and both use the one found.
+ * False when there is none usable (said once, with `verbose`). `pl`
+ * starts zeroed. */
+bool lnx_planload_cache(struct lnx_planload *pl, bool verbose);
 
 /* Fills *plan for profile `prof` of `pol`: 0, or RUN_SETUP_FAILED (with
  * the reasons on stderr) when the plan has rules it cannot enforce or is

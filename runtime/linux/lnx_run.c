@@ -105,52 +105,34 @@ struct lrun {
 
 #define fail run_fail
 
-/* Git discovery's walk of the workspace kept beside the plans
- * (gs_keep.h), in the folder no sandbox can write (lnx_plancache.h). */
-struct walk_keep {
-	struct lnx_plancache cache;
-	int open; /* 0 not tried, 1 open, -1 unusable */
-	bool verbose;
-};
-
-static bool walk_keep_open(struct walk_keep *k)
-{
-	if (k->open == 0) {
-		char err[512];
-		k->open = lnx_plancache_open(&k->cache, err, sizeof err) ? 1 : -1;
-		if (k->open < 0 && k->verbose)
-			fprintf(stderr, "cagerun: git discovery's walk: not kept: %s\n", err);
-	}
-	return k->open > 0;
-}
-
+/* Git discovery's walk of the workspace, kept beside the plans
+ * (gs_keep.h) in the folder no sandbox can write (lnx_plancache.h). */
 static bool walk_keep_load(void *ctx, struct arena *a, const char *name, const uint8_t **b,
 			   size_t *n)
 {
-	struct walk_keep *k = ctx;
-	if (!walk_keep_open(k))
+	struct lrun *r = ctx;
+	if (!lnx_planload_cache(&r->pl, r->o->verbose))
 		return false;
 	char err[512];
-	enum lnx_plancache_got got = lnx_plancache_read(a, &k->cache, name, b, n, err, sizeof err);
-	if (got == PLANCACHE_REJECTED && k->verbose)
+	enum lnx_plancache_got got = lnx_plancache_read(a, &r->pl.cache, name, b, n, err, sizeof err);
+	if (got == PLANCACHE_REJECTED && r->o->verbose)
 		fprintf(stderr, "cagerun: git discovery's walk: %s/%s: %s; walking again\n",
-			k->cache.dir, name, err);
+			r->pl.cache.dir, name, err);
 	return got == PLANCACHE_LOADED;
 }
 
 static void walk_keep_store(void *ctx, const char *name, const uint8_t *b, size_t n)
 {
-	struct walk_keep *k = ctx;
+	struct lrun *r = ctx;
 	char err[512];
-	if (walk_keep_open(k) && !lnx_plancache_store(&k->cache, name, b, n, err, sizeof err) &&
-	    k->verbose)
+	if (lnx_planload_cache(&r->pl, r->o->verbose) &&
+	    !lnx_plancache_store(&r->pl.cache, name, b, n, err, sizeof err) && r->o->verbose)
 		fprintf(stderr, "cagerun: git discovery's walk: not kept: %s\n", err);
 }
 
 static int load_policy(struct lrun *r)
 {
-	struct walk_keep k = { .verbose = r->o->verbose };
-	const struct gs_keep keep = { &k, walk_keep_load, walk_keep_store };
+	const struct gs_keep keep = { r, walk_keep_load, walk_keep_store };
 	return run_load_policy(r->o, &keep, &r->pol, &r->prof, &r->mode);
 }
 

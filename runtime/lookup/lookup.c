@@ -9,6 +9,7 @@
  * It ends when its socket closes: lookup_close, or cagerun's exit.
  */
 #include "lookup.h"
+#include "stdlib_dir.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -25,10 +26,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#ifdef __APPLE__
-#include <mach-o/dyld.h>
-#include <stdint.h>
-#endif
 
 #ifndef CAGE_LOOKUP_REL
 #define CAGE_LOOKUP_REL "../libexec/cage/" LOOKUP_PROGRAM
@@ -56,15 +53,8 @@ void lookup_init(struct lookup *l)
 
 static bool program_dir(char out[PATH_MAX])
 {
-#ifdef __APPLE__
-	char raw[PATH_MAX];
-	uint32_t n = sizeof raw;
-	if (_NSGetExecutablePath(raw, &n) != 0 || !realpath(raw, out))
+	if (!stdlib_program_path(out, PATH_MAX))
 		return false;
-#else
-	if (!realpath("/proc/self/exe", out))
-		return false;
-#endif
 	char *slash = strrchr(out, '/');
 	if (!slash)
 		return false;
