@@ -21,6 +21,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
@@ -39,6 +40,7 @@
 struct lnx_guard {
 	const struct lplan *plan;
 	const char *const *links_ok;
+	struct lnx_guard_seen *seen;
 	int root_fd;
 	pid_t self;
 	atomic_int waiters;
@@ -159,13 +161,15 @@ size_t lnx_guard_rules(struct lnx_notify_rule *out, size_t max)
 	return n;
 }
 
-struct lnx_guard *lnx_guard_new(const struct lplan *plan, const char *const *links_ok)
+struct lnx_guard *lnx_guard_new(const struct lplan *plan, const char *const *links_ok,
+				struct lnx_guard_seen *seen)
 {
 	struct lnx_guard *g = calloc(1, sizeof *g);
 	if (!g)
 		return NULL;
 	g->plan = plan;
 	g->links_ok = links_ok;
+	g->seen = seen;
 	g->self = getpid();
 	g->root_fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (g->root_fd < 0) {
@@ -234,8 +238,21 @@ static void walked_path(const struct lnx_walked *w, char *buf, size_t size)
 	snprintf(buf, size, "%s/%s", strcmp(w->dir, "/") ? w->dir : "", w->name);
 }
 
+/* Noted before the call is made, so that one that fails half-way still
+ * counts. Any case of `.git`: on a case-folding directory git finds
+ * `.GIT` when it looks for `.git`. */
+static void note_maybe_repo(struct lnx_guard *g)
+{
+	if (g->seen)
+		__atomic_store_n(&g->seen->maybe_repo, 1, __ATOMIC_SEQ_CST);
+}
+
+/* Every name a call may make or move passes here before the call is
+ * made (lnx_guard_seen relies on it). */
 static int check(struct lnx_guard *g, const struct lnx_walked *w, enum lplan_mk kind)
 {
+	if (!strcasecmp(w->name, ".git"))
+		note_maybe_repo(g);
 	if (!strcmp(w->name, ".") || !strcmp(w->name, ".."))
 		return 0;
 	char path[PATH_MAX + NAME_MAX + 2];
@@ -578,6 +595,14 @@ static enum lplan_mk kind_at(const struct lnx_walked *w)
 	return S_ISDIR(st.st_mode) || S_ISLNK(st.st_mode) ? LPLAN_MK_TREE : LPLAN_MK_FILE;
 }
 
+/* Whether renaming the name w designates may move a directory: when it
+ * is one, or cannot be looked at (the rename then fails anyway). */
+static bool moves_dir(const struct lnx_walked *w)
+{
+	struct stat st;
+	return fstatat(w->dirfd, w->name, &st, AT_SYMLINK_NOFOLLOW) != 0 || S_ISDIR(st.st_mode);
+}
+
 static void do_rename(struct gctx *x, const struct gop *op)
 {
 	struct lnx_walked src, dst = { .dirfd = -1 };
@@ -586,6 +611,9 @@ static void do_rename(struct gctx *x, const struct gop *op)
 	if (!rc)
 		rc = resolve(x, op->dfd2, x->p2, &dst);
 	if (!rc) {
+		/* A directory moved may carry a repository to a new place. */
+		if (moves_dir(&src) || ((op->flags & RENAME_EXCHANGE) && moves_dir(&dst)))
+			note_maybe_repo(x->g);
 		/* A directory moved in may bring guarded names along; an
 		 * exchange makes both names anew. */
 		rc = check(x->g, &dst, kind_at(&src));

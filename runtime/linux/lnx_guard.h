@@ -21,6 +21,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "lnx_notify.h"
@@ -29,11 +30,24 @@
 /* The calls the guard's filter notifies (at most LNX_NOTIFY_MAX_RULES). */
 size_t lnx_guard_rules(struct lnx_notify_rule *out, size_t max);
 
+/* What the guard saw that cagerun's report at exit needs
+ * (lnx_gitreport.h), in memory cagerun shares with the supervisor
+ * (MAP_SHARED, mapped before the clone; the command's exec drops it).
+ * Every name a sandboxed process makes or moves passes check() below,
+ * so a run in which none was `.git` and no directory moved cannot have
+ * made a repository, and the walk at exit can be left out. Each field
+ * only ever goes from 0 to 1. */
+struct lnx_guard_seen {
+	uint32_t serving;    /* the guard answered the command's calls from its start */
+	uint32_t maybe_repo; /* a name `.git` was made, or a directory was moved */
+};
+
 struct lnx_guard;
 /* NULL with errno on failure. The plan and links_ok (folders where links
  * may be made inside a protect's tree, NULL-ended; may be NULL) must
- * outlive the guard. */
-struct lnx_guard *lnx_guard_new(const struct lplan *plan, const char *const *links_ok);
+ * outlive the guard. seen: where to note what it saw, or NULL. */
+struct lnx_guard *lnx_guard_new(const struct lplan *plan, const char *const *links_ok,
+				struct lnx_guard_seen *seen);
 /* The same for a filter that notifies every open (--log-denials): opens
  * without O_CREAT are answered "continue". */
 bool lnx_guard_attach_all_opens(struct lnx_guard *g, struct lnx_notify *nt);

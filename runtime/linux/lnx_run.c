@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -36,6 +37,7 @@
 #include "cpt.h"
 #include "lease.h"
 #include "lnx_gitreport.h"
+#include "lnx_guard.h"
 #include "lnx_landlock.h"
 #include "lnx_limits.h"
 #include "lnx_monitor.h"
@@ -95,6 +97,7 @@ struct lrun {
 	int obs_sock; /* --log-denials: where the observer's listener arrives */
 	struct lnx_observer *obs;
 	struct gitreport git; /* repositories the run creates in the workspace */
+	struct lnx_guard_seen *seen; /* shared with the guard's supervisor, or NULL */
 	int status; /* init's exit status, once it exited */
 	bool exited;
 	bool had_terminal;
@@ -604,8 +607,17 @@ static int launch(struct lrun *r)
 		return fail("%s; nothing was run", err);
 	if (!lnx_seccomp_prebuilt(&so, &r->sc) && !lnx_seccomp_build(&so, &r->sc, err, sizeof err))
 		return fail("%s; nothing was run", err);
-	if (!r->o->quiet)
+	if (!r->o->quiet) {
 		gitreport_begin(&r->git, workspace_of(r, cwd));
+		/* The guard sees every name made or moved: where it runs, it
+		 * says whether the walk at exit can find anything. Without
+		 * the page the walk is made, as without the guard. */
+		void *m = r->plan.nguards > 0 ? mmap(NULL, sizeof *r->seen, PROT_READ | PROT_WRITE,
+						     MAP_SHARED | MAP_ANONYMOUS, -1, 0)
+					      : MAP_FAILED;
+		if (m != MAP_FAILED)
+			spec.guard_seen = r->seen = m;
+	}
 	bool started = lnx_sandbox_start(&spec, &r->sb, err, sizeof err);
 	if (osp[1] >= 0)
 		close(osp[1]);
@@ -678,8 +690,17 @@ int run_command(const struct run_opts *o)
 		close(r.obs_sock);
 	restore_terminal(&r);
 	/* After the sandbox is gone: nothing can still be writing there. */
-	gitreport_end(&r.git, stderr);
+	if (r.seen && __atomic_load_n(&r.seen->serving, __ATOMIC_SEQ_CST) &&
+	    !__atomic_load_n(&r.seen->maybe_repo, __ATOMIC_SEQ_CST)) {
+		if (o->verbose && r.git.root)
+			fprintf(stderr, "cagerun: git report: the run made no name .git and moved no "
+					"directory; %s not walked\n", r.git.root);
+	} else {
+		gitreport_end(&r.git, stderr);
+	}
 	gitreport_free(&r.git);
+	if (r.seen)
+		munmap(r.seen, sizeof *r.seen);
 	if (r.srv && !o->quiet)
 		prx_server_print_denials(r.srv, stderr, "cagerun: ");
 	if (r.srv && r.mode != IR_MODE_MONITOR && r.log_fd >= 0)

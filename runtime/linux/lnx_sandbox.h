@@ -55,6 +55,9 @@ struct lnx_spec {
 	 * the tree's one listener, so it observes too, into this sink (its
 	 * log descriptor is inherited; the supervisor prints the summary). */
 	struct mon_sink *guard_observe;
+	/* Where the guard's supervisor notes what it saw (lnx_guard.h), in
+	 * memory shared with the caller; NULL when nobody asks. */
+	struct lnx_guard_seen *guard_seen;
 	/* Resource limits (lnx_limits.h): the command's rlimits, the size of
 	 * the tmpfs on tmp_dir (0: the lease's directory as it is), and, when
 	 * the cgroups init is moved into before it starts anything

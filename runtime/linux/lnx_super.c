@@ -129,7 +129,7 @@ _Noreturn void lnx_super_main(struct lnx_child *c)
 	}
 	struct sock_filter insns[LNX_NOTIFY_MAX_INSNS];
 	unsigned short len = lnx_notify_filter(rules, nrules, insns);
-	struct lnx_guard *g = lnx_guard_new(s->plan, s->links_ok);
+	struct lnx_guard *g = lnx_guard_new(s->plan, s->links_ok, s->guard_seen);
 	int sp[2];
 	if (sig_fd < 0 || !len || !g || setpgid(0, 0) != 0 ||
 	    prctl(PR_SET_CHILD_SUBREAPER, 1) != 0 ||
@@ -186,6 +186,10 @@ _Noreturn void lnx_super_main(struct lnx_child *c)
 					      : lnx_guard_attach(g, nt)) ||
 		    (s->guard_observe && !lnx_observer_attach(nt, s->guard_observe, 0)))
 			super_fail(cmd, "cannot set up the notification loop");
+		/* Before the first call is answered: the command waits on its
+		 * first notified call until serve() reads it. */
+		if (s->guard_seen)
+			__atomic_store_n(&s->guard_seen->serving, 1, __ATOMIC_SEQ_CST);
 		code = serve(nt, sig_fd, cmd);
 	}
 	/* The command is gone: the reader has nothing left to read, and

@@ -227,6 +227,33 @@ else
 	pass session-report-quiet
 fi
 
+# The walk at exit is left out only when the guard saw no name .git made
+# and no directory moved (lnx_guard.h, struct lnx_guard_seen). --verbose
+# says when it is left out; each case says whether it may be.
+walk_case() { # walk_case NAME walked|skipped SCRIPT [LISTED]
+	fresh
+	(cd "$WS" && env -i $ENVV timeout -s KILL $T "$CAGERUN" -p "$POLICY" \
+		-D workspace="$WS" --verbose -- sh -c "$3") >"$OUT" 2>&1
+	if [ "$2" = skipped ] && ! grep -q "not walked" "$OUT"; then
+		fail "$1" "the walk was made after a run that made no .git and moved no directory"
+	elif [ "$2" = walked ] && grep -q "not walked" "$OUT"; then
+		fail "$1" "the walk was left out"
+	elif [ -n "${4:-}" ] && ! grep -q "^cagerun:   $WS/$4\$" "$OUT"; then
+		fail "$1" "$WS/$4 is not listed"
+	else
+		pass "$1"
+	fi
+}
+walk_case report-walk-left-out skipped 'echo a > f && mv f g && mkdir -p d/e && ln -s g d/l && rm g'
+walk_case report-walk-mkdir walked 'mkdir -p a/.git' a/.git
+walk_case report-walk-case walked 'mkdir -p a/.GIT'
+walk_case report-walk-dir-moved walked 'mkdir -p a/b && mv a c'
+walk_case report-walk-gitfile-renamed walked \
+	'mkdir -p a && echo "gitdir: ../x" > a/f && mv a/f a/.git' a/.git
+walk_case report-walk-gitfile-linked walked \
+	'mkdir -p a && echo "gitdir: ../x" > f && ln f a/.git' a/.git
+walk_case report-walk-symlink walked 'ln -s x .git'
+
 # ---- the supervisor's own needs do not depend on the policy --------------
 # std/guard in a policy without `read /proc/**`: the supervisor reads
 # /proc/TID/status of the command's threads through a reader of its own
