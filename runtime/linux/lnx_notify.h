@@ -151,7 +151,9 @@ int lnx_notify_status(struct lnx_notify_call *c);
  * already dropped, is confined by a Landlock ruleset of its own to reading
  * below /proc, dies with its parent, and answers only "the status text of
  * TID" on the socket it returns (the supervisor's end; -1 with err on
- * failure), its pid in *pid. `abi` is the kernel's Landlock ABI. */
+ * failure), its pid in *pid. `abi` is the kernel's Landlock ABI. The
+ * supervisor starts it only when the command's rules do not grant
+ * reading /proc (lnx_super.c). */
 int lnx_notify_status_reader(int abi, pid_t *pid, char *err, size_t errlen);
 /* Makes lnx_notify_status ask the reader on `sock` (owned by nt from
  * then on) instead of opening /proc itself. */

@@ -52,6 +52,22 @@ static _Noreturn void super_fail(pid_t cmd, const char *what)
 	_exit(125);
 }
 
+/* Whether the plan's Landlock rules, which this process holds too, let
+ * it read /proc/TID/status itself: a grant of reading files on /proc or
+ * on the root, since a directory's rights apply beneath it
+ * (lnx_exec_landlock grants each node's rights and nothing else that
+ * reaches /proc). */
+static bool plan_reads_proc(const struct lplan *p)
+{
+	for (size_t i = 0; i < p->nnodes; i++) {
+		const struct lplan_node *n = &p->nodes[i];
+		if (n->exists && n->is_dir && (n->grant & LP_READ_FILE) &&
+		    (!strcmp(n->path, "/") || !strcmp(n->path, "/proc")))
+			return true;
+	}
+	return false;
+}
+
 /* Serves the guard until the command exits; returns its status. */
 static int serve(struct lnx_notify *nt, int sig_fd, pid_t cmd)
 {
@@ -139,13 +155,18 @@ _Noreturn void lnx_super_main(struct lnx_child *c)
 	}
 	/* Its own needs do not depend on the policy: /proc/TID/status of the
 	 * command's threads is read by a reader started before the command's
-	 * rules are applied here, confined to reading /proc. */
+	 * rules are applied here, confined to reading /proc; unless those
+	 * rules let read it anyway, when the reader would only cost a
+	 * process. */
 	if (!lnx_exec_drop_privileges(err, sizeof err))
 		lnx_child_fail(c, 125, err);
 	pid_t reader = -1;
-	int status_sock = lnx_notify_status_reader(s->landlock_abi, &reader, err, sizeof err);
+	int status_sock = -1;
+	if (!plan_reads_proc(s->plan) &&
+	    (status_sock = lnx_notify_status_reader(s->landlock_abi, &reader, err, sizeof err)) < 0)
+		lnx_child_fail(c, 125, err);
 	int ruleset = -1;
-	if (status_sock < 0 || !lnx_exec_landlock(s, &ruleset, err, sizeof err))
+	if (!lnx_exec_landlock(s, &ruleset, err, sizeof err))
 		lnx_child_fail(c, 125, err);
 	prctl(PR_SET_DUMPABLE, 0);
 	pid_t cmd = fork();
@@ -156,7 +177,8 @@ _Noreturn void lnx_super_main(struct lnx_child *c)
 	if (cmd == 0) {
 		close(sp[0]);
 		close(sig_fd);
-		close(status_sock);
+		if (status_sock >= 0)
+			close(status_sock);
 		c->notify_sock = sp[1];
 		c->notify_insns = insns;
 		c->notify_len = len;
@@ -180,7 +202,7 @@ _Noreturn void lnx_super_main(struct lnx_child *c)
 		code = lnx_status_code(st);
 	} else {
 		struct lnx_notify *nt = lnx_notify_new(l);
-		if (nt)
+		if (nt && status_sock >= 0)
 			lnx_notify_use_status_reader(nt, status_sock);
 		if (!nt || !(s->guard_observe ? lnx_guard_attach_all_opens(g, nt)
 					      : lnx_guard_attach(g, nt)) ||
