@@ -34,7 +34,7 @@
 #endif
 
 #define PF_MAGIC "CAGEPLN\0"
-#define PF_VERSION 1
+#define PF_VERSION 2
 #define PF_NONE UINT32_MAX /* "no rule" in a rule index */
 
 /* What a dependency is: which call the planner made on the path. Each
@@ -57,7 +57,36 @@ struct pf_dep {
 	uint32_t mode;
 	int64_t mtime_s, mtime_ns, ctime_s, ctime_ns; /* PF_DEP_LIST only; else 0 */
 	const char *target; /* PF_DEP_LINK: the link's text ("" when unreadable) */
+	/* PF_DEP_LIST read whole (pf_list_read): its entries, so that a
+	 * directory whose times moved but whose entries are the same (a file
+	 * saved through a temporary name) is still the listing the plan was
+	 * built from. Times all 0 with entries: too recent to be trusted, the
+	 * entries are compared every time. */
+	bool listed;
+	size_t nentries;
+	const char *const *entry_names; /* sorted by strcmp */
+	const unsigned char *entry_types; /* d_type of each */
 };
+
+/* A directory's entries, read whole and sorted by name: what a plan build
+ * lists and what a launch re-reads to compare. */
+struct pf_listing {
+	const char **names;   /* in `a`, sorted by strcmp */
+	unsigned char *types; /* d_type of each */
+	size_t n;
+};
+/* At most this many entries are read (more than any caller visits: the
+ * planner's glob budget is 20,000), and at most PF_LIST_KEEP are kept in
+ * a record (a larger directory is left to its times alone). */
+#define PF_LIST_MAX 65536
+#define PF_LIST_KEEP 4096
+/* Reads `path` into *out: 1 when read whole, 0 when it holds more than
+ * PF_LIST_MAX entries (out has the first PF_LIST_MAX read, sorted), -1
+ * with errno when it cannot be opened or read. "." and ".." are left
+ * out. */
+int pf_list_read(struct arena *a, const char *path, struct pf_listing *out);
+/* Whether l holds exactly the entries recorded in d. */
+bool pf_list_same(const struct pf_listing *l, const struct pf_dep *d);
 
 /* Observes `path` as a dependency of `kind` would (the stat, and for a
  * link its text), into *d (strings in `a`). *st gets the stat when it
@@ -68,7 +97,8 @@ void pf_observe(struct arena *a, enum pf_dep_kind kind, const char *path, struct
 /* Whether two observations of the same path agree. */
 bool pf_dep_same(const struct pf_dep *x, const struct pf_dep *y);
 /* Re-observes every dependency: true when all agree; else false with
- * *bad the index of the first that does not. */
+ * *bad the index of the first that does not. A listing read whole agrees
+ * when its stat does but for the times and it holds the same entries. */
 bool pf_deps_check(struct arena *a, const struct pf_dep *deps, size_t n, size_t *bad);
 /* A directory changed so recently (its change time less than 50 ms old,
  * 2.1 s where the time has no nanoseconds) that one more change could

@@ -2,7 +2,7 @@
  * pf_format.h - the byte layout of the plan artifact, shared by its writer
  * (pf_write.c) and reader (pf_read.c). The prose specification is
  * docs/plan-format.md; keep the two in step, and bump PF_VERSION for any
- * change a version-1 reader would misread.
+ * change an older reader would misread.
  *
  * Fields are little-endian and fixed-width, read and written byte by byte
  * so that neither side depends on host endianness or buffer alignment.

@@ -251,7 +251,7 @@ bool pf_read(struct arena *a, const uint8_t *buf, size_t len, struct pf_plan *p,
 	p->ngrants = r64(&r);
 	p->nmounts = r64(&r);
 
-	p->deps = rcount(&r, 65, sizeof *p->deps, &p->ndeps);
+	p->deps = rcount(&r, 70, sizeof *p->deps, &p->ndeps);
 	for (size_t i = 0; i < p->ndeps && !r.bad; i++) {
 		struct pf_dep *d = &p->deps[i];
 		d->kind = r8(&r);
@@ -265,6 +265,29 @@ bool pf_read(struct arena *a, const uint8_t *buf, size_t len, struct pf_plan *p,
 		d->ctime_s = (int64_t)r64(&r);
 		d->ctime_ns = (int64_t)r64(&r);
 		d->target = rstr(&r);
+		uint8_t listed = r8(&r);
+		d->listed = listed == 1;
+		size_t ne;
+		const char **names = rcount(&r, 5, sizeof *names, &ne);
+		unsigned char *types = ne ? arena_alloc_raw(r.a, ne) : NULL;
+		for (size_t k = 0; k < ne && !r.bad; k++) {
+			types[k] = r8(&r);
+			names[k] = rstr(&r);
+			if (!names[k][0] || strchr(names[k], '/') || !strcmp(names[k], ".") ||
+			    !strcmp(names[k], ".."))
+				bad(&r, "dependency %zu: entry %zu is not a name", i, k);
+			else if (k && strcmp(names[k - 1], names[k]) >= 0)
+				bad(&r, "dependency %zu: entries out of order", i);
+		}
+		d->nentries = ne;
+		d->entry_names = names;
+		d->entry_types = types;
+		if (listed > 1 || (listed && d->kind != PF_DEP_LIST))
+			bad(&r, "dependency %zu: entries on what is not a listing", i);
+		if (!listed && ne)
+			bad(&r, "dependency %zu: entries without the flag", i);
+		if (ne > PF_LIST_KEEP)
+			bad(&r, "dependency %zu: more than %d entries", i, PF_LIST_KEEP);
 		if (d->kind < 1 || d->kind > PF_DEP_KIND_MAX)
 			bad(&r, "dependency %zu: unknown kind %u", i, d->kind);
 		if (d->path[0] != '/')

@@ -144,6 +144,12 @@ void pf_write(struct arena *a, const struct pf_plan *p, uint8_t **out, size_t *l
 		w64(&w, (uint64_t)d->ctime_s);
 		w64(&w, (uint64_t)d->ctime_ns);
 		wstr(&w, d->target);
+		w8(&w, d->listed);
+		w32(&w, (uint32_t)(d->listed ? d->nentries : 0));
+		for (size_t k = 0; d->listed && k < d->nentries; k++) {
+			w8(&w, d->entry_types[k]);
+			wstr(&w, d->entry_names[k]);
+		}
 	}
 	size_t total = w.len + PF_SUM_SIZE;
 	pf_wr64(w.b + PF_H_FILESIZE, total);

@@ -392,24 +392,15 @@ static bool ck_real_entries(struct arena *a, const struct lplan *plan, struct ck
 			    const struct ck_set *s, const char *dir, struct ck_out *o,
 			    struct lplan_check_stats *st)
 {
-	DIR *d = plan->rcache ? lplan_opendir(plan->rcache, dir) : opendir(dir);
-	if (!d)
+	struct pf_listing own;
+	const struct pf_listing *l = plan->rcache ? lplan_list(plan->rcache, dir)
+				   : pf_list_read(a, dir, &own) >= 0 ? &own : NULL;
+	if (!l || l->n > CK_ENTRIES_MAX)
 		return false;
-	const char **names = arena_alloc(a, CK_ENTRIES_MAX * sizeof *names);
-	size_t n = 0;
-	bool ok = true;
-	for (struct dirent *e; (e = readdir(d));) {
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-			continue;
-		if (n == CK_ENTRIES_MAX) {
-			ok = false;
-			break;
-		}
-		names[n++] = arena_printf(a, "%s/%s", strcmp(dir, "/") ? dir : "", e->d_name);
-	}
-	closedir(d);
-	if (!ok)
-		return false;
+	const char **names = arena_alloc(a, (l->n ? l->n : 1) * sizeof *names);
+	size_t n = l->n;
+	for (size_t i = 0; i < n; i++)
+		names[i] = arena_printf(a, "%s/%s", strcmp(dir, "/") ? dir : "", l->names[i]);
 	for (size_t i = 0; i < n; i++) {
 		struct ck_path key = { names[i], false };
 		if (s->n && bsearch(&key, s->v, s->n, sizeof *s->v, ck_cmp))

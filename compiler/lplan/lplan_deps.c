@@ -8,7 +8,10 @@
  * remember the observation once per (call, path). A path seen twice with
  * different answers during one build (it changed under the planner)
  * makes the record unstable: such a plan is enforced once but never
- * kept, since no single state of the disk explains it.
+ * kept, since no single state of the disk explains it. A directory is
+ * read whole (pf_list_read) and its record carries the hash of what the
+ * planner saw, so that a launch can tell the same entries under new
+ * times from new entries.
  */
 #include "lplan_int.h"
 
@@ -75,7 +78,12 @@ static int observe(struct lplan_rcache *c, enum pf_dep_kind kind, const char *pa
 	pf_observe(a, kind, path, out, st);
 	size_t *slot = dep_slot(d, (unsigned)kind, path);
 	if (*slot) {
-		if (!pf_dep_same(&d->v[*slot - 1], out))
+		const struct pf_dep *rec = &d->v[*slot - 1];
+		/* A listing read whole is compared by its entries (lplan_list). */
+		bool same = rec->listed ? rec->err == out->err && rec->dev == out->dev &&
+						  rec->ino == out->ino && rec->mode == out->mode
+					: pf_dep_same(rec, out);
+		if (!same)
 			d->unstable = true;
 	} else {
 		if (d->n == d->cap) {
@@ -122,18 +130,47 @@ ssize_t lplan_readlink(struct lplan_rcache *c, const char *path, char *buf, size
 	return (ssize_t)n;
 }
 
-DIR *lplan_opendir(struct lplan_rcache *c, const char *path)
+static bool same_times(const struct stat *x, const struct stat *y)
 {
-	/* Observed first: whatever changes in it after this moves its
-	 * times past the record, unless they are too recent to tell (then
-	 * the plan is enforced once and not kept). */
+	return x->st_dev == y->st_dev && x->st_ino == y->st_ino &&
+	       x->PF_MTIM.tv_sec == y->PF_MTIM.tv_sec && x->PF_MTIM.tv_nsec == y->PF_MTIM.tv_nsec &&
+	       x->PF_CTIM.tv_sec == y->PF_CTIM.tv_sec && x->PF_CTIM.tv_nsec == y->PF_CTIM.tv_nsec;
+}
+
+const struct pf_listing *lplan_list(struct lplan_rcache *c, const char *path)
+{
+	/* Observed first, so that the times recorded are from before the
+	 * entries were read: whatever changes after moves them. */
+	struct lplan_deps *d = lplan_rcache_deps(c);
 	struct pf_dep o;
-	struct stat st;
+	struct stat st, after;
 	if (observe(c, PF_DEP_LIST, path, &o, &st) != 0)
 		return NULL;
-	if (pf_changed_recently(&st))
-		lplan_rcache_deps(c)->unstable = true;
-	return opendir(path);
+	struct pf_listing *l = arena_alloc(d->a, sizeof *l);
+	int whole = pf_list_read(d->a, path, l);
+	if (whole < 0)
+		return NULL;
+	/* Times a later change could leave as they are (it falls within the
+	 * same tick of the filesystem's clock: the directory changed just
+	 * now, or during the read) say nothing about the entries. */
+	bool racy = pf_changed_recently(&st) || stat(path, &after) != 0 || !same_times(&st, &after);
+	struct pf_dep *rec = &d->v[*dep_slot(d, PF_DEP_LIST, path) - 1];
+	if (whole == 1 && l->n <= PF_LIST_KEEP) {
+		if (rec->listed && !pf_list_same(l, rec))
+			d->unstable = true; /* read twice, different entries */
+		rec->listed = true;
+		rec->nentries = l->n;
+		rec->entry_names = l->names;
+		rec->entry_types = l->types;
+		if (racy)
+			rec->mtime_s = rec->mtime_ns = rec->ctime_s = rec->ctime_ns = 0;
+	} else if (racy || rec->listed) {
+		/* Too large to keep its entries: only its times can tell, and
+		 * they cannot (or it was kept by its entries before). The plan
+		 * is enforced once, not kept. */
+		d->unstable = true;
+	}
+	return l;
 }
 
 const struct pf_dep *lplan_deps(const struct lplan *plan, size_t *n, bool *unstable)

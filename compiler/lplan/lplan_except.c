@@ -210,18 +210,15 @@ static void walk(struct xwalk *w, const char *dir, unsigned depth)
 		w->too_big = true;
 		return;
 	}
-	DIR *d = lplan_opendir(w->rc, dir);
-	if (!d)
+	const struct pf_listing *l = lplan_list(w->rc, dir);
+	if (!l)
 		return; /* unreadable here: what is in it is the create guard's */
-	struct dirent *de;
-	while (!w->too_big && (de = readdir(d))) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
+	for (size_t k = 0; !w->too_big && k < l->n; k++) {
 		if (++w->visited > LPLAN_GLOB_BUDGET) {
 			w->too_big = true;
 			break;
 		}
-		char *e = arena_printf(w->a, "%s/%s", strcmp(dir, "/") ? dir : "", de->d_name);
+		char *e = arena_printf(w->a, "%s/%s", strcmp(dir, "/") ? dir : "", l->names[k]);
 		struct stat st;
 		if (lplan_lstat(w->rc, e, &st) != 0)
 			continue; /* gone since readdir: it no longer needs a mount */
@@ -240,7 +237,6 @@ static void walk(struct xwalk *w, const char *dir, unsigned depth)
 			break;
 		}
 	}
-	closedir(d);
 }
 
 bool lplan_except_expand(struct arena *a, struct lplan_rcache *rc, const struct ir_rule *r,

@@ -39,7 +39,11 @@ struct lplan_deps *lplan_rcache_deps(const struct lplan_rcache *c);
 int lplan_lstat(struct lplan_rcache *c, const char *path, struct stat *st);
 int lplan_stat(struct lplan_rcache *c, const char *path, struct stat *st);
 ssize_t lplan_readlink(struct lplan_rcache *c, const char *path, char *buf, size_t size);
-DIR *lplan_opendir(struct lplan_rcache *c, const char *path);
+/* The entries of the directory at path, read whole and sorted (at most
+ * PF_LIST_MAX, more than any caller's budget), recorded as a listing
+ * (with the entries when there are at most PF_LIST_KEEP); NULL with
+ * errno when it cannot be read. */
+const struct pf_listing *lplan_list(struct lplan_rcache *c, const char *path);
 /* What the build's lstat found at `path` when it resolved to itself: true
  * with *exists and *mode (st_mode), false when the cache cannot say. */
 bool lplan_rcache_known(struct lplan_rcache *c, const char *path, bool *exists, unsigned *mode);

@@ -64,29 +64,26 @@ static void walk(struct walk *w, const char *dir, const struct path_comp *comps,
 		w->too_big = true;
 		return;
 	}
-	DIR *d = lplan_opendir(w->rc, dir);
-	if (!d)
+	const struct pf_listing *l = lplan_list(w->rc, dir);
+	if (!l)
 		return;
-	struct dirent *e;
-	while ((e = readdir(d))) {
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-			continue;
+	for (size_t k = 0; k < l->n; k++) {
+		const char *name = l->names[k];
 		if (++w->visited > LPLAN_GLOB_BUDGET) {
 			w->too_big = true;
 			break;
 		}
-		char *next = arena_printf(w->a, "%s/%s", strcmp(dir, "/") ? dir : "", e->d_name);
+		char *next = arena_printf(w->a, "%s/%s", strcmp(dir, "/") ? dir : "", name);
 		if (dstar) {
 			/* Descend through real directories only: a symlink loop must
 			 * not make the walk endless. */
 			struct stat st;
 			if (lplan_lstat(w->rc, next, &st) == 0 && S_ISDIR(st.st_mode))
 				walk(w, next, comps, i, n, depth + 1);
-		} else if (path_component_match(c, cl, e->d_name, strlen(e->d_name))) {
+		} else if (path_component_match(c, cl, name, strlen(name))) {
 			walk(w, next, comps, i + 1, n, depth + 1);
 		}
 	}
-	closedir(d);
 }
 
 /* Expands a glob rule into the existing paths it matches. */

@@ -53,6 +53,7 @@ profile t {
     deny read write "~/w/gone/**"
     deny read write "~/w/link/**"
     deny read write "~/w/secret.txt"
+    deny read write "~/w/*.key"
     deny read write "{data}/**"
 }
 POL
@@ -61,7 +62,7 @@ cp "$tmp/p.cage" "$tmp/orig.cage"
 # What the probe reads: every path a scenario changes, under $H.
 probe_paths() {
 	echo "$1/w/new/f $1/w/gone/f $1/w/link/f $1/w/link/pubfile $1/pub/pubfile $1/w/secret.txt"
-	echo "$1/d1/f $1/d2/f $1/w/pub2/f $1/w/keep"
+	echo "$1/d1/f $1/d2/f $1/w/pub2/f $1/w/keep $1/w/new.key"
 }
 probe='for p; do if cat "$p" >/dev/null 2>&1; then echo "$p:yes"; else echo "$p:no"; fi; done'
 
@@ -91,8 +92,9 @@ fresh() {
 # reuses it, CHANGE runs, then the cached run must equal a fresh one and
 # deny TARGET, which the probe reads without cagerun. EXPECT: "rebuild"
 # (the kept plan must not be reused), "same" (the plan a fresh build
-# makes is the kept one, so reusing it is right), "refused" (a fresh
-# build refuses the policy: so must the cached run).
+# makes is the kept one, so reusing it is right), "reused" (the same,
+# and the kept plan must be reused), "refused" (a fresh build refuses
+# the policy: so must the cached run).
 scenario() {
 	name=$1 target=$2 expect=$3 change=$4
 	want=0
@@ -108,7 +110,11 @@ scenario() {
 	cr home "$tmp/out.cached"
 	crc=$rc
 	cp "$tmp/err" "$tmp/err.cached"
-	if [ "$expect" != same ] && grep -q 'plan: reused' "$tmp/err.cached"; then
+	if [ "$expect" = reused ]; then
+		if grep -q 'plan: reused' "$tmp/err.cached"; then ok; else
+			bad "$name: the same entries under new times did not reuse the kept plan"
+		fi
+	elif [ "$expect" != same ] && grep -q 'plan: reused' "$tmp/err.cached"; then
 		bad "$name: the changed state reused the kept plan"
 	else ok; fi
 	fresh
@@ -142,6 +148,16 @@ scenario symlink "$tmp/home/pub/pubfile" rebuild 'rm -r "$H/w/link" && ln -s "$H
 # policy Linux cannot enforce exactly there: refused either way.
 scenario file-replaced "$tmp/home/w/secret.txt" same 'echo new >"$H/w/s.new" && mv "$H/w/s.new" "$H/w/secret.txt"'
 scenario file-to-dir "$tmp/home/w/secret.txt/f" refused 'rm "$H/w/secret.txt" && mkdir "$H/w/secret.txt" && echo x >"$H/w/secret.txt/f"'
+# ~/w is listed for the *.key glob. A file saved through a temporary
+# name (what git does to .git/index) and a file made and removed again
+# move its times but leave its entries: the kept plan is reused (and is
+# what a fresh build makes). A new name the glob matches is a rebuild
+# that denies it; a new name it does not match is one too (the listing
+# changed), and the fresh build is the same.
+scenario saved-by-rename - reused 'echo k >"$H/w/keep.tmp" && mv "$H/w/keep.tmp" "$H/w/keep"'
+scenario made-and-removed - reused 'echo t >"$H/w/t" && rm "$H/w/t"'
+scenario key-created "$tmp/home/w/new.key" rebuild 'echo key >"$H/w/new.key"'
+scenario other-created - rebuild 'echo o >"$H/w/other"'
 # The policy is edited: a new deny.
 scenario policy-edited "$tmp/home/w/pub2/f" rebuild 'sed -i "s|    deny read write \"~/w/new/\*\*\"|    deny read write \"~/w/new/**\"\n    deny read write \"~/w/pub2/**\"|" "$tmp/p.cage"'
 # The param moves the deny elsewhere.

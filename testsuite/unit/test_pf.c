@@ -298,9 +298,11 @@ Test(pf, dependencies_see_a_directory_created_and_a_symlink_swapped)
 	char d[600], cmd[2000];
 	snprintf(d, sizeof d, "%s/w/missing", fx.root);
 	cr_assert(rmdir(d) == 0);
-	/* Removed again: the directory the glob listed has new times, so the
-	 * record still does not agree (a rebuild, never a wrong reuse). */
-	cr_assert(!pf_deps_check(a, p.deps, p.ndeps, &bad));
+	/* Removed again: the directory the glob listed has new times but the
+	 * entries the plan was built from, and the missing path is missing
+	 * again: the disk is as recorded, and the plan is the one a fresh
+	 * build would make. */
+	cr_assert(pf_deps_check(a, p.deps, p.ndeps, &bad), "%s differs", p.deps[bad].path);
 	/* A directory above the paths the build only stat'ed becomes a
 	 * symlink to a copy of itself: the lstats kept in their place see it. */
 	snprintf(cmd, sizeof cmd, "cp -a '%s/w' '%s/w.copy' && mv '%s/w' '%s/w.old' && ln -s '%s/w.copy' '%s/w'",
@@ -318,11 +320,23 @@ Test(pf, dependencies_see_a_directory_created_and_a_symlink_swapped)
 	cage_policy_free(f.pol);
 }
 
-/* A directory the plan lists (w, for the "*.lock" glob), changed just
- * before the build: another change within the same tick of the
- * filesystem's clock could leave its times as recorded, so the plan is
- * marked unstable (enforced once, never kept). */
-Test(pf, a_listing_of_a_directory_changed_just_now_is_not_kept)
+/* The record of the listing of w (the "*.lock" glob lists it). */
+static const struct pf_dep *listing_of_w(const struct pf_plan *p)
+{
+	char w[600];
+	snprintf(w, sizeof w, "%s/w", fx.root);
+	for (size_t i = 0; i < p->ndeps; i++)
+		if (p->deps[i].kind == PF_DEP_LIST && !strcmp(p->deps[i].path, w))
+			return &p->deps[i];
+	cr_assert_fail("no listing of %s recorded", w);
+	return NULL;
+}
+
+/* A directory the plan lists, changed just before the build: another
+ * change within the same tick of the filesystem's clock could leave its
+ * times as recorded, so they are not recorded (all 0) and its entries
+ * are compared on every launch. The plan is still kept. */
+Test(pf, a_listing_of_a_directory_changed_just_now_is_compared_by_its_entries)
 {
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -336,7 +350,103 @@ Test(pf, a_listing_of_a_directory_changed_just_now_is_not_kept)
 	double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
 	if (ms > 40)
 		cr_skip_test("the build took %.0f ms, past the window this case needs", ms);
-	cr_expect(unstable, "a listing %.1f ms after its directory changed was kept", ms);
+	cr_expect(!unstable, "a listing read whole made the plan unstable");
+	struct arena *a = &f.pol->arena;
+	struct pf_plan p;
+	char err[512];
+	cr_assert(pf_read(a, f.bytes, f.len, &p, err, sizeof err), "%s", err);
+	const struct pf_dep *w = listing_of_w(&p);
+	cr_expect(w->listed && !w->mtime_s && !w->mtime_ns && !w->ctime_s && !w->ctime_ns,
+		  "times of a directory changed %.1f ms before were recorded", ms);
+	size_t bad;
+	cr_assert(pf_deps_check(a, p.deps, p.ndeps, &bad), "%s differs", p.deps[bad].path);
+	/* Right away, likely within the same tick: its entries tell. */
+	fx_file(&fx, "w/one-more", "", 0644);
+	cr_assert(!pf_deps_check(a, p.deps, p.ndeps, &bad));
+	cr_expect_str_eq(p.deps[bad].path, w->path);
+	cage_policy_free(f.pol);
+}
+
+/* What git does to .git on every `git status` and `git commit`: a
+ * temporary name made and renamed over a file. The listing's times move;
+ * its entries do not, and the kept plan still holds. A name the build
+ * did not see, or one gone, fails it. */
+Test(pf, a_file_saved_through_a_temporary_name_keeps_the_plan)
+{
+	fx_file(&fx, "w/index", "1", 0644);
+	struct timespec wait = { 0, 60000000 }; /* past the 50 ms window */
+	nanosleep(&wait, NULL);
+	struct fx f;
+	build(&f);
+	struct arena *a = &f.pol->arena;
+	struct pf_plan p;
+	char err[512], from[600], to[600];
+	cr_assert(pf_read(a, f.bytes, f.len, &p, err, sizeof err), "%s", err);
+	const struct pf_dep *w = listing_of_w(&p);
+	cr_assert(w->listed && w->ctime_s, "an old listing keeps its times");
+	size_t bad;
+	cr_assert(pf_deps_check(a, p.deps, p.ndeps, &bad), "%s differs", p.deps[bad].path);
+	fx_file(&fx, "w/index.lock", "2", 0644);
+	snprintf(from, sizeof from, "%s/w/index.lock", fx.root);
+	snprintf(to, sizeof to, "%s/w/index", fx.root);
+	cr_assert(rename(from, to) == 0);
+	struct stat st;
+	cr_assert(stat(w->path, &st) == 0);
+	cr_expect(st.PF_CTIM.tv_sec != w->ctime_s || st.PF_CTIM.tv_nsec != w->ctime_ns,
+		  "the rename left the directory's times as they were");
+	cr_assert(pf_deps_check(a, p.deps, p.ndeps, &bad), "%s differs", p.deps[bad].path);
+	/* The same count of entries, one name changed. */
+	snprintf(from, sizeof from, "%s/w/index-renamed", fx.root);
+	cr_assert(rename(to, from) == 0);
+	cr_assert(!pf_deps_check(a, p.deps, p.ndeps, &bad));
+	cr_expect_str_eq(p.deps[bad].path, w->path);
+	cr_assert(rename(from, to) == 0);
+	cr_assert(pf_deps_check(a, p.deps, p.ndeps, &bad), "%s differs", p.deps[bad].path);
+	/* A name of a type the build did not see: index as a directory. */
+	cr_assert(unlink(to) == 0 && mkdir(to, 0755) == 0);
+	cr_assert(!pf_deps_check(a, p.deps, p.ndeps, &bad));
+	cr_assert(rmdir(to) == 0);
+	cage_policy_free(f.pol);
+}
+
+/* A listing's entries are names, in order, only on a listing: written
+ * otherwise (and sealed), the artifact is refused. */
+Test(pf, entries_out_of_order_or_off_a_listing_are_refused)
+{
+	struct fx f;
+	build(&f);
+	struct arena *a = &f.pol->arena;
+	struct pf_plan p;
+	char err[512];
+	cr_assert(pf_read(a, f.bytes, f.len, &p, err, sizeof err), "%s", err);
+	struct pf_dep *w = (struct pf_dep *)listing_of_w(&p);
+	cr_assert(w->listed && w->nentries >= 2, "w holds %zu entries", w->nentries);
+	const char **names = arena_alloc(a, w->nentries * sizeof *names);
+	memcpy(names, w->entry_names, w->nentries * sizeof *names);
+	const char *const *orig = w->entry_names;
+	const char *t = names[0];
+	names[0] = names[1];
+	names[1] = t;
+	w->entry_names = names;
+	uint8_t *b;
+	size_t n;
+	pf_write(a, &p, &b, &n);
+	struct pf_plan q;
+	cr_assert(!pf_read(a, b, n, &q, err, sizeof err));
+	cr_assert(strstr(err, "order"), "%s", err);
+	names[1] = "a/b";
+	names[0] = orig[0];
+	pf_write(a, &p, &b, &n);
+	cr_assert(!pf_read(a, b, n, &q, err, sizeof err));
+	cr_assert(strstr(err, "not a name"), "%s", err);
+	w->entry_names = orig;
+	w->kind = PF_DEP_LSTAT;
+	pf_write(a, &p, &b, &n);
+	cr_assert(!pf_read(a, b, n, &q, err, sizeof err));
+	cr_assert(strstr(err, "not a listing"), "%s", err);
+	w->kind = PF_DEP_LIST;
+	pf_write(a, &p, &b, &n);
+	cr_assert(pf_read(a, b, n, &q, err, sizeof err), "%s", err);
 	cage_policy_free(f.pol);
 }
 
