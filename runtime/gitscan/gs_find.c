@@ -193,6 +193,75 @@ static const char *walk_note(struct arena *a, const char *what, size_t ndirs)
 	return arena_printf(a, "%s (%zu director%s listed)", what, ndirs, ndirs == 1 ? "y" : "ies");
 }
 
+static int relevant_cmp(const void *x, const void *y)
+{
+	const char *const *a = x, *const *b = y;
+	return strcmp(*a + 1, *b + 1);
+}
+
+/* Reads dir and puts its entry count in *count, and what the walk takes
+ * from it (gs_walk_relevant) into *out, sorted; false when it cannot be
+ * read or an entry's type is not given. */
+static bool read_entries(struct arena *a, const char *dir, struct gs_entries *out)
+{
+	memset(out, 0, sizeof *out);
+	DIR *d = opendir(dir);
+	if (!d)
+		return false;
+	size_t cap = 16, n = 0;
+	char **v = malloc(cap * sizeof *v);
+	bool ok = v != NULL;
+	for (struct dirent *e; ok && (e = readdir(d));) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if (++out->count > GS_SCAN_ENTRIES || e->d_type == DT_UNKNOWN) {
+			ok = false;
+			break;
+		}
+		if (!gs_walk_relevant(e->d_name, e->d_type == DT_DIR))
+			continue;
+		if (n == cap) {
+			char **nv = realloc(v, 2 * cap * sizeof *v);
+			if (!nv) {
+				ok = false;
+				break;
+			}
+			v = nv;
+			cap *= 2;
+		}
+		/* The type in front, so that one sort orders both. */
+		v[n++] = arena_printf(a, "%c%s", e->d_type == DT_DIR ? 'D' : 'F', e->d_name);
+	}
+	closedir(d);
+	if (ok) {
+		qsort(v, n, sizeof *v, relevant_cmp);
+		out->names = arena_alloc(a, (n ? n : 1) * sizeof *out->names);
+		out->is_dir = arena_alloc(a, n ? n : 1);
+		for (size_t i = 0; i < n; i++) {
+			out->is_dir[i] = v[i][0] == 'D';
+			out->names[i] = v[i] + 1;
+		}
+		out->n = n;
+	}
+	free(v);
+	return ok;
+}
+
+/* Whether dir still holds the relevant entries `was` recorded; its count
+ * of entries now in *count. */
+static bool same_relevant(struct arena *a, const char *dir, const struct gs_entries *was,
+			  size_t *count)
+{
+	struct gs_entries now;
+	if (!read_entries(a, dir, &now) || now.n != was->n)
+		return false;
+	for (size_t i = 0; i < now.n; i++)
+		if (now.is_dir[i] != was->is_dir[i] || strcmp(now.names[i], was->names[i]))
+			return false;
+	*count = now.count;
+	return true;
+}
+
 /* The kept walk of ws, when every directory it listed is as it was: its
  * probes are made again (they read what may have changed inside a
  * repository), its counts taken over. */
@@ -202,7 +271,6 @@ static bool scan_reuse(struct find *f, const char *ws, char name[48])
 	const uint8_t *b;
 	size_t n;
 	struct gs_walk w;
-	size_t bad;
 	if (!f->in->keep->load(f->in->keep->ctx, a, name, &b, &n)) {
 		f->res->walk_note = "none kept";
 		return false;
@@ -211,13 +279,30 @@ static bool scan_reuse(struct find *f, const char *ws, char name[48])
 		f->res->walk_note = "the kept record is not a walk of this workspace";
 		return false;
 	}
-	if (!pf_deps_check(a, w.dirs, w.ndirs, &bad)) {
-		f->res->walk_note = arena_printf(a, "%s changed", w.dirs[bad].path);
-		return false;
+	size_t scanned = w.scanned;
+	for (size_t i = 0; i < w.ndirs; i++) {
+		struct pf_dep now;
+		pf_observe(a, PF_DEP_LIST, w.dirs[i].path, &now, NULL);
+		if (pf_dep_same(&w.dirs[i], &now))
+			continue;
+		size_t count;
+		if (now.err || w.dirs[i].err || now.dev != w.dirs[i].dev || now.ino != w.dirs[i].ino ||
+		    now.mode != w.dirs[i].mode || !same_relevant(a, w.dirs[i].path, &w.ents[i], &count) ||
+		    (count != w.ents[i].count && w.truncated)) {
+			f->res->walk_note = arena_printf(a, "%s changed", w.dirs[i].path);
+			return false;
+		}
+		/* Only files came or went: the walk is the same but for its
+		 * count, which must stay within the bound it was kept under. */
+		scanned = scanned - w.ents[i].count + count;
+		if (scanned > GS_SCAN_ENTRIES) {
+			f->res->walk_note = arena_printf(a, "%s grew past the bound", w.dirs[i].path);
+			return false;
+		}
 	}
 	for (size_t i = 0; i < w.nhits; i++)
 		probe(f, w.hits[i], "a repository nested in the workspace at");
-	f->res->scanned = w.scanned;
+	f->res->scanned = scanned;
 	f->res->truncated |= w.truncated;
 	f->res->walk_note = walk_note(a, "reused", w.ndirs);
 	return true;
@@ -251,29 +336,48 @@ static void scan(struct find *f, const char *ws)
 	q[qt++] = (struct q){ ws, 0 };
 	while (qh < qt) {
 		struct q cur = q[qh++];
+		struct pf_dep *dep = NULL;
+		struct gs_entries *ents = NULL;
+		struct stat seen;
 		if (keep) {
 			/* Observed first: whatever changes in it after this moves
 			 * its times past the record. */
 			if (rec.ndirs == dcap) {
 				dcap = dcap ? dcap * 2 : 64;
 				rec.dirs = arena_grow(f->in->a, rec.dirs, rec.ndirs, dcap, sizeof *rec.dirs);
+				rec.ents = arena_grow(f->in->a, rec.ents, rec.ndirs, dcap, sizeof *rec.ents);
 			}
-			struct stat st;
-			struct pf_dep *dep = &rec.dirs[rec.ndirs++];
-			pf_observe(f->in->a, PF_DEP_LIST, cur.path, dep, &st);
+			dep = &rec.dirs[rec.ndirs];
+			ents = &rec.ents[rec.ndirs++];
+			memset(ents, 0, sizeof *ents);
+			pf_observe(f->in->a, PF_DEP_LIST, cur.path, dep, &seen);
 			dep->path = cur.path;
-			if (!dep->err && pf_changed_recently(&st))
-				unkept = arena_printf(f->in->a, "%s changed just now", cur.path);
 		}
 		DIR *d = opendir(cur.path);
 		if (!d)
 			continue;
 		struct dirent *e;
 		bool head = false, objects = false, refs = false, dotgit = false;
+		size_t nrel = 0, relcap = 0;
+		char **rel = NULL;
 		while ((e = readdir(d))) {
 			const char *n = e->d_name;
 			if (!strcmp(n, ".") || !strcmp(n, ".."))
 				continue;
+			if (ents) {
+				ents->count++;
+				if (gs_walk_relevant(n, e->d_type == DT_DIR)) {
+					if (nrel == relcap) {
+						relcap = relcap ? relcap * 2 : 16;
+						char **nr = realloc(rel, relcap * sizeof *rel);
+						if (!nr)
+							abort();
+						rel = nr;
+					}
+					rel[nrel++] = arena_printf(f->in->a, "%c%s",
+								   e->d_type == DT_DIR ? 'D' : 'F', n);
+				}
+			}
 			if (++f->res->scanned > GS_SCAN_ENTRIES) {
 				f->res->truncated = true;
 				break;
@@ -317,6 +421,29 @@ static void scan(struct find *f, const char *ws)
 			q[qt++] = (struct q){ p, cur.depth + 1 };
 		}
 		closedir(d);
+		if (ents) {
+			qsort(rel, nrel, sizeof *rel, relevant_cmp);
+			ents->names = arena_alloc(f->in->a, (nrel ? nrel : 1) * sizeof *ents->names);
+			ents->is_dir = arena_alloc(f->in->a, nrel ? nrel : 1);
+			for (size_t i = 0; i < nrel; i++) {
+				ents->is_dir[i] = rel[i][0] == 'D';
+				ents->names[i] = rel[i] + 1;
+			}
+			ents->n = nrel;
+			free(rel);
+			/* Times a later change could leave as they are (within the
+			 * same tick of the filesystem's clock: the directory changed
+			 * just now, or while it was read) are not recorded: its
+			 * entries are read again on every launch. */
+			struct stat after;
+			if (!dep->err && (pf_changed_recently(&seen) || stat(cur.path, &after) != 0 ||
+					  after.st_ino != seen.st_ino ||
+					  after.PF_MTIM.tv_sec != seen.PF_MTIM.tv_sec ||
+					  after.PF_MTIM.tv_nsec != seen.PF_MTIM.tv_nsec ||
+					  after.PF_CTIM.tv_sec != seen.PF_CTIM.tv_sec ||
+					  after.PF_CTIM.tv_nsec != seen.PF_CTIM.tv_nsec))
+				dep->mtime_s = dep->mtime_ns = dep->ctime_s = dep->ctime_ns = 0;
+		}
 		if (cur.depth > 0 && (dotgit || (head && objects && refs))) {
 			if (keep) {
 				if (rec.nhits == hcap) {

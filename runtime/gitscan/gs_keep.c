@@ -1,12 +1,14 @@
 /*
  * gs_keep.c - the kept walk's bytes (gs_keep.h).
  *
- * Layout: the magic "CAGEGSK1", then fields each ending in a NUL byte,
+ * Layout: the magic "CAGEGSK2", then fields each ending in a NUL byte,
  * then the XXH3-64 of everything before it (8 bytes, little-endian):
  *
  *   "w" WORKSPACE   "b" "DEPTH ENTRIES" (the bounds it was walked with)
  *   "s" "SCANNED TRUNCATED"
- *   "d" PATH "ERR DEV INO MODE MTIME_S MTIME_NS CTIME_S CTIME_NS"   per listing
+ *   "d" PATH "ERR DEV INO MODE MTIME_S MTIME_NS CTIME_S CTIME_NS COUNT N"
+ *       then N fields, "D" or "F" and a name: the relevant entries, sorted
+ *                                                                   per listing
  *   "h" PATH                                                        per probe
  *   "e"
  *
@@ -22,7 +24,7 @@
 #include <unistd.h>
 #include <xxhash.h>
 
-#define GSK_MAGIC "CAGEGSK1"
+#define GSK_MAGIC "CAGEGSK2"
 #define GSK_MAGIC_LEN 8
 #define GSK_SUM 8
 #define GSK_MAX_ITEMS ((size_t)GS_SCAN_ENTRIES + 1)
@@ -43,6 +45,12 @@ void gs_keep_name(const char *workspace, char out[48])
 	XXH3_freeState(st);
 	snprintf(out, 48, "%016" PRIx64 "%016" PRIx64 ".walk", (uint64_t)h.high64,
 		 (uint64_t)h.low64);
+}
+
+bool gs_walk_relevant(const char *name, bool is_dir)
+{
+	return is_dir || !strcmp(name, ".git") || !strcmp(name, "HEAD") || !strcmp(name, "objects") ||
+	       !strcmp(name, "refs");
 }
 
 struct wb {
@@ -89,10 +97,15 @@ void gs_keep_write(struct arena *a, const struct gs_walk *w, uint8_t **out, size
 		put(&b, d->path);
 		snprintf(num, sizeof num,
 			 "%" PRId32 " %" PRIu64 " %" PRIu64 " %" PRIu32 " %" PRId64 " %" PRId64
-			 " %" PRId64 " %" PRId64,
+			 " %" PRId64 " %" PRId64 " %zu %zu",
 			 d->err, d->dev, d->ino, d->mode, d->mtime_s, d->mtime_ns, d->ctime_s,
-			 d->ctime_ns);
+			 d->ctime_ns, w->ents[i].count, w->ents[i].n);
 		put(&b, num);
+		for (size_t k = 0; k < w->ents[i].n; k++) {
+			put(&b, w->ents[i].is_dir[k] ? "D" : "F");
+			b.n--; /* one field: the type, then the name */
+			put(&b, w->ents[i].names[k]);
+		}
 	}
 	for (size_t i = 0; i < w->nhits; i++) {
 		put(&b, "h");
@@ -193,14 +206,35 @@ bool gs_keep_read(struct arena *a, const uint8_t *b, size_t n, struct gs_walk *w
 			if (w->ndirs == GSK_MAX_ITEMS)
 				return false;
 			const char *path = field(&r);
-			static const bool d_types[8] = { true, false, false, false,
-							 true, true, true, true };
-			if (r.bad || path[0] != '/' || !numbers(field(&r), 8, sv, uv, d_types) ||
-			    sv[0] < 0 || sv[0] > INT32_MAX || uv[3] > UINT32_MAX)
+			static const bool d_types[10] = { true, false, false, false, true,
+							  true, true, true, false, false };
+			int64_t dsv[10];
+			uint64_t duv[10];
+			if (r.bad || path[0] != '/' || !numbers(field(&r), 10, dsv, duv, d_types) ||
+			    dsv[0] < 0 || dsv[0] > INT32_MAX || duv[3] > UINT32_MAX ||
+			    duv[8] > GSK_MAX_ITEMS || duv[9] > duv[8])
 				return false;
+			memcpy(sv, dsv, sizeof sv);
+			memcpy(uv, duv, sizeof uv);
 			if (w->ndirs == dcap) {
 				dcap = dcap ? dcap * 2 : 64;
 				w->dirs = arena_grow(a, w->dirs, w->ndirs, dcap, sizeof *w->dirs);
+				w->ents = arena_grow(a, w->ents, w->ndirs, dcap, sizeof *w->ents);
+			}
+			struct gs_entries *en = &w->ents[w->ndirs];
+			en->count = (size_t)duv[8];
+			en->n = (size_t)duv[9];
+			en->names = arena_alloc(a, (en->n ? en->n : 1) * sizeof *en->names);
+			en->is_dir = arena_alloc(a, en->n ? en->n : 1);
+			for (size_t k = 0; k < en->n; k++) {
+				const char *e = field(&r);
+				if (r.bad || (e[0] != 'D' && e[0] != 'F') || !e[1] || strchr(e + 1, '/') ||
+				    !strcmp(e + 1, ".") || !strcmp(e + 1, "..") ||
+				    !gs_walk_relevant(e + 1, e[0] == 'D') ||
+				    (k && strcmp(en->names[k - 1], e + 1) >= 0))
+					return false;
+				en->is_dir[k] = e[0] == 'D';
+				en->names[k] = arena_strdup(a, e + 1);
 			}
 			struct pf_dep *d = &w->dirs[w->ndirs++];
 			memset(d, 0, sizeof *d);

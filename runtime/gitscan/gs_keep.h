@@ -7,15 +7,20 @@
  * on the listings of the directories it read. Each listed directory is
  * recorded as the kept plan records one (pf.h, PF_DEP_LIST: identity,
  * type, modification and change times, which move with every entry made,
- * removed or renamed in it); while every one re-observes the same, the
- * walk would find the same, and its record stands in for it. Anything
- * else (a record that does not parse, another workspace, one directory
- * changed) means the walk is made again. The probes themselves, and the
- * configuration git reads, are never kept: they run on every launch.
+ * removed or renamed in it), with the number of entries it read there
+ * and the names its next steps depend on (gs_walk_relevant). While every
+ * one re-observes the same, the walk would find the same; a directory
+ * whose times moved is read again, and holding the same relevant names
+ * it still would (a file saved or added only changes the count). Anything
+ * else (a record that does not parse, another workspace, a directory
+ * made, removed or renamed, a count past the bound) means the walk is
+ * made again. The probes themselves, and the configuration git reads,
+ * are never kept: they run on every launch.
  *
- * A walk is not kept when the time bound stopped it, when a directory it
- * listed changed too recently for its times to tell (pf_changed_recently),
- * or when the filesystem did not say an entry's type.
+ * A walk is not kept when the time bound stopped it or when the
+ * filesystem did not say an entry's type. A directory that changed too
+ * recently for its times to tell (pf_changed_recently), or while it was
+ * read, is recorded without times and read again on every launch.
  */
 #ifndef CAGE_GS_KEEP_H
 #define CAGE_GS_KEEP_H
@@ -28,16 +33,31 @@
 #include "gs.h"
 #include "pf.h"
 
+/* What the walk took from one listing: how many entries it read, and
+ * the names that decide what it does next (gs_walk_relevant), sorted. */
+struct gs_entries {
+	size_t count;
+	const char **names;
+	bool *is_dir;
+	size_t n;
+};
+
 /* One walk: what it found and what it read. */
 struct gs_walk {
 	const char *workspace;
 	const char **hits; /* directories probed, in the walk's order */
 	size_t nhits;
 	struct pf_dep *dirs; /* the listings, PF_DEP_LIST */
+	struct gs_entries *ents; /* of each listing, in the same order */
 	size_t ndirs;
 	size_t scanned;
 	bool truncated;
 };
+
+/* Whether the walk's next steps depend on an entry: a directory (it is
+ * walked), or one of the names that make a repository (.git, or HEAD,
+ * objects and refs together). Files with other names only count. */
+bool gs_walk_relevant(const char *name, bool is_dir);
 
 /* The name the walk of `workspace` is kept under, for this user. */
 void gs_keep_name(const char *workspace, char out[48]);

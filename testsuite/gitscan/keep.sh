@@ -6,6 +6,8 @@
 # repository among them:
 #   - a repository created deep in the workspace; a `.git` file (a
 #     gitdir pointer) created; a directory holding a repository renamed;
+#     files saved and added (the kept walk must be reused: only the
+#     count changed); a `.git` file made among files;
 #   - the kept record with a flipped byte, or replaced by a symlink, is
 #     refused and the walk made again.
 # Every case first shows the kept walk reused ("reused" with --verbose),
@@ -28,8 +30,9 @@ fails=0 passes=0
 fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
 ok() { passes=$((passes + 1)); }
 
-# A directory changed in the last 50 ms is not kept (pf_changed_recently):
-# each change is followed by this pause, so that the next walk is kept.
+# A directory changed in the last 50 ms is kept without its times
+# (pf_changed_recently) and read again at each launch: the pause after a
+# change lets the next walk keep them.
 settle() { sleep 0.1; }
 cr() { # cr ARGS...: cagerun from the workspace, output in $F/out
 	(cd "$WS" && env -i $ENVV timeout -s KILL 60 "$CAGERUN" -p "$POLICY" -D workspace="$WS" \
@@ -82,6 +85,18 @@ reused "a .git file"
 mv "$WS/a/b/c" "$WS/a/b/moved" && settle
 check "a renamed directory" "$WS/a/b/moved/r2/.git"
 reused "a renamed directory"
+
+# A file saved through a temporary name and a file added: the listings'
+# times move but not the entries the walk takes (gs_walk_relevant), so
+# the kept walk is reused at once, and finds what a fresh walk finds.
+echo x >"$WS/a/b/f.tmp" && mv "$WS/a/b/f.tmp" "$WS/a/b/f" && echo y >"$WS/m/new.txt"
+reused "files saved and added"
+check "files saved and added" "$WS/a/b/moved/r2/.git"
+# A .git file made among files, in a directory the walk listed: a name it
+# takes, so it walks again and finds the repository.
+echo "gitdir: $F/elsewhere.git" >"$WS/m/.git" && settle
+check "a .git file among files" "$WS/m/.git"
+reused "a .git file among files"
 
 # The kept record tampered with: refused, walked again.
 rec=$(ls "$F"/.cache/cage/.plans/*.walk 2>/dev/null | head -n 1)

@@ -21,7 +21,12 @@ static struct gs_walk sample(void)
 				   .ctime_s = 1764650001, .ctime_ns = 999999999, .target = "" };
 	dirs[1] = (struct pf_dep){ .kind = PF_DEP_LIST, .path = "/w/a b\nc", .err = 13,
 				   .target = "" };
-	return (struct gs_walk){ "/w", hits, 1, dirs, 2, 37, true };
+	static const char *names[] = { ".git", "a b\nc", "src" };
+	static bool is_dir[] = { true, true, true };
+	static struct gs_entries ents[2];
+	ents[0] = (struct gs_entries){ 30, names, is_dir, 3 };
+	ents[1] = (struct gs_entries){ 0, NULL, NULL, 0 };
+	return (struct gs_walk){ "/w", hits, 1, dirs, ents, 2, 37, true };
 }
 
 /* The sample's bytes, in a. */
@@ -46,8 +51,44 @@ Test(gs_keep, what_is_written_reads_back)
 	cr_assert_eq(r.nhits, 1);
 	cr_expect_str_eq(r.hits[0], "/w/a/r1");
 	cr_assert_eq(r.ndirs, 2);
-	for (size_t i = 0; i < 2; i++)
+	for (size_t i = 0; i < 2; i++) {
 		cr_expect(pf_dep_same(&w.dirs[i], &r.dirs[i]), "listing %zu", i);
+		cr_expect_eq(r.ents[i].count, w.ents[i].count);
+		cr_assert_eq(r.ents[i].n, w.ents[i].n);
+		for (size_t k = 0; k < r.ents[i].n; k++) {
+			cr_expect_str_eq(r.ents[i].names[k], w.ents[i].names[k]);
+			cr_expect_eq(r.ents[i].is_dir[k], w.ents[i].is_dir[k]);
+		}
+	}
+	arena_free(&a);
+}
+
+/* Entries are names the walk takes, sorted, no more than the count:
+ * anything else, sealed with a good checksum, is refused. */
+Test(gs_keep, entries_out_of_order_or_not_relevant_are_refused)
+{
+	struct arena a = { 0 };
+	struct gs_walk w = sample(), r;
+	uint8_t *b;
+	size_t n;
+	static const char *swapped[] = { "src", ".git", "a b\nc" };
+	static const char *file[] = { ".git", "a b\nc", "notes.txt" };
+	static bool kinds[] = { true, true, false };
+	struct gs_entries good = w.ents[0];
+	w.ents[0].names = swapped;
+	gs_keep_write(&a, &w, &b, &n);
+	cr_expect(!gs_keep_read(&a, b, n, &r), "entries out of order");
+	w.ents[0].names = file;
+	w.ents[0].is_dir = kinds;
+	gs_keep_write(&a, &w, &b, &n);
+	cr_expect(!gs_keep_read(&a, b, n, &r), "a plain file the walk does not take");
+	w.ents[0] = good;
+	w.ents[0].count = 2;
+	gs_keep_write(&a, &w, &b, &n);
+	cr_expect(!gs_keep_read(&a, b, n, &r), "more entries than the count");
+	w.ents[0] = good;
+	gs_keep_write(&a, &w, &b, &n);
+	cr_expect(gs_keep_read(&a, b, n, &r));
 	arena_free(&a);
 }
 
