@@ -422,7 +422,8 @@ static void scan(struct find *f, const char *ws)
 		}
 		closedir(d);
 		if (ents) {
-			qsort(rel, nrel, sizeof *rel, relevant_cmp);
+			if (nrel > 1)
+				qsort(rel, nrel, sizeof *rel, relevant_cmp);
 			ents->names = arena_alloc(f->in->a, (nrel ? nrel : 1) * sizeof *ents->names);
 			ents->is_dir = arena_alloc(f->in->a, nrel ? nrel : 1);
 			for (size_t i = 0; i < nrel; i++) {
