@@ -104,6 +104,11 @@ bool pf_deps_check(struct arena *a, const struct pf_dep *deps, size_t n, size_t 
  * 2.1 s where the time has no nanoseconds) that one more change could
  * leave its times as they are: a listing of it must not be kept. */
 bool pf_changed_recently(const struct stat *st);
+/* For a directory stat'ed as *before and then read: whether its times
+ * can be trusted to show a later change. Not when it changed recently
+ * (pf_changed_recently), or is not what it was, or its times moved while
+ * it was read; its entries must then be compared instead. */
+bool pf_listing_racy(const char *path, const struct stat *before);
 
 /* A rule of a resolved profile (the plan's guard and check profiles):
  * the selected profile's rule `orig` with its target resolved to

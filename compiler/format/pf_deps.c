@@ -182,3 +182,14 @@ bool pf_changed_recently(const struct stat *st)
 	int64_t window = st->PF_CTIM.tv_nsec == 0 ? 2100000000 : 50000000;
 	return ns < window;
 }
+
+bool pf_listing_racy(const char *path, const struct stat *before)
+{
+	struct stat now;
+	return pf_changed_recently(before) || stat(path, &now) != 0 ||
+	       now.st_dev != before->st_dev || now.st_ino != before->st_ino ||
+	       now.PF_MTIM.tv_sec != before->PF_MTIM.tv_sec ||
+	       now.PF_MTIM.tv_nsec != before->PF_MTIM.tv_nsec ||
+	       now.PF_CTIM.tv_sec != before->PF_CTIM.tv_sec ||
+	       now.PF_CTIM.tv_nsec != before->PF_CTIM.tv_nsec;
+}

@@ -130,20 +130,13 @@ ssize_t lplan_readlink(struct lplan_rcache *c, const char *path, char *buf, size
 	return (ssize_t)n;
 }
 
-static bool same_times(const struct stat *x, const struct stat *y)
-{
-	return x->st_dev == y->st_dev && x->st_ino == y->st_ino &&
-	       x->PF_MTIM.tv_sec == y->PF_MTIM.tv_sec && x->PF_MTIM.tv_nsec == y->PF_MTIM.tv_nsec &&
-	       x->PF_CTIM.tv_sec == y->PF_CTIM.tv_sec && x->PF_CTIM.tv_nsec == y->PF_CTIM.tv_nsec;
-}
-
 const struct pf_listing *lplan_list(struct lplan_rcache *c, const char *path)
 {
 	/* Observed first, so that the times recorded are from before the
 	 * entries were read: whatever changes after moves them. */
 	struct lplan_deps *d = lplan_rcache_deps(c);
 	struct pf_dep o;
-	struct stat st, after;
+	struct stat st;
 	if (observe(c, PF_DEP_LIST, path, &o, &st) != 0)
 		return NULL;
 	struct pf_listing *l = arena_alloc(d->a, sizeof *l);
@@ -153,7 +146,7 @@ const struct pf_listing *lplan_list(struct lplan_rcache *c, const char *path)
 	/* Times a later change could leave as they are (it falls within the
 	 * same tick of the filesystem's clock: the directory changed just
 	 * now, or during the read) say nothing about the entries. */
-	bool racy = pf_changed_recently(&st) || stat(path, &after) != 0 || !same_times(&st, &after);
+	bool racy = pf_listing_racy(path, &st);
 	struct pf_dep *rec = &d->v[*dep_slot(d, PF_DEP_LIST, path) - 1];
 	if (whole == 1 && l->n <= PF_LIST_KEEP) {
 		if (rec->listed && !pf_list_same(l, rec))

@@ -199,67 +199,29 @@ static int relevant_cmp(const void *x, const void *y)
 	return strcmp(*a + 1, *b + 1);
 }
 
-/* Reads dir and puts its entry count in *count, and what the walk takes
- * from it (gs_walk_relevant) into *out, sorted; false when it cannot be
- * read or an entry's type is not given. */
-static bool read_entries(struct arena *a, const char *dir, struct gs_entries *out)
-{
-	memset(out, 0, sizeof *out);
-	DIR *d = opendir(dir);
-	if (!d)
-		return false;
-	size_t cap = 16, n = 0;
-	char **v = malloc(cap * sizeof *v);
-	bool ok = v != NULL;
-	for (struct dirent *e; ok && (e = readdir(d));) {
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-			continue;
-		if (++out->count > GS_SCAN_ENTRIES || e->d_type == DT_UNKNOWN) {
-			ok = false;
-			break;
-		}
-		if (!gs_walk_relevant(e->d_name, e->d_type == DT_DIR))
-			continue;
-		if (n == cap) {
-			char **nv = realloc(v, 2 * cap * sizeof *v);
-			if (!nv) {
-				ok = false;
-				break;
-			}
-			v = nv;
-			cap *= 2;
-		}
-		/* The type in front, so that one sort orders both. */
-		v[n++] = arena_printf(a, "%c%s", e->d_type == DT_DIR ? 'D' : 'F', e->d_name);
-	}
-	closedir(d);
-	if (ok) {
-		qsort(v, n, sizeof *v, relevant_cmp);
-		out->names = arena_alloc(a, (n ? n : 1) * sizeof *out->names);
-		out->is_dir = arena_alloc(a, n ? n : 1);
-		for (size_t i = 0; i < n; i++) {
-			out->is_dir[i] = v[i][0] == 'D';
-			out->names[i] = v[i] + 1;
-		}
-		out->n = n;
-	}
-	free(v);
-	return ok;
-}
-
-/* Whether dir still holds the relevant entries `was` recorded; its count
- * of entries now in *count. */
+/* Whether dir still holds the relevant entries `was` recorded
+ * (gs_walk_relevant; pf_list_read sorts by name, as the record is); its
+ * count of entries now in *count. False when it cannot be read, holds
+ * more than the walk's bound or does not say an entry's type. */
 static bool same_relevant(struct arena *a, const char *dir, const struct gs_entries *was,
 			  size_t *count)
 {
-	struct gs_entries now;
-	if (!read_entries(a, dir, &now) || now.n != was->n)
+	struct pf_listing l;
+	if (pf_list_read(a, dir, &l) != 1 || l.n > GS_SCAN_ENTRIES)
 		return false;
-	for (size_t i = 0; i < now.n; i++)
-		if (now.is_dir[i] != was->is_dir[i] || strcmp(now.names[i], was->names[i]))
+	size_t k = 0;
+	for (size_t i = 0; i < l.n; i++) {
+		if (l.types[i] == DT_UNKNOWN)
 			return false;
-	*count = now.count;
-	return true;
+		bool is_dir = l.types[i] == DT_DIR;
+		if (!gs_walk_relevant(l.names[i], is_dir))
+			continue;
+		if (k == was->n || was->is_dir[k] != is_dir || strcmp(was->names[k], l.names[i]))
+			return false;
+		k++;
+	}
+	*count = l.n;
+	return k == was->n;
 }
 
 /* The kept walk of ws, when every directory it listed is as it was: its
@@ -436,13 +398,7 @@ static void scan(struct find *f, const char *ws)
 			 * same tick of the filesystem's clock: the directory changed
 			 * just now, or while it was read) are not recorded: its
 			 * entries are read again on every launch. */
-			struct stat after;
-			if (!dep->err && (pf_changed_recently(&seen) || stat(cur.path, &after) != 0 ||
-					  after.st_ino != seen.st_ino ||
-					  after.PF_MTIM.tv_sec != seen.PF_MTIM.tv_sec ||
-					  after.PF_MTIM.tv_nsec != seen.PF_MTIM.tv_nsec ||
-					  after.PF_CTIM.tv_sec != seen.PF_CTIM.tv_sec ||
-					  after.PF_CTIM.tv_nsec != seen.PF_CTIM.tv_nsec))
+			if (!dep->err && pf_listing_racy(cur.path, &seen))
 				dep->mtime_s = dep->mtime_ns = dep->ctime_s = dep->ctime_ns = 0;
 		}
 		if (cur.depth > 0 && (dotgit || (head && objects && refs))) {
