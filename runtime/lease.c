@@ -1,5 +1,16 @@
 /*
  * lease.c - one run's private directory (see lease.h).
+ *
+ * Making and removing a directory under /tmp is the most expensive file
+ * operation of a launch on a journalled disk: on ext4 mounted with
+ * `discard` (this project's machines) mkdir took 0.13 ms and rmdir 0.5
+ * ms, against 0.02 to 0.08 ms for a rename in the same directory. So a
+ * run's emptied directory is not removed but kept as the user's spare
+ * (`cage-spare.UID` beside the leases), and the next run takes it by
+ * renaming it to a fresh random name. The spare is only a saving, never
+ * trusted: what a run takes must be a directory of the user's with
+ * nothing in it (made 0700 again), or it is removed or put back and a
+ * new directory made as before.
  */
 #include "lease.h"
 
@@ -9,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -21,15 +33,110 @@ static char *join(const char *a, const char *b)
 	return s;
 }
 
+static bool rm_at(int dfd, const char *name, unsigned depth, bool dir);
+
+static const char *lease_base(void)
+{
+	const char *base = getenv("TMPDIR");
+	return base && base[0] == '/' ? base : "/tmp";
+}
+
+/* The spare's name beside `dir` (a lease in the base directory). */
+static bool spare_path(const char *dir, char *out, size_t outlen)
+{
+	const char *slash = strrchr(dir, '/');
+	int n = slash ? snprintf(out, outlen, "%.*s/cage-spare.%lu", (int)(slash - dir), dir,
+				 (unsigned long)geteuid())
+		      : -1;
+	return n > 0 && (size_t)n < outlen;
+}
+
+/* Removes every entry of the directory `fd` (closed here), `depth` below
+ * the lease, never following a link: true when it is empty. */
+static bool empty_dir(int fd, unsigned depth)
+{
+	DIR *d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return false;
+	}
+	bool ok = true;
+	for (struct dirent *e; (e = readdir(d));)
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			ok &= rm_at(dirfd(d), e->d_name, depth, e->d_type == DT_DIR);
+	closedir(d);
+	return ok;
+}
+
+/* Takes the spare as `name` (the lease template with its XXXXXX replaced
+ * here): true when `name` is now an empty directory of this user's, mode
+ * 0700. Anything else the rename brought is put back or removed. */
+static bool claim_spare(const char *tmpl, char *name, size_t namelen)
+{
+	char spare[4096];
+	size_t len = strlen(tmpl);
+	unsigned char rnd[6];
+	if (len + 1 > namelen || len < 6 || !spare_path(tmpl, spare, sizeof spare) ||
+	    getentropy(rnd, sizeof rnd) != 0)
+		return false;
+	static const char digits[] =
+		"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	memcpy(name, tmpl, len + 1);
+	for (size_t i = 0; i < 6; i++)
+		name[len - 6 + i] = digits[rnd[i] % (sizeof digits - 1)];
+	if (rename(spare, name) != 0)
+		return false;
+	int fd = open(name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) != 0 || st.st_uid != geteuid()) {
+		if (fd >= 0)
+			close(fd);
+		/* A directory of this user's that it cannot read is removed;
+		 * anything else is not ours to clean and goes back. */
+		struct stat ls;
+		if (lstat(name, &ls) == 0 && S_ISDIR(ls.st_mode) && ls.st_uid == geteuid())
+			(void)rm_at(AT_FDCWD, name, 0, true);
+		else
+			(void)rename(name, spare);
+		return false;
+	}
+	if ((st.st_mode & 07777) != 0700 && fchmod(fd, 0700) != 0) {
+		close(fd);
+		(void)rm_at(AT_FDCWD, name, 0, true);
+		return false;
+	}
+	/* The spare left the last run empty; whatever is in it now was put
+	 * there since, and a run must not start with it. */
+	struct stat after;
+	if (!empty_dir(fd, 1) || lstat(name, &after) != 0 || after.st_ino != st.st_ino ||
+	    after.st_dev != st.st_dev) {
+		(void)rm_at(AT_FDCWD, name, 0, true);
+		return false;
+	}
+	return true;
+}
+
+/* Empties the run's directory and keeps it as the spare: false when it
+ * could not be, and the caller removes it as before. */
+static bool keep_spare(const char *dir)
+{
+	char spare[4096];
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	return empty_dir(fd, 1) && spare_path(dir, spare, sizeof spare) && rename(dir, spare) == 0;
+}
+
 /* The directory itself, under $TMPDIR (or /tmp), resolved. */
 static bool make_dir(struct lease *l, char *err, size_t errlen)
 {
 	memset(l, 0, sizeof *l);
-	const char *base = getenv("TMPDIR");
-	if (!base || base[0] != '/')
-		base = "/tmp";
+	const char *base = lease_base();
 	l->dir = join(base, "cage-run.XXXXXX");
-	if (!l->dir || !mkdtemp(l->dir)) {
+	char claimed[4096];
+	if (l->dir && claim_spare(l->dir, claimed, sizeof claimed))
+		memcpy(l->dir, claimed, strlen(l->dir) + 1);
+	else if (!l->dir || !mkdtemp(l->dir)) {
 		snprintf(err, errlen, "cannot create the run's private directory under %s: %s",
 			 base, strerror(errno));
 		free(l->dir);
@@ -118,17 +225,7 @@ static bool rm_at(int dfd, const char *name, unsigned depth, bool dir)
 	struct stat st;
 	if (fstat(fd, &st) != 0 || (st.st_mode & 0700) != 0700)
 		(void)fchmod(fd, 0700);
-	DIR *d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return false;
-	}
-	bool ok = true;
-	struct dirent *e;
-	while ((e = readdir(d)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-			ok &= rm_at(dirfd(d), e->d_name, depth + 1, e->d_type == DT_DIR);
-	closedir(d);
+	bool ok = empty_dir(fd, depth + 1);
 	return unlinkat(dfd, name, AT_REMOVEDIR) == 0 && ok;
 }
 
@@ -142,7 +239,7 @@ bool lease_remove(struct lease *l)
 		if (known[i] && strcmp(known[i], l->dir)) /* what is left, the walk below finds */
 			(void)rm_at(AT_FDCWD, known[i], 0, known[i] != l->empty);
 	if (l->dir)
-		ok = rm_at(AT_FDCWD, l->dir, 0, true);
+		ok = keep_spare(l->dir) || rm_at(AT_FDCWD, l->dir, 0, true);
 	free(l->dir);
 	free(l->tmp);
 	free(l->home);

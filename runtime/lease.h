@@ -3,8 +3,10 @@
  * its HOME when the policy says `private home`, and, when the plan hides a
  * file and the Linux sandbox cannot make its own (lnx_mount_apply), an
  * empty unreadable file it mounts over it. Created
- * 0700 before the sandbox starts, removed (without following any link the
- * command left in it) when the run ends.
+ * 0700 before the sandbox starts, emptied (without following any link the
+ * command left in it) when the run ends. The emptied directory is kept
+ * as the user's one spare, `cage-spare.UID` beside the leases, which the
+ * next run takes by renaming it (lease.c says why and what it checks).
  */
 #ifndef CAGE_LEASE_H
 #define CAGE_LEASE_H
@@ -26,7 +28,9 @@ bool lease_create_flat(struct lease *l, char *err, size_t errlen);
 /* Adds the empty file (l->empty), only for a run that needs it: each inode
  * is one more to create and remove on every run. */
 bool lease_make_empty(struct lease *l, char *err, size_t errlen);
-/* Removes the lease and everything in it; false if anything is left. */
+/* Removes everything in the lease and the lease itself (its directory
+ * kept as the spare when that can be done); false if anything of it is
+ * left under the run's name. */
 bool lease_remove(struct lease *l);
 
 #endif

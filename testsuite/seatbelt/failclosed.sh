@@ -37,7 +37,7 @@ run() { # expected-status, stderr-pattern, description, cagerun args...
 	check "$d: says why" grep -q -- "$pat" "$T/err"
 	check "$d: one line names the cause" test "$(grep -c 'nothing was run' "$T/err")" = 1
 	check "$d: the command never ran" test ! -e "$S"
-	check "$d: the lease is gone" test -z "$(ls "$T/tmp")"
+	check "$d: the lease is gone" leases_gone
 	[ "$rc" = "$want" ] || cat "$T/err"
 }
 

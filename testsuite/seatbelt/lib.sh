@@ -10,3 +10,9 @@ check() { # description, condition...
 	if "$@"; then echo "ok   $cd_"; else echo "FAIL $cd_"; fails=$((fails + 1)); fi
 }
 mkdir "$T/ws" "$T/tmp"
+# No run's directory is left in $T/tmp, only the spare the next run takes
+# (runtime/lease.c), and that empty.
+leases_gone() {
+	[ -z "$(ls -A "$T/tmp" | grep -v '^cage-spare\.[0-9]*$')" ] &&
+		{ [ ! -e "$T/tmp/cage-spare.$(id -u)" ] || [ -z "$(ls -A "$T/tmp/cage-spare.$(id -u)")" ]; }
+}
