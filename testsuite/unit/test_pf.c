@@ -10,6 +10,7 @@
  * under a recorded path does not.
  */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -469,5 +470,94 @@ Test(pf, observations_agree_only_on_the_same_state)
 	fx_file(&fx, "nothing", "", 0644);
 	pf_observe(&a, PF_DEP_LSTAT, p, &y, NULL);
 	cr_assert(!pf_dep_same(&x, &y));
+	arena_free(&a);
+}
+
+/* A dependency observed in `a` at fx.root/rel; for a listing, with its
+ * entries as they are now. */
+static struct pf_dep dep_at(struct arena *a, enum pf_dep_kind kind, const char *rel)
+{
+	char *path = arena_alloc(a, strlen(fx.root) + strlen(rel) + 2);
+	sprintf(path, "%s/%s", fx.root, rel);
+	struct pf_dep d;
+	pf_observe(a, kind, path, &d, NULL);
+	if (kind == PF_DEP_LIST && !d.err) {
+		struct pf_listing l;
+		cr_assert_eq(pf_list_read(a, path, &l), 1);
+		d.listed = true;
+		d.nentries = l.n;
+		d.entry_names = l.names;
+		d.entry_types = l.types;
+	}
+	return d;
+}
+
+/* The check answers a path from one it has just confirmed: below a
+ * missing path, and a name that an agreeing listing does not hold. That
+ * is seen with a listing recorded with fewer entries than its directory
+ * has (its times are the directory's own): the name left out is taken as
+ * missing without being looked up. Every real change is still caught,
+ * whichever of the two comes first, and ".", ".." and a trailing "/" are
+ * always looked up. */
+Test(pf, answers_that_follow_from_a_checked_path_are_not_asked_again)
+{
+	struct arena a;
+	arena_init(&a);
+	fx_mkdirs(&fx, "d");
+	fx_file(&fx, "d/a", "", 0644);
+	fx_file(&fx, "d/b", "", 0644);
+	struct pf_dep deps[6];
+	deps[0] = dep_at(&a, PF_DEP_LIST, "d");
+	/* The record leaves b out of the listing and says d/b is missing. */
+	cr_assert_eq(deps[0].nentries, 2);
+	deps[0].nentries = 1;
+	cr_assert_str_eq(deps[0].entry_names[0], "a");
+	deps[1] = dep_at(&a, PF_DEP_LSTAT, "d/b");
+	cr_assert_eq(deps[1].err, 0, "control: d/b is there");
+	deps[1].err = ENOENT;
+	deps[1].dev = deps[1].ino = 0;
+	deps[1].mode = 0;
+	deps[2] = dep_at(&a, PF_DEP_LSTAT, "m");
+	deps[3] = dep_at(&a, PF_DEP_STAT, "m/x/y");
+	deps[4] = dep_at(&a, PF_DEP_LSTAT, "d/zz/q");
+	deps[5] = dep_at(&a, PF_DEP_LSTAT, "d/a");
+	cr_assert(deps[2].err == ENOENT && deps[3].err == ENOENT && deps[4].err == ENOENT);
+	size_t bad;
+	cr_assert(pf_deps_check(&a, deps, 6, &bad), "%s differs", deps[bad].path);
+	/* Looked up, the same record fails: the listing is what answered. */
+	cr_assert(!pf_deps_check(&a, deps + 1, 5, &bad));
+	cr_assert_eq(bad, 0);
+
+	/* Real changes, caught at the path above them. */
+	struct pf_dep real[4] = { dep_at(&a, PF_DEP_LIST, "d"), dep_at(&a, PF_DEP_LSTAT, "d/c"),
+				  dep_at(&a, PF_DEP_LSTAT, "m"), dep_at(&a, PF_DEP_LSTAT, "m/x") };
+	cr_assert(pf_deps_check(&a, real, 4, &bad), "%s differs", real[bad].path);
+	fx_mkdirs(&fx, "m/x");
+	cr_assert(!pf_deps_check(&a, real, 4, &bad));
+	cr_assert_eq(bad, 2);
+	struct timespec tick = { 0, 20 * 1000 * 1000 };
+	nanosleep(&tick, NULL);
+	fx_file(&fx, "d/c", "", 0644);
+	cr_assert(!pf_deps_check(&a, real, 4, &bad));
+	cr_assert_eq(bad, 0);
+	/* The child first: looked up itself. */
+	struct pf_dep swapped[2] = { real[1], real[0] };
+	cr_assert(!pf_deps_check(&a, swapped, 2, &bad));
+	cr_assert_eq(bad, 0);
+
+	/* Names a listing never holds are looked up, not taken as missing. */
+	struct pf_dep dots[2] = { dep_at(&a, PF_DEP_LIST, "d"), dep_at(&a, PF_DEP_LSTAT, "d/..") };
+	cr_assert_eq(dots[1].err, 0);
+	cr_assert(pf_deps_check(&a, dots, 2, &bad), "%s differs", dots[bad].path);
+	const char *odd[] = { "d/..", "d/.", "d/" };
+	for (size_t i = 0; i < 3; i++) {
+		dots[1] = dep_at(&a, PF_DEP_LSTAT, odd[i]);
+		cr_assert_eq(dots[1].err, 0, "control: %s exists", odd[i]);
+		dots[1].err = ENOENT;
+		dots[1].dev = dots[1].ino = 0;
+		dots[1].mode = 0;
+		cr_assert(!pf_deps_check(&a, dots, 2, &bad), "%s taken as missing", odd[i]);
+		cr_assert_eq(bad, 1);
+	}
 	arena_free(&a);
 }
