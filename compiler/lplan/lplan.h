@@ -121,6 +121,9 @@ struct lplan {
 	struct ir_profile rprof;
 	size_t ngrants, nmounts;
 	bool is_static; /* built by lplan_build_static */
+	/* Bound from an artifact without rprof (lplan_from_pf): enforceable,
+	 * but neither checked (lplan_check fails it) nor written again. */
+	bool no_rprof;
 	/* The nodes by path, for lookups that must not depend on their order
 	 * or parent links (lplan_query: what the kernel does): open
 	 * addressing, slot = node index + 1, 0 empty; nslots a power of 2. */
@@ -233,9 +236,14 @@ void lplan_to_pf(struct arena *a, const struct lplan *plan, const struct ir_prof
  * names): false with the reason in err when it does not fit it (a rule
  * index of another kind of rule, nodes out of order, a parent that is not
  * the nearest ancestor). Check errors and notes are as written. The
- * plan borrows in's strings: they must live as long as it does. */
+ * plan borrows in's strings: they must live as long as it does.
+ * `with_rprof`: also bind the profile the plan was built from (rprof),
+ * which only lplan_check and lplan_artifact read. A launch enforcing a
+ * kept plan needs neither (the plan was checked when it was built, and
+ * its key and dependencies say it is that plan) and leaves it out: about
+ * 70 KB fewer to write with examples/claude-code.cage. */
 bool lplan_from_pf(struct arena *a, const struct pf_plan *in, const struct ir_profile *p,
-		   struct lplan *plan, char *err, size_t errlen);
+		   bool with_rprof, struct lplan *plan, char *err, size_t errlen);
 /* The artifact of a plan built and checked just now, with its key for
  * profile `p` of policy `pol` (uid, cwd: the caller's). */
 void lplan_artifact(struct arena *a, const struct lplan *plan, const struct ir_policy *pol,

@@ -305,6 +305,7 @@ void lplan_to_pf(struct arena *a, const struct lplan *plan, const struct ir_prof
 void lplan_artifact(struct arena *a, const struct lplan *plan, const struct ir_policy *pol,
 		    const struct ir_profile *p, uint32_t uid, const char *cwd, struct pf_plan *out)
 {
+	assert(!plan->no_rprof);
 	lplan_to_pf(a, plan, p, out);
 	lplan_key(a, pol, p, uid, cwd, &out->key);
 }
@@ -422,7 +423,7 @@ static bool rules_in(struct arena *a, const struct ir_profile *p, const struct p
 }
 
 bool lplan_from_pf(struct arena *a, const struct pf_plan *in, const struct ir_profile *p,
-		   struct lplan *plan, char *err, size_t errlen)
+		   bool with_rprof, struct lplan *plan, char *err, size_t errlen)
 {
 	memset(plan, 0, sizeof *plan);
 	if (in->nrules != p->nrules)
@@ -487,8 +488,12 @@ bool lplan_from_pf(struct arena *a, const struct pf_plan *in, const struct ir_pr
 	}
 	plan->nguards = in->nguards;
 	if (!rules_in(a, p, in->gprof, in->ngprof, &plan->gprof, err, errlen) ||
-	    !rules_in(a, p, in->rprof, in->nrprof, &plan->rprof, err, errlen))
+	    (with_rprof && !rules_in(a, p, in->rprof, in->nrprof, &plan->rprof, err, errlen)))
 		return false;
+	if (!with_rprof) {
+		plan->rprof.name = p->name;
+		plan->no_rprof = true;
+	}
 	plan->ngrants = in->ngrants;
 	plan->nmounts = in->nmounts;
 	plan->rcache = lplan_rcache_new(a);

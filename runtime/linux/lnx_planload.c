@@ -52,7 +52,7 @@ static bool try_reuse(struct arena *a, const struct ir_profile *prof, const stru
 			fprintf(stderr, "cagerun: plan: %s changed since the kept plan was built; "
 					"planning again\n", pf.deps[bad].path);
 		return false;
-	} else if (lplan_from_pf(a, &pf, prof, plan, why, sizeof why)) {
+	} else if (lplan_from_pf(a, &pf, prof, false, plan, why, sizeof why)) {
 		if (verbose)
 			fprintf(stderr, "cagerun: plan: reused %s/%s (%zu paths unchanged)\n",
 				pl->cache.dir, name, pf.ndeps);

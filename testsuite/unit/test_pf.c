@@ -126,7 +126,7 @@ Test(pf, round_trip)
 		cr_assert(kept || rec[i].kind == PF_DEP_STAT, "%s dropped", rec[i].path);
 	}
 	struct lplan back;
-	cr_assert(lplan_from_pf(a, &p, f.pol->ir->selected, &back, err, sizeof err), "%s", err);
+	cr_assert(lplan_from_pf(a, &p, f.pol->ir->selected, true, &back, err, sizeof err), "%s", err);
 	cr_assert_eq(back.nnodes, f.plan.nnodes);
 	for (size_t i = 0; i < back.nnodes; i++) {
 		const struct lplan_node *x = &f.plan.nodes[i], *y = &back.nodes[i];
@@ -150,6 +150,18 @@ Test(pf, round_trip)
 	cr_assert(lplan_guard_denies(&back, probe, LPLAN_MK_FILE, NULL));
 	snprintf(probe, sizeof probe, "%s/w/x.c", fx.root);
 	cr_assert(!lplan_guard_denies(&back, probe, LPLAN_MK_FILE, NULL));
+	/* Bound as a launch binds it (without the profile it was built from,
+	 * which only the check reads): the same nodes and guard answers. */
+	struct lplan lean;
+	cr_assert(lplan_from_pf(a, &p, f.pol->ir->selected, false, &lean, err, sizeof err), "%s",
+		  err);
+	cr_assert(lean.no_rprof && lean.rprof.nrules == 0 && back.rprof.nrules > 0);
+	cr_assert_eq(lean.nnodes, back.nnodes);
+	cr_assert_eq(lean.gprof.nrules, back.gprof.nrules);
+	snprintf(probe, sizeof probe, "%s/w/x.lock", fx.root);
+	cr_assert(lplan_guard_denies(&lean, probe, LPLAN_MK_FILE, NULL));
+	snprintf(probe, sizeof probe, "%s/w/x.c", fx.root);
+	cr_assert(!lplan_guard_denies(&lean, probe, LPLAN_MK_FILE, NULL));
 	/* The bound plan passes the same check against the policy. */
 	struct lplan_widening *w;
 	size_t nw;
@@ -257,26 +269,26 @@ Test(pf, bad_indices_and_order_are_refused_even_when_sealed)
 	nv[0].parent = nv[1].parent = PF_NONE;
 	q.nodes = nv;
 	struct lplan back;
-	cr_assert(!lplan_from_pf(a, &q, f.pol->ir->selected, &back, err, sizeof err));
+	cr_assert(!lplan_from_pf(a, &q, f.pol->ir->selected, true, &back, err, sizeof err));
 	memcpy(nv, p.nodes, p.nnodes * sizeof *nv);
 	size_t k = 1;
 	while (k < p.nnodes && nv[k].parent == PF_NONE)
 		k++;
 	cr_assert(k < p.nnodes, "some node has a parent");
 	nv[k].parent = PF_NONE;
-	cr_assert(!lplan_from_pf(a, &q, f.pol->ir->selected, &back, err, sizeof err));
+	cr_assert(!lplan_from_pf(a, &q, f.pol->ir->selected, true, &back, err, sizeof err));
 	cr_assert(strstr(err, "parent"), "%s", err);
 	/* A path the planner never makes. */
 	memcpy(nv, p.nodes, p.nnodes * sizeof *nv);
 	const char *odd[] = { "relative", "/a//b", "/a/./b", "/a/../b", "/a/" };
 	for (size_t i = 0; i < sizeof odd / sizeof *odd; i++) {
 		nv[p.nnodes - 1].path = odd[i];
-		cr_assert(!lplan_from_pf(a, &q, f.pol->ir->selected, &back, err, sizeof err), "%s",
+		cr_assert(!lplan_from_pf(a, &q, f.pol->ir->selected, true, &back, err, sizeof err), "%s",
 			  odd[i]);
 	}
 	q = p;
 	q.nrules = p.nrules + 1;
-	cr_assert(!lplan_from_pf(a, &q, f.pol->ir->selected, &back, err, sizeof err));
+	cr_assert(!lplan_from_pf(a, &q, f.pol->ir->selected, true, &back, err, sizeof err));
 	cage_policy_free(f.pol);
 }
 
