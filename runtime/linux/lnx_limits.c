@@ -77,8 +77,28 @@ static char *slurp(const char *path)
 	return buf;
 }
 
+/* Field k (from 0) of the space-separated `s` into out (cut off at the
+ * first space or the end): false when there is no such field or it does
+ * not fit. sscanf cost 2,000 instructions a line here, and every launch
+ * with a limit reads mountinfo for each controller. */
+static bool field(const char *s, int k, char *out, size_t n)
+{
+	for (; k > 0 && *s; k--) {
+		s += strcspn(s, " ");
+		s += strspn(s, " ");
+	}
+	size_t len = strcspn(s, " ");
+	if (!len || len >= n)
+		return false;
+	memcpy(out, s, len);
+	out[len] = '\0';
+	return true;
+}
+
 /* Where the hierarchy of `ctl` is mounted (v2: ctl NULL, the unified
- * one) and the root of that mount, from mountinfo's text. */
+ * one) and the root of that mount, from mountinfo's text: per line, the
+ * root and the mount point are fields 3 and 4, and after " - " come the
+ * type, the source and the super options. */
 static bool find_mount(const char *mountinfo, const char *ctl, char *mnt, size_t mlen,
 		       char *root, size_t rlen)
 {
@@ -90,19 +110,21 @@ static bool find_mount(const char *mountinfo, const char *ctl, char *mnt, size_t
 		if (!sep)
 			continue;
 		*sep = '\0';
-		char fstype[64], src[256], opts[1024] = "";
-		if (sscanf(sep + 3, "%63s %255s %1023s", fstype, src, opts) < 2)
+		char fstype[64], opts[1024] = "";
+		if (!field(sep + 3, 0, fstype, sizeof fstype) || !field(sep + 3, 1, opts, sizeof opts))
+			continue; /* a type and a source, or not a mount line */
+		if (!field(sep + 3, 2, opts, sizeof opts))
+			opts[0] = '\0';
+		if (ctl ? strcmp(fstype, "cgroup") || !has_word(opts, ctl) : strcmp(fstype, "cgroup2"))
 			continue;
 		char r[1024], m[1024];
-		if (sscanf(line, "%*s %*s %*s %1023s %1023s", r, m) != 2 || strchr(m, '\\') ||
+		if (!field(line, 3, r, sizeof r) || !field(line, 4, m, sizeof m) || strchr(m, '\\') ||
 		    strchr(r, '\\'))
 			continue; /* an escaped name: not a cgroup mount cagerun would use */
-		if (ctl ? !strcmp(fstype, "cgroup") && has_word(opts, ctl) : !strcmp(fstype, "cgroup2")) {
-			found = strlen(m) < mlen && strlen(r) < rlen;
-			if (found) {
-				snprintf(mnt, mlen, "%s", m);
-				snprintf(root, rlen, "%s", r);
-			}
+		found = strlen(m) < mlen && strlen(r) < rlen;
+		if (found) {
+			snprintf(mnt, mlen, "%s", m);
+			snprintf(root, rlen, "%s", r);
 		}
 	}
 	return found;

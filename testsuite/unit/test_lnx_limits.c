@@ -110,3 +110,30 @@ Test(lnx_cgroup, nothing_to_find, .init = setup, .fini = teardown)
 	char small[16];
 	cr_assert(!lnx_cgroup_dir(mi, cg, NULL, small, sizeof small));
 }
+
+/* mountinfo as the kernel writes it: optional fields before " - ", a
+ * mount with no super options, a truncated line, a field too long for
+ * the parser (skipped, never cut and misread). */
+Test(lnx_cgroup, mountinfo_fields, .init = setup, .fini = teardown)
+{
+	char out[256];
+	put(cg, "8:pids:/x\n0::/\n");
+	put(mi, "24 1 0:21 / /sys/fs/cgroup/pids rw,nosuid shared:9 master:2 - cgroup cgroup rw,pids\n");
+	cr_assert(lnx_cgroup_dir(mi, cg, "pids", out, sizeof out));
+	cr_assert_str_eq(out, "/sys/fs/cgroup/pids/x");
+	put(mi, "24 1 0:21 / /sys/fs/cgroup/pids rw - cgroup cgroup\n");
+	cr_assert(!lnx_cgroup_dir(mi, cg, "pids", out, sizeof out), "no options, no controller");
+	put(mi, "24 1 0:21 / /sys/fs/cg2 rw - cgroup2 cgroup2\n");
+	cr_assert(lnx_cgroup_dir(mi, cg, NULL, out, sizeof out), "v2 needs no options");
+	cr_assert_str_eq(out, "/sys/fs/cg2");
+	put(mi, "24 1 0:21 / - cgroup2 cgroup2 rw\n");
+	cr_assert(!lnx_cgroup_dir(mi, cg, NULL, out, sizeof out), "no mount point");
+	put(mi, "24 1 0:21 / /sys/fs/cg2 rw - cgroup2\n");
+	cr_assert(!lnx_cgroup_dir(mi, cg, NULL, out, sizeof out), "no source");
+	char big[1400];
+	memset(big, 'a', sizeof big);
+	memcpy(big, "24 1 0:21 / /", 13);
+	snprintf(big + 1100, sizeof big - 1100, " rw - cgroup2 cgroup2 rw\n");
+	put(mi, big);
+	cr_assert(!lnx_cgroup_dir(mi, cg, NULL, out, sizeof out), "a mount point past the bound");
+}
