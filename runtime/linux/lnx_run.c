@@ -88,7 +88,7 @@ struct lrun {
 	struct prx_server *srv;
 	int log_fd, sig_fd;
 	char **envp;
-	struct agentstate agst;
+	struct agentstate *agst; /* heap: 37 KB a memset of lrun would fault in */
 	struct lnx_sandbox sb;
 	struct lnx_seccomp_prog sc;
 	struct mon_sink sink; /* monitor mode, and denials in enforce mode */
@@ -402,12 +402,12 @@ static int launch_monitor(struct lrun *r)
 	if (lfd < 0)
 		return fail("cannot listen for the proxy on 127.0.0.1: %s", strerror(errno));
 	snprintf(proxy_url, sizeof proxy_url, "http://cage:%s@127.0.0.1:%u", secret, (unsigned)pport);
-	if ((rc = run_agent_state(r->pol, r->o->verbose, &r->agst))) {
+	if ((rc = run_agent_state(r->pol, r->o->verbose, r->agst))) {
 		close(lfd);
 		return rc;
 	}
 	struct runenv_extra x = { r->lease.tmp, r->lease.home, proxy_url, r->o->prompt,
-				  r->agst.env, false, r->o->path_prefix };
+				  r->agst->env, false, r->o->path_prefix };
 	r->envp = runenv_build(r->prof, environ, &x);
 	if (!r->envp) {
 		close(lfd);
@@ -488,7 +488,7 @@ static int launch(struct lrun *r)
 	/* The agents' own folders and copies first (agentstate.h): the plan
 	 * mounts what exists when it is built, and a folder made after it
 	 * (an agent never run on this machine) would be read-only inside. */
-	if ((rc = run_agent_state(r->pol, r->o->verbose, &r->agst)))
+	if ((rc = run_agent_state(r->pol, r->o->verbose, r->agst)))
 		return rc;
 	if ((rc = lnx_plan_get(&r->pol->arena, r->pol->ir, r->prof, r->o->policy, r->o->verbose,
 				&r->plan, &r->pl)))
@@ -544,7 +544,7 @@ static int launch(struct lrun *r)
 	char proxy_url[64];
 	snprintf(proxy_url, sizeof proxy_url, "http://127.0.0.1:%u", (unsigned)pport);
 	struct runenv_extra x = { r->lease.tmp, r->lease.home, isolate ? proxy_url : NULL,
-				  r->o->prompt, r->agst.env, isolate, r->o->path_prefix };
+				  r->o->prompt, r->agst->env, isolate, r->o->path_prefix };
 	r->envp = runenv_build(r->prof, environ, &x);
 	if (!r->envp)
 		return fail("out of memory");
@@ -553,8 +553,8 @@ static int launch(struct lrun *r)
 		return fail("getcwd: %s", strerror(errno));
 	r->had_terminal = isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp();
 	const char *links_ok[AGENTSTATE_ENV_MAX + 1] = { NULL };
-	for (size_t i = 0; i < r->agst.nown && i < AGENTSTATE_ENV_MAX; i++)
-		links_ok[i] = r->agst.own[i];
+	for (size_t i = 0; i < r->agst->nown && i < AGENTSTATE_ENV_MAX; i++)
+		links_ok[i] = r->agst->own[i];
 	struct lnx_spec spec = {
 		.plan = &r->plan,
 		.links_ok = links_ok,
@@ -677,7 +677,13 @@ int run_command(const struct run_opts *o)
 	 * the proxy (run_nofile_raise). */
 	if (!run_nofile_start(o->nofile, &r.nofile_start))
 		return fail("getrlimit: %s", strerror(errno));
+	/* Not zeroed: agentstate_prepare sets what is read, and the rest of
+	 * its buffers is never touched (each page a fresh fault here). */
+	r.agst = malloc(sizeof *r.agst);
+	if (!r.agst)
+		return fail("out of memory");
 	int status = launch(&r);
+	free(r.agst);
 	lnx_seccomp_prog_free(&r.sc);
 	lnx_sandbox_kill(&r.sb);
 	if (r.have_lim) {
