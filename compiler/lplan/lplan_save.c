@@ -21,52 +21,32 @@
 
 #include <xxhash.h>
 
+#include "hashfeed.h"
 #include "path.h"
 
 /* ---- the key ---- */
 
-/* The digest's input, gathered into a buffer: XXH3's streaming update
- * costs as much for 8 bytes as for hundreds, and the digest is fed a few
- * bytes at a time (about 20 fields per rule). The hash is that of the
- * whole stream however it is cut, so the digest is unchanged. */
+/* The digest's input (hashfeed.h), with the last location's file and its
+ * name's length: rules share a few files. */
 struct dg {
-	XXH3_state_t *s;
-	size_t n;
-	const struct src_file *file; /* the last location's file, and its */
-	size_t file_len;             /* name's length: rules share a few files */
-	uint8_t buf[4096];
+	struct hashfeed h;
+	const struct src_file *file;
+	size_t file_len;
 };
-
-static void dg_flush(struct dg *d)
-{
-	XXH3_128bits_update(d->s, d->buf, d->n);
-	d->n = 0;
-}
 
 static void dg_bytes(struct dg *d, const void *p, size_t n)
 {
-	if (n > sizeof d->buf - d->n)
-		dg_flush(d);
-	if (n > sizeof d->buf) {
-		XXH3_128bits_update(d->s, p, n);
-		return;
-	}
-	memcpy(d->buf + d->n, p, n);
-	d->n += n;
+	hf_bytes(&d->h, p, n);
 }
 
 static void dg_u64(struct dg *d, uint64_t v)
 {
-	if (sizeof d->buf - d->n < sizeof v)
-		dg_flush(d);
-	memcpy(d->buf + d->n, &v, sizeof v);
-	d->n += sizeof v;
+	hf_u64(&d->h, v);
 }
 
 static void dg_str(struct dg *d, const char *t)
 {
-	t = t ? t : "";
-	dg_bytes(d, t, strlen(t) + 1);
+	hf_str(&d->h, t);
 }
 
 static void dg_path(struct dg *d, const struct ir_path *p)
@@ -125,10 +105,9 @@ static void dg_rule(struct dg *d, const struct ir_rule *r)
 
 void lplan_profile_digest(const struct ir_profile *p, uint64_t *lo, uint64_t *hi)
 {
-	struct dg d = { .s = XXH3_createState() };
-	if (!d.s || XXH3_128bits_reset(d.s) != XXH_OK) {
+	struct dg d = { .file = NULL };
+	if (!hf_init(&d.h, true)) {
 		/* No state: a digest no profile has, so nothing is reused. */
-		XXH3_freeState(d.s);
 		*lo = *hi = 0;
 		return;
 	}
@@ -136,9 +115,7 @@ void lplan_profile_digest(const struct ir_profile *p, uint64_t *lo, uint64_t *hi
 	dg_u64(&d, p->nrules);
 	for (size_t i = 0; i < p->nrules; i++)
 		dg_rule(&d, &p->rules[i]);
-	dg_flush(&d);
-	XXH128_hash_t h = XXH3_128bits_digest(d.s);
-	XXH3_freeState(d.s);
+	XXH128_hash_t h = hf_digest128(&d.h);
 	*lo = h.low64;
 	*hi = h.high64;
 }

@@ -27,6 +27,7 @@
 
 #include "cachedir.h"
 #include "cli.h"
+#include "hashfeed.h"
 #include "lint.h"
 #include "cage.h"
 #include "policy.h"
@@ -365,66 +366,53 @@ static int narrow(struct layers *L, const struct layer_src *proj, bool quiet)
 /* What the run enforces, as one hash (what --pin holds): the mode in
  * force, private directories, limits, every rule with its excepts and
  * every environment step, in order. Comments, layout and file names do
- * not change it; any change of meaning does. Integers go in at fixed
- * width and strings with their NUL, so no two lists hash alike by
- * running into each other. */
-static void fp_u64(XXH3_state_t *st, uint64_t v)
-{
-	XXH3_64bits_update(st, &v, sizeof v);
-}
-
-static void fp_str(XXH3_state_t *st, const char *s)
-{
-	XXH3_64bits_update(st, s, strlen(s) + 1);
-}
+ * not change it; any change of meaning does (hashfeed.h says how fields
+ * go in). */
 
 /* A path as the user wrote it relative to '~' stays '~'-relative, so a
  * pinned policy means the same for another home. */
-static void fp_path(XXH3_state_t *st, const struct ir_path *p)
+static void fp_path(struct hashfeed *h, const struct ir_path *p)
 {
-	fp_u64(st, p->home_len ? 1 : 0);
-	fp_str(st, p->text + p->home_len);
+	hf_u64(h, p->home_len ? 1 : 0);
+	hf_str(h, p->text + p->home_len);
 }
 
 static uint64_t effective_fingerprint(const struct ir_profile *p, int mode)
 {
-	XXH3_state_t *st = XXH3_createState();
-	if (!st)
+	struct hashfeed h;
+	if (!hf_init(&h, false))
 		abort();
-	XXH3_64bits_reset(st);
-	fp_str(st, "cage effective 2");
-	fp_u64(st, (uint64_t)mode);
-	fp_u64(st, (uint64_t)p->private_tmp << 1 | (uint64_t)p->private_home);
+	hf_str(&h, "cage effective 2");
+	hf_u64(&h, (uint64_t)mode);
+	hf_u64(&h, (uint64_t)p->private_tmp << 1 | (uint64_t)p->private_home);
 	for (int k = 0; k < IR_LIM_N; k++) {
 		const struct ir_limit *l = &p->limits[k];
-		fp_u64(st, (uint64_t)l->set << 1 | (uint64_t)l->best_effort);
-		fp_u64(st, l->set ? l->value : 0);
+		hf_u64(&h, (uint64_t)l->set << 1 | (uint64_t)l->best_effort);
+		hf_u64(&h, l->set ? l->value : 0);
 	}
-	fp_u64(st, p->nrules);
+	hf_u64(&h, p->nrules);
 	for (size_t i = 0; i < p->nrules; i++) {
 		const struct ir_rule *r = &p->rules[i];
-		fp_u64(st, (uint64_t)r->effect << 40 | (uint64_t)r->tkind << 32 | r->access);
+		hf_u64(&h, (uint64_t)r->effect << 40 | (uint64_t)r->tkind << 32 | r->access);
 		if (r->tkind == IR_T_PATH || r->tkind == IR_T_UNIX) {
-			fp_path(st, &r->t.path);
+			fp_path(&h, &r->t.path);
 		} else {
 			char tgt[1024];
 			ir_target_display(r, tgt, sizeof tgt);
-			fp_str(st, tgt);
+			hf_str(&h, tgt);
 		}
-		fp_u64(st, r->nexcept);
+		hf_u64(&h, r->nexcept);
 		for (uint32_t k = 0; k < r->nexcept; k++)
-			fp_path(st, &r->except[k].path);
+			fp_path(&h, &r->except[k].path);
 	}
-	fp_u64(st, p->nenv);
+	hf_u64(&h, p->nenv);
 	for (size_t i = 0; i < p->nenv; i++) {
 		const struct ir_env_op *e = &p->env[i];
-		fp_u64(st, (uint64_t)e->kind);
-		fp_str(st, e->name);
-		fp_str(st, e->value ? e->value : "");
+		hf_u64(&h, (uint64_t)e->kind);
+		hf_str(&h, e->name);
+		hf_str(&h, e->value ? e->value : "");
 	}
-	uint64_t h = XXH3_64bits_digest(st);
-	XXH3_freeState(st);
-	return h;
+	return hf_digest64(&h);
 }
 
 static bool parse_mode(const char *s, int *mode)
