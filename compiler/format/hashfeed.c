@@ -26,30 +26,17 @@ static void flush(struct hashfeed *h, const void *p, size_t n)
 		(void)XXH3_64bits_update(h->s, p, n);
 }
 
-void hf_bytes(struct hashfeed *h, const void *p, size_t n)
+void hf_bytes_flush(struct hashfeed *h, const void *p, size_t n)
 {
 	assert(h->s && h->n <= sizeof h->buf);
-	if (n > sizeof h->buf - h->n) {
-		flush(h, h->buf, h->n);
-		h->n = 0;
-	}
+	flush(h, h->buf, h->n);
+	h->n = 0;
 	if (n > sizeof h->buf) {
 		flush(h, p, n);
 		return;
 	}
-	memcpy(h->buf + h->n, p, n);
-	h->n += n;
-}
-
-void hf_u64(struct hashfeed *h, uint64_t v)
-{
-	hf_bytes(h, &v, sizeof v);
-}
-
-void hf_str(struct hashfeed *h, const char *s)
-{
-	s = s ? s : "";
-	hf_bytes(h, s, strlen(s) + 1);
+	memcpy(h->buf, p, n);
+	h->n = n;
 }
 
 uint64_t hf_digest64(struct hashfeed *h)

@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <xxhash.h>
 
@@ -28,10 +29,32 @@ struct hashfeed {
 
 /* False when XXH3 has no state to give (out of memory); nothing to free. */
 bool hf_init(struct hashfeed *h, bool wide);
-void hf_bytes(struct hashfeed *h, const void *p, size_t n);
-void hf_u64(struct hashfeed *h, uint64_t v);
+/* A block that does not fit what is left of the buffer. */
+void hf_bytes_flush(struct hashfeed *h, const void *p, size_t n);
+
+/* Inline: a digest makes thousands of these, most of them 8 bytes. */
+static inline void hf_bytes(struct hashfeed *h, const void *p, size_t n)
+{
+	if (n <= sizeof h->buf - h->n) {
+		memcpy(h->buf + h->n, p, n);
+		h->n += n;
+	} else {
+		hf_bytes_flush(h, p, n);
+	}
+}
+
+static inline void hf_u64(struct hashfeed *h, uint64_t v)
+{
+	hf_bytes(h, &v, sizeof v);
+}
+
 /* The string and its NUL; NULL goes in as "". */
-void hf_str(struct hashfeed *h, const char *s);
+static inline void hf_str(struct hashfeed *h, const char *s)
+{
+	s = s ? s : "";
+	hf_bytes(h, s, strlen(s) + 1);
+}
+
 /* The digest; the feed is done with (its state freed). */
 uint64_t hf_digest64(struct hashfeed *h);
 XXH128_hash_t hf_digest128(struct hashfeed *h);
