@@ -181,30 +181,35 @@ static bool known_useful(const struct pf_dep *d)
 	       (d->kind == PF_DEP_LIST && !d->err && d->listed);
 }
 
+/* The slot of `path` (its first len bytes) in k: the one holding it, or
+ * the empty one where it would go. At most half the slots fill
+ * (pf_deps_check sizes them), so the probe ends. */
+static size_t known_slot(const struct pf_known *k, const struct pf_dep *deps, const char *path,
+			 size_t len)
+{
+	size_t i = XXH3_64bits(path, len) & k->mask;
+	for (; k->slots[i]; i = (i + 1) & k->mask) {
+		const char *p = deps[k->slots[i] - 1].path;
+		if (!strncmp(p, path, len) && p[len] == '\0')
+			break;
+	}
+	return i;
+}
+
 static const struct pf_dep *known_find(const struct pf_known *k, const struct pf_dep *deps,
 				       const char *path, size_t len)
 {
-	for (size_t i = XXH3_64bits(path, len) & k->mask;; i = (i + 1) & k->mask) {
-		if (!k->slots[i])
-			return NULL;
-		const struct pf_dep *d = &deps[k->slots[i] - 1];
-		if (!strncmp(d->path, path, len) && d->path[len] == '\0')
-			return d;
-	}
+	uint32_t v = k->slots[known_slot(k, deps, path, len)];
+	return v ? &deps[v - 1] : NULL;
 }
 
 static void known_add(struct pf_known *k, const struct pf_dep *deps, size_t i)
 {
-	const char *path = deps[i].path;
-	size_t len = strlen(path);
-	if (!known_useful(&deps[i]) || known_find(k, deps, path, len))
+	if (!known_useful(&deps[i]))
 		return;
-	size_t j = XXH3_64bits(path, len) & k->mask;
-	/* At most half the slots fill (pf_deps_check sizes them), so the
-	 * probe ends, in known_find too. */
-	while (k->slots[j])
-		j = (j + 1) & k->mask;
-	k->slots[j] = (uint32_t)i + 1;
+	size_t j = known_slot(k, deps, deps[i].path, strlen(deps[i].path));
+	if (!k->slots[j])
+		k->slots[j] = (uint32_t)i + 1;
 }
 
 /* Whether the listing `l` holds the name name[0..len). */
