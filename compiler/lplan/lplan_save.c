@@ -34,73 +34,58 @@ struct dg {
 	size_t file_len;
 };
 
-static void dg_bytes(struct dg *d, const void *p, size_t n)
-{
-	hf_bytes(&d->h, p, n);
-}
-
-static void dg_u64(struct dg *d, uint64_t v)
-{
-	hf_u64(&d->h, v);
-}
-
-static void dg_str(struct dg *d, const char *t)
-{
-	hf_str(&d->h, t);
-}
-
 static void dg_path(struct dg *d, const struct ir_path *p)
 {
-	dg_str(d, p->text);
-	dg_u64(d, (uint64_t)p->home_len << 32 | (uint64_t)p->kind);
+	hf_str(&d->h, p->text);
+	hf_u64(&d->h, (uint64_t)p->home_len << 32 | (uint64_t)p->kind);
 }
 
 static void dg_loc(struct dg *d, const struct loc *l)
 {
 	if (!l->file || !l->file->name) {
-		dg_str(d, "");
+		hf_str(&d->h, "");
 	} else {
 		if (l->file != d->file) {
 			d->file = l->file;
 			d->file_len = strlen(l->file->name);
 		}
-		dg_bytes(d, l->file->name, d->file_len + 1);
+		hf_bytes(&d->h, l->file->name, d->file_len + 1);
 	}
-	dg_u64(d, (uint64_t)l->line << 32 | l->col);
-	dg_u64(d, (uint64_t)l->off << 32 | l->len);
+	hf_u64(&d->h, (uint64_t)l->line << 32 | l->col);
+	hf_u64(&d->h, (uint64_t)l->off << 32 | l->len);
 }
 
 static void dg_rule(struct dg *d, const struct ir_rule *r)
 {
-	dg_u64(d, (uint64_t)r->effect << 48 | (uint64_t)r->tkind << 40 | r->access);
+	hf_u64(&d->h, (uint64_t)r->effect << 48 | (uint64_t)r->tkind << 40 | r->access);
 	switch (r->tkind) {
 	case IR_T_PATH:
 	case IR_T_UNIX:
 		dg_path(d, &r->t.path);
 		break;
 	case IR_T_HOST:
-		dg_u64(d, r->t.host.kind);
-		dg_str(d, r->t.host.name);
-		dg_bytes(d, r->t.host.addr, sizeof r->t.host.addr);
-		dg_u64(d, r->t.host.nports);
+		hf_u64(&d->h, r->t.host.kind);
+		hf_str(&d->h, r->t.host.name);
+		hf_bytes(&d->h, r->t.host.addr, sizeof r->t.host.addr);
+		hf_u64(&d->h, r->t.host.nports);
 		for (size_t k = 0; k < r->t.host.nports; k++)
-			dg_u64(d, (uint64_t)r->t.host.ports[k].lo << 16 | r->t.host.ports[k].hi);
+			hf_u64(&d->h, (uint64_t)r->t.host.ports[k].lo << 16 | r->t.host.ports[k].hi);
 		break;
 	case IR_T_MACH:
-		dg_str(d, r->t.mach.name);
-		dg_u64(d, r->t.mach.prefix);
+		hf_str(&d->h, r->t.mach.name);
+		hf_u64(&d->h, r->t.mach.prefix);
 		break;
 	}
-	dg_u64(d, r->nexcept);
+	hf_u64(&d->h, r->nexcept);
 	for (uint32_t k = 0; k < r->nexcept; k++) {
 		dg_path(d, &r->except[k].path);
-		dg_str(d, r->except[k].written);
+		hf_str(&d->h, r->except[k].written);
 		dg_loc(d, &r->except[k].loc);
 	}
-	dg_str(d, r->written);
+	hf_str(&d->h, r->written);
 	dg_loc(d, &r->loc);
 	dg_loc(d, &r->rule_loc);
-	dg_str(d, r->layer);
+	hf_str(&d->h, r->layer);
 }
 
 void lplan_profile_digest(const struct ir_profile *p, uint64_t *lo, uint64_t *hi)
@@ -111,8 +96,8 @@ void lplan_profile_digest(const struct ir_profile *p, uint64_t *lo, uint64_t *hi
 		*lo = *hi = 0;
 		return;
 	}
-	dg_str(&d, p->name);
-	dg_u64(&d, p->nrules);
+	hf_str(&d.h, p->name);
+	hf_u64(&d.h, p->nrules);
 	for (size_t i = 0; i < p->nrules; i++)
 		dg_rule(&d, &p->rules[i]);
 	XXH128_hash_t h = hf_digest128(&d.h);

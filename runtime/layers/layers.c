@@ -410,7 +410,7 @@ static uint64_t effective_fingerprint(const struct ir_profile *p, int mode)
 		const struct ir_env_op *e = &p->env[i];
 		hf_u64(&h, (uint64_t)e->kind);
 		hf_str(&h, e->name);
-		hf_str(&h, e->value ? e->value : "");
+		hf_str(&h, e->value); /* NULL as "" */
 	}
 	return hf_digest64(&h);
 }
