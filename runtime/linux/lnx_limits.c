@@ -110,9 +110,11 @@ static bool find_mount(const char *mountinfo, const char *ctl, char *mnt, size_t
 		if (!sep)
 			continue;
 		*sep = '\0';
-		char fstype[64], opts[1024] = "";
-		if (!field(sep + 3, 0, fstype, sizeof fstype) || !field(sep + 3, 1, opts, sizeof opts))
-			continue; /* a type and a source, or not a mount line */
+		/* A type and a source, or not a mount line; the options may be
+		 * missing. */
+		char fstype[64], src[1024], opts[1024];
+		if (!field(sep + 3, 0, fstype, sizeof fstype) || !field(sep + 3, 1, src, sizeof src))
+			continue;
 		if (!field(sep + 3, 2, opts, sizeof opts))
 			opts[0] = '\0';
 		if (ctl ? strcmp(fstype, "cgroup") || !has_word(opts, ctl) : strcmp(fstype, "cgroup2"))
