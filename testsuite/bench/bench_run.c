@@ -1,6 +1,6 @@
 /*
  * bench_run.c - times whole processes:
- *   bench_run [-w WARMUP] RUNS -- COMMAND [ARGS...] [::: COMMAND [ARGS...]]...
+ *   bench_run [-w WARMUP] [-g GAP_MS] RUNS -- COMMAND [ARGS...] [::: COMMAND [ARGS...]]...
  * Runs each COMMAND RUNS times (stdout to /dev/null) and prints one line
  * per command:
  *   median_ms=… p90_ms=… min_ms=… max_ms=… maxrss_kb=… runs=… cpu_median_ms=…
@@ -9,12 +9,16 @@
  * from elsewhere falls on all of them alike, and every line after the
  * first also says how far its median and p90 are above the first
  * command's (the anchor): d_median_ms=… d_p90_ms=…. WARMUP rounds (default
- * 0) run first and are not counted.
+ * 0) run first and are not counted. GAP_MS (default 0) is a pause before
+ * every run, as between the tool calls of an agent host: work a command
+ * leaves to others after it exits (cagerun's cleaner, lnx_detach.h) then
+ * does not fall on the next run.
  *
  * Wall time from CLOCK_MONOTONIC around fork..wait4; peak memory and CPU
  * time (user + system) from wait4's rusage, which covers the child and
  * every descendant it reaped (for cagerun: the sandbox's init and, through
- * it, the command). CPU time is what load from elsewhere inflates least,
+ * it, the command; not what runs after cagerun exits: init's exit, its
+ * cleaner). CPU time is what load from elsewhere inflates least,
  * so it is the better measure of a change on a shared machine. Any
  * failing run aborts the measurement (a benchmark of a command that fails
  * measures nothing).
@@ -101,10 +105,10 @@ static int br_split(char **argv, struct br_cmd *cmds)
 
 int main(int argc, char **argv)
 {
-	int warm = 0, ai = 1;
-	if (argc > 2 && !strcmp(argv[1], "-w")) {
-		warm = atoi(argv[2]);
-		ai = 3;
+	int warm = 0, gap_ms = 0, ai = 1;
+	while (argc > ai + 1 && (!strcmp(argv[ai], "-w") || !strcmp(argv[ai], "-g"))) {
+		*(argv[ai][1] == 'w' ? &warm : &gap_ms) = atoi(argv[ai + 1]);
+		ai += 2;
 	}
 	struct br_cmd cmds[BR_MAX_CMDS];
 	memset(cmds, 0, sizeof cmds);
@@ -112,15 +116,16 @@ int main(int argc, char **argv)
 	if (argc >= ai + 3 && !strcmp(argv[ai + 1], "--"))
 		ncmds = br_split(argv + ai + 2, cmds);
 	if (ncmds < 1) {
-		fprintf(stderr, "usage: bench_run [-w WARMUP] RUNS -- COMMAND [ARGS...] "
+		fprintf(stderr, "usage: bench_run [-w WARMUP] [-g GAP_MS] RUNS -- COMMAND [ARGS...] "
 				"[::: COMMAND [ARGS...]]...\n");
 		return 2;
 	}
 	int runs = atoi(argv[ai]);
-	if (runs < 1 || runs > 100000 || warm < 0 || warm > 1000) {
-		fprintf(stderr, "bench_run: RUNS must be 1..100000, WARMUP 0..1000\n");
+	if (runs < 1 || runs > 100000 || warm < 0 || warm > 1000 || gap_ms < 0 || gap_ms > 10000) {
+		fprintf(stderr, "bench_run: RUNS must be 1..100000, WARMUP 0..1000, GAP_MS 0..10000\n");
 		return 2;
 	}
+	const struct timespec gap = { gap_ms / 1000, (long)(gap_ms % 1000) * 1000000L };
 	for (int c = 0; c < ncmds; c++)
 		if (!(cmds[c].ms = calloc((size_t)runs, sizeof(double))) ||
 		    !(cmds[c].cpu = calloc((size_t)runs, sizeof(double))))
@@ -129,6 +134,8 @@ int main(int argc, char **argv)
 	for (int i = -warm; i < runs; i++)
 		for (int c = 0; c < ncmds; c++) {
 			double cpu = 0;
+			if (gap_ms > 0)
+				nanosleep(&gap, NULL);
 			double ms = br_once(cmds[c].argv, i < 0 ? &ignored : &cmds[c].maxrss, &cpu);
 			if (ms < 0)
 				return 1;

@@ -18,7 +18,10 @@
 # prefix with `npm install --prefix`); SKIP="srt bwrap ..." leaves rows out;
 # WS_FILES=N fills the workspace with N empty files, 40 to a directory
 # (what a checked-out project looks like to the launch's git discovery
-# and its report at exit, which walk the workspace).
+# and its report at exit, which walk the workspace); GAP=MS pauses MS
+# milliseconds before every run (bench_run -g), as between an agent host's
+# tool calls, so that what a run leaves to be done after it exits does not
+# fall on the next one.
 # A row whose tool is missing or fails its trial run is skipped with the
 # reason; the benchmark never installs system packages itself.
 set -eu
@@ -125,7 +128,7 @@ echo "machine: $(nproc) cores, $(uname -r), load: $(cut -d' ' -f1-3 /proc/loadav
 echo "cagerun: $("$cagerun" --version | head -n 1); bwrap: $(bwrap --version 2>/dev/null || echo none)"
 echo "workspace: git repository $ws with ${WS_FILES:-0} files; cwd = workspace; $runs interleaved rounds + 3 warm-up"
 # shellcheck disable=SC2086 # rows is a word list built above
-"$build/testsuite/bench_run" -w 3 "$runs" -- ${rows# ::: } >"$tmp/out"
+"$build/testsuite/bench_run" -w 3 -g "${GAP:-0}" "$runs" -- ${rows# ::: } >"$tmp/out"
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-20s %9s %9s %9s %10s %10s %9s %9s\n' what median p90 min "+median" "+p90" "rss" "cpu"
 paste "$tmp/names" "$tmp/out" | awk '
