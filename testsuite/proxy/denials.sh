@@ -164,7 +164,10 @@ with_hosts() {
 	unshare -rm sh -c 'mount --bind "$1" /etc/hosts && shift && exec "$@"' sh "$tmp/hosts" "$@"
 }
 lookup_proxy() { # lookup_proxy NAME CAGERUN
-	with_hosts "$2" --proxy-only -p "$tmp/l.cage" >"$tmp/$1.out" 2>"$tmp/$1.err" &
+	# exec: the background job is the proxy itself, so that stop (and the
+	# cleanup at exit) ends the proxy, not a subshell that leaves it running
+	(exec unshare -rm sh -c 'mount --bind "$1" /etc/hosts && shift && exec "$@"' sh \
+		"$tmp/hosts" "$2" --proxy-only -p "$tmp/l.cage") >"$tmp/$1.out" 2>"$tmp/$1.err" &
 	started "$1"
 }
 if ! with_hosts sh -c 'grep -q lookup.test /etc/hosts' 2>/dev/null; then
