@@ -240,15 +240,10 @@ bool lease_remove(struct lease *l)
 			(void)rm_at(AT_FDCWD, known[i], 0, known[i] != l->empty);
 	if (l->dir)
 		ok = keep_spare(l->dir) || rm_at(AT_FDCWD, l->dir, 0, true);
-	lease_drop(l);
-	return ok;
-}
-
-void lease_drop(struct lease *l)
-{
 	free(l->dir);
 	free(l->tmp);
 	free(l->home);
 	free(l->empty);
 	memset(l, 0, sizeof *l);
+	return ok;
 }

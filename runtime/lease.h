@@ -32,8 +32,5 @@ bool lease_make_empty(struct lease *l, char *err, size_t errlen);
  * kept as the spare when that can be done); false if anything of it is
  * left under the run's name. */
 bool lease_remove(struct lease *l);
-/* Forgets the lease without removing anything: another process removes
- * it (runtime/linux/lnx_detach.h). */
-void lease_drop(struct lease *l);
 
 #endif

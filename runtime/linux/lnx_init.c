@@ -149,11 +149,8 @@ static void report_tmp_full(const struct lnx_spec *s)
 				"there failed with ENOSPC\n", s->tmp_text);
 }
 
-/* Forward signals to the command's process group, reap everything, then
- * tell cagerun the status on done_fd before leaving: this process's own
- * exit tears down the namespaces, which takes longer than the rest of the
- * end of a run, and nothing of the sandbox is alive by then. */
-static _Noreturn void supervise(const struct lnx_spec *s, pid_t cmd, bool guarded, int done_fd)
+/* Forward signals to the command's process group, reap everything. */
+static _Noreturn void supervise(const struct lnx_spec *s, pid_t cmd, bool guarded)
 {
 	sigset_t ss;
 	lnx_block_forwarded(&ss);
@@ -189,10 +186,6 @@ static _Noreturn void supervise(const struct lnx_spec *s, pid_t cmd, bool guarde
 	report_tmp_full(s);
 	while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
 		;
-	unsigned char word = (unsigned char)code;
-	if (write(done_fd, &word, 1) != 1) {
-		/* cagerun is gone, or learns the status from the exit below */
-	}
 	_exit(code);
 }
 
@@ -240,9 +233,6 @@ _Noreturn void lnx_init_main(struct lnx_child *c)
 		lnx_child_fail(c, 125, err);
 	}
 	if (cmd == 0) {
-		/* Only init may say that the run is over. */
-		close(c->done_fd);
-		c->done_fd = -1;
 		if (guarded)
 			lnx_super_main(c);
 		lnx_exec_main(c);
@@ -251,5 +241,5 @@ _Noreturn void lnx_init_main(struct lnx_child *c)
 	/* Others in the sandbox (same user) must not inspect or trace init,
 	 * which still holds capabilities in the sandbox's user namespace. */
 	prctl(PR_SET_DUMPABLE, 0);
-	supervise(c->s, cmd, guarded, c->done_fd);
+	supervise(c->s, cmd, guarded);
 }

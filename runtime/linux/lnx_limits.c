@@ -425,28 +425,20 @@ void lnx_limits_report(const struct lnx_limits *l, FILE *out)
 		report_memory(l, l->cg_dir, "memory.events", out);
 }
 
-static void drop_child(char **dir, int *join, bool remove)
+static void drop_child(char **dir, int *join)
 {
 	if (*join >= 0)
 		close(*join);
 	*join = -1;
-	if (*dir && remove)
+	if (*dir)
 		remove_child(*dir);
-	else
-		free(*dir);
 	*dir = NULL;
 }
 
 void lnx_limits_free(struct lnx_limits *l)
 {
-	drop_child(&l->cg_dir, &l->cg_join, true);
-	drop_child(&l->mem_dir, &l->mem_join, true);
-}
-
-void lnx_limits_drop(struct lnx_limits *l)
-{
-	drop_child(&l->cg_dir, &l->cg_join, false);
-	drop_child(&l->mem_dir, &l->mem_join, false);
+	drop_child(&l->cg_dir, &l->cg_join);
+	drop_child(&l->mem_dir, &l->mem_join);
 }
 
 bool lnx_limits_join_self(int fd, char *err, size_t errlen)

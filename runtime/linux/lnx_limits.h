@@ -90,9 +90,6 @@ bool lnx_limits_prepare(struct lnx_limits *l, const struct ir_profile *p,
 void lnx_limits_report(const struct lnx_limits *l, FILE *out);
 /* Removes the cgroup (once the sandbox's processes are gone). */
 void lnx_limits_free(struct lnx_limits *l);
-/* Forgets the cgroup without removing it: another process (lnx_detach.h)
- * removes it. */
-void lnx_limits_drop(struct lnx_limits *l);
 /* The directory of a process's own cgroup in the hierarchy of controller
  * `ctl` (cgroup v1), or in the unified hierarchy (ctl NULL), from its
  * mountinfo and cgroup files (/proc/self/...): the mount point joined with

@@ -5,11 +5,9 @@
  *   compile the policy -> choose the mode -> check every path param and the
  *   kernel (Landlock ABI) -> the Linux plan: reuse the kept one when
  *   nothing it depends on changed, else build it (refuse what it cannot
- *   enforce, and a plan wider than the policy) and keep it -> lease ->
- *   proxy (enforce) -> environment -> start the sandbox -> adopt its
- *   listeners -> wait for the exec -> serve the proxy and forward signals
- *   until init says the run is over (or exits) -> report -> hand the
- *   cleanup to the cleaner (lnx_detach.h) and return the status.
+ *   enforce, and a plan wider than the policy) and keep it -> lease -> proxy (enforce) -> environment -> start the
+ *   sandbox -> adopt its listeners -> wait for the exec -> serve the proxy
+ *   and forward signals until init exits -> report, clean up.
  *
  * The seccomp filter is built here, before the clone, so that the child
  * only installs it (see lnx_seccomp.h).
@@ -27,7 +25,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <sys/signalfd.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -39,7 +36,6 @@
 #include "agentstate.h"
 #include "cpt.h"
 #include "lease.h"
-#include "lnx_detach.h"
 #include "lnx_gitreport.h"
 #include "lnx_guard.h"
 #include "lnx_landlock.h"
@@ -78,25 +74,6 @@ static uint16_t pick_proxy_port(const struct lplan *plan)
 	}
 }
 
-/* What is left once the sandbox is gone: its cgroups and the lease. */
-struct leftovers {
-	struct lnx_limits *lim; /* NULL when none were made */
-	struct lease *lease;
-};
-
-static void remove_leftovers(void *ctx)
-{
-	struct leftovers *l = ctx;
-	if (l->lim)
-		lnx_limits_free(l->lim);
-	if (l->lease->dir) {
-		char *dir = strdup(l->lease->dir);
-		if (!lease_remove(l->lease))
-			fprintf(stderr, "cagerun: could not remove all of %s\n", dir ? dir : "the lease");
-		free(dir);
-	}
-}
-
 struct lrun {
 	const struct run_opts *o;
 	cage_policy *pol;
@@ -110,10 +87,6 @@ struct lrun {
 	bool table_loaded;
 	struct prx_server *srv;
 	int log_fd, sig_fd;
-	/* What the wait for the end watches: sig_fd and init's word that the
-	 * run is over (lnx_sandbox_done), or sig_fd alone. */
-	int wait_fd;
-	bool reported; /* init said the run is over; it may still be leaving */
 	char **envp;
 	struct agentstate *agst; /* heap: 37 KB a memset of lrun would fault in */
 	struct lnx_sandbox sb;
@@ -260,29 +233,11 @@ static int adopt_listeners(struct lrun *r)
 	return 0;
 }
 
-/* init's word that the run is over, when it came: no more to wait for. */
-static void take_done(struct lrun *r)
-{
-	int code;
-	int got = lnx_sandbox_done(&r->sb, &code);
-	if (got == 1 && !r->exited) {
-		r->exited = r->reported = true;
-		r->status = code;
-	}
-	if (got < 0 && r->wait_fd != r->sig_fd && r->wait_fd >= 0) {
-		/* closed without a word: init's exit (SIGCHLD) says the rest */
-		close(r->wait_fd);
-		r->wait_fd = r->sig_fd;
-	}
-}
-
-/* sig_fd or init's word is readable: forward, or learn that the run is
- * over. True when it is. */
+/* The signalfd is readable: forward, or learn that init has exited.
+ * True when the run is over. */
 static bool on_signal(void *ctx)
 {
 	struct lrun *r = ctx;
-	if (r->wait_fd != r->sig_fd)
-		take_done(r);
 	struct signalfd_siginfo si;
 	while (read(r->sig_fd, &si, sizeof si) == (ssize_t)sizeof si) {
 		if (si.ssi_signo != SIGCHLD) {
@@ -310,7 +265,7 @@ static bool on_signal(void *ctx)
 static void wait_without_proxy(struct lrun *r)
 {
 	while (!r->exited) {
-		struct pollfd p = { r->wait_fd, POLLIN, 0 };
+		struct pollfd p = { r->sig_fd, POLLIN, 0 };
 		if (poll(&p, 1, -1) < 0 && errno != EINTR)
 			break;
 		on_signal(r);
@@ -347,7 +302,6 @@ static int block_signals(struct lrun *r)
 	r->sig_fd = signalfd(-1, &ss, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (r->sig_fd < 0)
 		return fail("signalfd: %s", strerror(errno));
-	r->wait_fd = r->sig_fd; /* until watch_done adds init's word */
 	if (signal(SIGPIPE, SIG_IGN) == SIG_ERR)
 		return fail("cannot ignore SIGPIPE");
 	return 0;
@@ -397,25 +351,6 @@ static void mon_on_addr(void *ctx, const struct sockaddr *sa, unsigned port, str
 	(void)port;
 	v->allowed = true;
 	v->rule[0] = '\0';
-}
-
-/* The end of the run is init's word (lnx_sandbox_done) or, failing that,
- * its exit: both are watched through one descriptor, which the proxy's
- * loop polls as it polls sig_fd. Without epoll, sig_fd alone still ends
- * the run, only later. */
-static void watch_done(struct lrun *r)
-{
-	r->wait_fd = r->sig_fd;
-	int ep = epoll_create1(EPOLL_CLOEXEC);
-	struct epoll_event sig = { .events = EPOLLIN, .data.fd = r->sig_fd };
-	struct epoll_event done = { .events = EPOLLIN, .data.fd = r->sb.done_fd };
-	if (ep >= 0 && epoll_ctl(ep, EPOLL_CTL_ADD, r->sig_fd, &sig) == 0 &&
-	    epoll_ctl(ep, EPOLL_CTL_ADD, r->sb.done_fd, &done) == 0) {
-		r->wait_fd = ep;
-		return;
-	}
-	if (ep >= 0)
-		close(ep);
 }
 
 /* A loopback listener for the proxy, made before the fork so that its
@@ -689,7 +624,6 @@ static int launch(struct lrun *r)
 	r->obs_sock = osp[0];
 	if (!started)
 		return fail("%s; nothing was run", err);
-	watch_done(r);
 	/* The proxy is made while init builds the mounts and listeners, and
 	 * serves only once they arrive; the command starts after both. */
 	if (isolate && (rc = start_proxy_server(r, prx_policy_of_table(&r->table), NULL)))
@@ -715,7 +649,7 @@ static int launch(struct lrun *r)
 	r->ran = true;
 	/* The proxy serves until init exits (on_signal); without one, or if
 	 * the proxy stopped for another reason, wait here. */
-	if (isolate && !prx_server_run(r->srv, r->wait_fd, err, sizeof err)) {
+	if (isolate && !prx_server_run(r->srv, r->sig_fd, err, sizeof err)) {
 		fprintf(stderr, "cagerun: proxy: %s; stopping the sandbox\n", err);
 		return RUN_SETUP_FAILED;
 	}
@@ -734,12 +668,11 @@ int run_command(const struct run_opts *o)
 	struct lrun r;
 	memset(&r, 0, sizeof r);
 	r.o = o;
-	r.log_fd = r.sig_fd = r.wait_fd = r.obs_sock = -1;
+	r.log_fd = r.sig_fd = r.obs_sock = -1;
 	r.sb.init = -1;
 	r.sb.err_fd = -1;
 	r.sb.go_fd = -1;
 	r.sb.lsock = -1;
-	r.sb.done_fd = -1;
 	/* As cagerun was started, before it raised its own soft limit for
 	 * the proxy (run_nofile_raise). */
 	if (!run_nofile_start(o->nofile, &r.nofile_start))
@@ -752,21 +685,17 @@ int run_command(const struct run_opts *o)
 	int status = launch(&r);
 	free(r.agst);
 	lnx_seccomp_prog_free(&r.sc);
-	/* Told that the run is over, init is only leaving: the cleanup below
-	 * waits for it. Otherwise (a failure before the end) it is ended here. */
-	if (r.reported)
-		lnx_sandbox_close(&r.sb);
-	else
-		lnx_sandbox_kill(&r.sb);
-	if (r.have_lim && r.ran && !o->quiet)
-		lnx_limits_report(&r.lim, stderr);
+	lnx_sandbox_kill(&r.sb);
+	if (r.have_lim) {
+		if (r.ran && !o->quiet)
+			lnx_limits_report(&r.lim, stderr);
+		lnx_limits_free(&r.lim);
+	}
 	lnx_observer_stop(r.obs);
 	if (r.obs_sock >= 0)
 		close(r.obs_sock);
 	restore_terminal(&r);
-	/* After every process of the sandbox is gone (init reaped them all
-	 * before its word, or was reaped itself): nothing can still be
-	 * writing there. */
+	/* After the sandbox is gone: nothing can still be writing there. */
 	if (r.seen && __atomic_load_n(&r.seen->serving, __ATOMIC_SEQ_CST) &&
 	    !__atomic_load_n(&r.seen->maybe_repo, __ATOMIC_SEQ_CST)) {
 		if (o->verbose && r.git.root)
@@ -796,8 +725,6 @@ int run_command(const struct run_opts *o)
 		mon_sink_free(&r.sink);
 	}
 	prx_server_free(r.srv);
-	if (r.wait_fd >= 0 && r.wait_fd != r.sig_fd)
-		close(r.wait_fd);
 	if (r.sig_fd >= 0)
 		close(r.sig_fd);
 	if (r.log_fd >= 0)
@@ -806,19 +733,13 @@ int run_command(const struct run_opts *o)
 		cpt_close(&r.table);
 	free(r.tbytes);
 	runenv_free(r.envp);
+	if (r.lease.dir) {
+		char *dir = strdup(r.lease.dir);
+		if (!lease_remove(&r.lease))
+			fprintf(stderr, "cagerun: could not remove all of %s\n", dir ? dir : "the lease");
+		free(dir);
+	}
 	if (r.pol != o->pol)
 		cage_policy_free(r.pol);
-	/* The status is known: the cleanup is done by the cleaner once
-	 * cagerun exits (lnx_detach.h), or here when none could be made.
-	 * Last, since each page written after the fork is copied. */
-	struct leftovers left = { r.have_lim ? &r.lim : NULL, &r.lease };
-	if ((left.lim || r.lease.dir) && lnx_detach_cleanup(r.sb.init, remove_leftovers, &left)) {
-		if (left.lim)
-			lnx_limits_drop(left.lim);
-		lease_drop(&r.lease);
-	} else {
-		lnx_sandbox_kill(&r.sb);
-		remove_leftovers(&left);
-	}
 	return status;
 }

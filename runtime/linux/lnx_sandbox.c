@@ -89,11 +89,9 @@ bool lnx_sandbox_start(const struct lnx_spec *s, struct lnx_sandbox *sb, char *e
 	sb->err_fd = -1;
 	sb->go_fd = -1;
 	sb->lsock = -1;
-	sb->done_fd = -1;
-	int sync[2] = { -1, -1 }, errp[2] = { -1, -1 }, sock[2] = { -1, -1 }, done[2] = { -1, -1 };
+	int sync[2] = { -1, -1 }, errp[2] = { -1, -1 }, sock[2] = { -1, -1 };
 	bool ok = false;
 	if (pipe2(sync, O_CLOEXEC) != 0 || pipe2(errp, O_CLOEXEC) != 0 ||
-	    pipe2(done, O_CLOEXEC | O_NONBLOCK) != 0 ||
 	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sock) != 0) {
 		snprintf(err, errlen, "cannot create pipes: %s", strerror(errno));
 		goto out;
@@ -115,10 +113,8 @@ bool lnx_sandbox_start(const struct lnx_spec *s, struct lnx_sandbox *sb, char *e
 		close(sync[1]);
 		close(errp[0]);
 		close(sock[0]);
-		close(done[0]);
 		struct lnx_child c = { .s = s, .sync_fd = sync[0], .fd_sock = sock[1],
-				       .err_fd = errp[1], .done_fd = done[1], .notify_sock = -1,
-				       .ruleset_fd = -1 };
+				       .err_fd = errp[1], .notify_sock = -1, .ruleset_fd = -1 };
 		lnx_init_main(&c);
 	}
 	sb->init = pid;
@@ -128,12 +124,8 @@ bool lnx_sandbox_start(const struct lnx_spec *s, struct lnx_sandbox *sb, char *e
 	errp[1] = -1;
 	close(sock[1]);
 	sock[1] = -1;
-	close(done[1]);
-	done[1] = -1;
 	sb->err_fd = errp[0];
 	errp[0] = -1;
-	sb->done_fd = done[0];
-	done[0] = -1;
 	if (!write_maps(pid, err, errlen))
 		goto out;
 	/* Into the run's cgroup before init can start anything, so that every
@@ -166,8 +158,6 @@ out:
 			close(errp[i]);
 		if (sock[i] >= 0)
 			close(sock[i]);
-		if (done[i] >= 0)
-			close(done[i]);
 	}
 	if (!ok)
 		lnx_sandbox_kill(sb);
@@ -227,26 +217,7 @@ int lnx_sandbox_wait_exec(struct lnx_sandbox *sb, char *err, size_t errlen)
 	return code == 126 || code == 127 ? code : 125;
 }
 
-int lnx_sandbox_done(struct lnx_sandbox *sb, int *code)
-{
-	if (sb->done_fd < 0)
-		return -1;
-	unsigned char b;
-	ssize_t n;
-	do
-		n = read(sb->done_fd, &b, 1);
-	while (n < 0 && errno == EINTR);
-	if (n < 0 && errno == EAGAIN)
-		return 0;
-	close(sb->done_fd);
-	sb->done_fd = -1;
-	if (n != 1)
-		return -1;
-	*code = b;
-	return 1;
-}
-
-void lnx_sandbox_close(struct lnx_sandbox *sb)
+void lnx_sandbox_kill(struct lnx_sandbox *sb)
 {
 	for (size_t i = 0; i < sb->nfds; i++)
 		if (sb->fds[i] >= 0)
@@ -261,14 +232,6 @@ void lnx_sandbox_close(struct lnx_sandbox *sb)
 	if (sb->lsock >= 0)
 		close(sb->lsock);
 	sb->lsock = -1;
-	if (sb->done_fd >= 0)
-		close(sb->done_fd);
-	sb->done_fd = -1;
-}
-
-void lnx_sandbox_kill(struct lnx_sandbox *sb)
-{
-	lnx_sandbox_close(sb);
 	if (sb->init > 0) {
 		kill(sb->init, SIGKILL);
 		while (waitpid(sb->init, NULL, 0) < 0 && errno == EINTR)

@@ -7,8 +7,7 @@
  * the sandbox's only way out and hands them to the parent, then forks the
  * command, which locks itself in (no_new_privs, no capabilities, Landlock,
  * seccomp) and execs. When the command exits, init ends every process left
- * in the namespace, reaps them all, tells the parent the command's status
- * (done_fd) and exits with it.
+ * in the namespace and exits with the command's status.
  */
 #ifndef CAGE_LNX_SANDBOX_H
 #define CAGE_LNX_SANDBOX_H
@@ -76,7 +75,6 @@ struct lnx_sandbox {
 	int err_fd;   /* start-up failures; EOF once the command runs */
 	int go_fd;    /* one byte lets init start the command */
 	int lsock;    /* isolate_net: where init sends its listeners, until received */
-	int done_fd;  /* non-blocking: init's word that the run is over (lnx_sandbox_done) */
 	/* isolate_net: listeners inside the namespace, owned by the caller
 	 * after lnx_sandbox_start: fds[0] is the proxy's, the others forward
 	 * ports[i] to the host's loopback. */
@@ -102,18 +100,7 @@ bool lnx_sandbox_release(struct lnx_sandbox *sb, char *err, size_t errlen);
  * status to use (125 set-up failure, 126 not executable, 127 not found)
  * with the reason in err. */
 int lnx_sandbox_wait_exec(struct lnx_sandbox *sb, char *err, size_t errlen);
-/* Init's word that the run is over: the command has exited, every other
- * process of the sandbox is dead and reaped, and init itself is leaving
- * (its namespaces are torn down as it exits, which the caller need not
- * wait for). 1 with the command's status in *code; 0 while init has said
- * nothing; -1 once it can say nothing more (it died first; done_fd is
- * then closed, and its exit status is the word). */
-int lnx_sandbox_done(struct lnx_sandbox *sb, int *code);
-/* Closes the caller's ends of the sandbox's pipes and listeners and leaves
- * init to finish (after lnx_sandbox_done said the run is over). */
-void lnx_sandbox_close(struct lnx_sandbox *sb);
-/* lnx_sandbox_close, then ends init (and with it every process of the
- * sandbox) and reaps it. */
+/* Ends init (and with it every process of the sandbox) and reaps it. */
 void lnx_sandbox_kill(struct lnx_sandbox *sb);
 
 /* The child side (lnx_init.c, lnx_exec.c). */
@@ -123,7 +110,6 @@ struct lnx_child {
 	int sync_fd;  /* read: the parent has written the id maps */
 	int fd_sock;  /* write: listeners to the parent */
 	int err_fd;   /* write: start-up failures */
-	int done_fd;  /* write, init only: the command's status once the run is over */
 	/* Under the create guard's supervisor (lnx_super.c): the notifying
 	 * filter to install last, and where its listener goes; -1 else. */
 	int notify_sock;

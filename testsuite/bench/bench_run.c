@@ -11,14 +11,13 @@
  * command's (the anchor): d_median_ms=… d_p90_ms=…. WARMUP rounds (default
  * 0) run first and are not counted. GAP_MS (default 0) is a pause before
  * every run, as between the tool calls of an agent host: work a command
- * leaves to others after it exits (cagerun's cleaner, lnx_detach.h) then
- * does not fall on the next run.
+ * leaves behind when it exits (the kernel's teardown of its namespaces,
+ * say) then does not fall on the next run.
  *
  * Wall time from CLOCK_MONOTONIC around fork..wait4; peak memory and CPU
  * time (user + system) from wait4's rusage, which covers the child and
  * every descendant it reaped (for cagerun: the sandbox's init and, through
- * it, the command; not what runs after cagerun exits: init's exit, its
- * cleaner). CPU time is what load from elsewhere inflates least,
+ * it, the command). CPU time is what load from elsewhere inflates least,
  * so it is the better measure of a change on a shared machine. Any
  * failing run aborts the measurement (a benchmark of a command that fails
  * measures nothing).
