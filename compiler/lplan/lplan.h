@@ -159,6 +159,11 @@ struct lplan_answer {
 };
 bool lplan_query(struct arena *a, const struct lplan *plan, uint32_t access, const char *path,
 		 struct lplan_answer *ans);
+/* The accesses (IR_A_* bits) that mean something for what is at a path,
+ * which the launch-time check compares: a directory is neither written
+ * nor run as a file, a symlink (its own path) is only made or removed,
+ * and a name that is not there only comes to be by creating it. */
+uint32_t lplan_meaningful(bool exists, bool is_dir, bool is_link);
 
 /* The launch-time check (lplan_check.c): an access the sandbox would
  * allow and the policy denies. */

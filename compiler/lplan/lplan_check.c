@@ -279,11 +279,9 @@ static void ck_found(struct ck_out *o, const char *path, uint32_t access,
 	o->n++;
 }
 
-/* The accesses that mean something for what is at the path: a directory
- * is neither written nor run as a file, and a dangling symlink (kept as
- * the link's own path) leads to nothing to read, write or run. A name
- * that is not there only comes to be by creating it. */
-static uint32_t ck_meaningful(bool exists, bool is_dir, bool is_link)
+/* A dangling symlink is kept as the link's own path: it leads to nothing
+ * to read, write or run. */
+uint32_t lplan_meaningful(bool exists, bool is_dir, bool is_link)
 {
 	if (!exists)
 		return IR_A_CREATE;
@@ -337,8 +335,8 @@ static void ck_sandbox(struct arena *a, const struct lplan *plan, const char *pa
 {
 	/* A name that is not there may be created, and is then there: what
 	 * may be done to it must hold too. */
-	uint32_t ask = ck_meaningful(exists, is_dir, is_link);
-	uint32_t then = exists ? 0 : ck_meaningful(true, false, false);
+	uint32_t ask = lplan_meaningful(exists, is_dir, is_link);
+	uint32_t then = exists ? 0 : lplan_meaningful(true, false, false);
 	uint32_t want = (ask | then) & cp->denied;
 	if (then & cp->denied)
 		want |= IR_A_CREATE;

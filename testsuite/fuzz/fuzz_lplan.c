@@ -119,20 +119,26 @@ static bool mounted_below(const struct lplan *plan, const char *path)
 	return false;
 }
 
-/* An access the plan allows must be one the policy allows. Creating is
- * judged only where nothing is, everything else only where something is:
- * an existing name cannot be made again before it is deleted (and
- * deleting is judged on its own), and nothing can be read, written, run
- * or deleted at a missing name before it is made (the create guard's
- * part, which lplan_query includes). */
+/* An access the plan allows must be one the policy allows, among the
+ * accesses that mean something for what is at the path, as the launch's
+ * check has them (lplan_meaningful: a directory is not written or run,
+ * so a policy that denies writing the directory itself, as `deny write
+ * "{workspace}/"` does, is not widened by a plan that lets files below it
+ * be written). Creating is judged only where nothing is, everything else
+ * only where something is: an existing name cannot be made again before
+ * it is deleted (and deleting is judged on its own), and nothing can be
+ * read, written, run or deleted at a missing name before it is made (the
+ * create guard's part, which lplan_query includes). */
 static void judge(struct arena *a, const struct lplan *plan, const struct ir_profile *prof,
 		  const char *path)
 {
 	static const uint32_t bits[] = { IR_A_READ, IR_A_WRITE, IR_A_EXEC, IR_A_CREATE, IR_A_DELETE };
 	struct stat st;
 	bool exists = lstat(path, &st) == 0;
+	/* A symlink is judged through, as the command would use it. */
+	uint32_t meaningful = lplan_meaningful(exists, exists && S_ISDIR(st.st_mode), false);
 	for (size_t i = 0; i < sizeof bits / sizeof *bits; i++) {
-		if ((bits[i] == IR_A_CREATE) == exists)
+		if ((bits[i] == IR_A_CREATE) == exists || !(meaningful & bits[i]))
 			continue;
 		struct lplan_answer ans;
 		if (!lplan_query(a, plan, bits[i], path, &ans) || !ans.allowed)
