@@ -14,6 +14,13 @@
  *
  * Any failure is reported to cagerun, which exits 125: the command never
  * starts half-confined.
+ *
+ * lnx_exec_spawn runs these steps as posix_spawn runs its own: in a
+ * process that shares its parent's memory until the exec, on a stack of
+ * its own, while the parent waits. So nothing here may change memory the
+ * parent reads afterwards: the child works on a copy of its lnx_child,
+ * allocates nothing, and the one global it sets (environ, for execvp's
+ * search of the command's PATH) is put back by the parent.
  */
 #include "lnx_sandbox.h"
 #include "lnx_notify.h"
@@ -26,6 +33,8 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <termios.h>
@@ -175,4 +184,52 @@ _Noreturn void lnx_exec_main(struct lnx_child *c)
 	int e = errno;
 	snprintf(err, sizeof err, "%s: %s", s->argv[0], strerror(e));
 	lnx_child_fail(c, e == ENOENT ? 127 : 126, err);
+}
+
+static int spawn_main(void *arg)
+{
+	/* A copy in this process's own stack: lnx_exec_main changes fields. */
+	struct lnx_child c = *(const struct lnx_child *)arg;
+	lnx_exec_main(&c);
+}
+
+/* AddressSanitizer keeps its own record of each thread's stack and
+ * cannot follow one it did not make (it warns, and may report errors that
+ * are not there), so sanitizer builds fork instead: their tests check the
+ * steps, the gcc build's tests the spawn as well. */
+#if defined(__SANITIZE_ADDRESS__)
+#define LNX_SPAWN_FORKS 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define LNX_SPAWN_FORKS 1
+#endif
+#endif
+
+pid_t lnx_exec_spawn(const struct lnx_child *c)
+{
+#ifdef LNX_SPAWN_FORKS
+	pid_t child = fork();
+	if (child == 0)
+		spawn_main((void *)c);
+	return child;
+#endif
+	/* What the steps above need (err buffers, execvp's path buffer, a
+	 * script's argv), with room to spare; only the pages used are ever
+	 * faulted in. */
+	enum { SPAWN_STACK = 256 * 1024 };
+	void *stack = mmap(NULL, SPAWN_STACK, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	if (stack == MAP_FAILED)
+		return -1;
+	char **env = environ;
+	pid_t pid = clone(spawn_main, (char *)stack + SPAWN_STACK, CLONE_VM | CLONE_VFORK | SIGCHLD,
+			  (void *)c);
+	int e = errno; /* the child shares it too, until its exec */
+	environ = env;
+	/* The stack stays mapped: this process makes no other, and a sanitizer
+	 * build would find the child's frames still marked in its shadow of
+	 * memory reused at that address. */
+	if (pid < 0)
+		errno = e;
+	return pid;
 }

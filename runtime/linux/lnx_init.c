@@ -227,16 +227,15 @@ _Noreturn void lnx_init_main(struct lnx_child *c)
 		_exit(125);
 	close(c->sync_fd);
 	bool guarded = c->s->plan->nguards > 0;
-	pid_t cmd = fork();
+	/* The supervisor runs beside init, so it is a fork; the command
+	 * itself only needs memory until its exec. */
+	pid_t cmd = guarded ? fork() : lnx_exec_spawn(c);
 	if (cmd < 0) {
 		snprintf(err, sizeof err, "cannot fork the command: %s", strerror(errno));
 		lnx_child_fail(c, 125, err);
 	}
-	if (cmd == 0) {
-		if (guarded)
-			lnx_super_main(c);
-		lnx_exec_main(c);
-	}
+	if (cmd == 0)
+		lnx_super_main(c);
 	close(c->err_fd);
 	/* Others in the sandbox (same user) must not inspect or trace init,
 	 * which still holds capabilities in the sandbox's user namespace. */

@@ -122,6 +122,13 @@ struct lnx_child {
 };
 _Noreturn void lnx_init_main(struct lnx_child *c);
 _Noreturn void lnx_exec_main(struct lnx_child *c);
+/* Starts lnx_exec_main(c) in a new process that shares the caller's
+ * memory until it execs (or fails): the caller waits meanwhile, and no
+ * page is copied, as a fork would copy every page either side writes.
+ * Not where the caller must answer a filter that watches the command's
+ * steps (the supervisor observing): it would wait for itself. Returns
+ * its pid, or -1 with errno (no process was made). */
+pid_t lnx_exec_spawn(const struct lnx_child *c);
 /* The supervisor between init and the command when the plan has guards:
  * forks the command, serves the create guard, exits with its status. */
 _Noreturn void lnx_super_main(struct lnx_child *c);

@@ -169,22 +169,24 @@ _Noreturn void lnx_super_main(struct lnx_child *c)
 	if (!lnx_exec_landlock(s, &ruleset, err, sizeof err))
 		lnx_child_fail(c, 125, err);
 	prctl(PR_SET_DUMPABLE, 0);
-	pid_t cmd = fork();
+	/* What the supervisor holds beside (sp[0], sig_fd, status_sock) is
+	 * close-on-exec: the command never has it. */
+	struct lnx_child cc = *c;
+	cc.notify_sock = sp[1];
+	cc.notify_insns = insns;
+	cc.notify_len = len;
+	cc.ruleset_fd = ruleset;
+	/* Observing too (--log-denials), the filter the command installs
+	 * watches its own exec, which this process must answer: it goes on
+	 * running beside the command, so it forks. Else the command's steps
+	 * up to the exec make no call the guard watches, and it is spawned. */
+	pid_t cmd = s->guard_observe ? fork() : lnx_exec_spawn(&cc);
 	if (cmd < 0) {
 		snprintf(err, sizeof err, "cannot fork the command: %s", strerror(errno));
 		lnx_child_fail(c, 125, err);
 	}
-	if (cmd == 0) {
-		close(sp[0]);
-		close(sig_fd);
-		if (status_sock >= 0)
-			close(status_sock);
-		c->notify_sock = sp[1];
-		c->notify_insns = insns;
-		c->notify_len = len;
-		c->ruleset_fd = ruleset;
-		lnx_exec_main(c);
-	}
+	if (cmd == 0)
+		lnx_exec_main(&cc);
 	close(ruleset);
 	/* The command reports its own start-up failures; cagerun must see
 	 * the pipe close when it execs. */
