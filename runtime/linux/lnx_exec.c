@@ -212,7 +212,7 @@ pid_t lnx_exec_spawn(const struct lnx_child *c)
 	if (child == 0)
 		spawn_main((void *)c);
 	return child;
-#endif
+#else
 	/* What the steps above need (err buffers, execvp's path buffer, a
 	 * script's argv), with room to spare; only the pages used are ever
 	 * faulted in. */
@@ -226,10 +226,10 @@ pid_t lnx_exec_spawn(const struct lnx_child *c)
 			  (void *)c);
 	int e = errno; /* the child shares it too, until its exec */
 	environ = env;
-	/* The stack stays mapped: this process makes no other, and a sanitizer
-	 * build would find the child's frames still marked in its shadow of
-	 * memory reused at that address. */
+	/* Back here, the child has exec'd or exited: its stack is unused. */
+	munmap(stack, SPAWN_STACK);
 	if (pid < 0)
 		errno = e;
 	return pid;
+#endif
 }

@@ -130,7 +130,7 @@ _Noreturn void lnx_exec_main(struct lnx_child *c);
  * its pid, or -1 with errno (no process was made). */
 pid_t lnx_exec_spawn(const struct lnx_child *c);
 /* The supervisor between init and the command when the plan has guards:
- * forks the command, serves the create guard, exits with its status. */
+ * starts the command, serves the create guard, exits with its status. */
 _Noreturn void lnx_super_main(struct lnx_child *c);
 /* The command's lock-down steps, shared with the supervisor, which takes
  * the same privileges and Landlock rules as the command. */
