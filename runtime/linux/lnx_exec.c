@@ -20,7 +20,11 @@
  * its own, while the parent waits. So nothing here may change memory the
  * parent reads afterwards: the child works on a copy of its lnx_child,
  * allocates nothing, and the one global it sets (environ, for execvp's
- * search of the command's PATH) is put back by the parent.
+ * search of the command's PATH) is put back by the parent. No signal
+ * handler can run in it on that memory: init and the supervisor install
+ * none (their dispositions are cagerun's at the clone, default or
+ * ignored), and the signals they take stay blocked until step 1 has set
+ * every one back to its default.
  */
 #include "lnx_sandbox.h"
 #include "lnx_notify.h"
