@@ -160,17 +160,19 @@ profile p {
 }
 CAGE
 printf '127.0.0.1 lookup.test\n' >"$tmp/hosts"
+# with_hosts COMMAND...: execs COMMAND with $tmp/hosts as /etc/hosts; run
+# it in a subshell. It execs (unshare, then the command) so that a
+# background job started with it is the command itself: stop (and the
+# cleanup at exit) then ends the proxy, not a subshell that leaves it
+# running.
 with_hosts() {
-	unshare -rm sh -c 'mount --bind "$1" /etc/hosts && shift && exec "$@"' sh "$tmp/hosts" "$@"
+	exec unshare -rm sh -c 'mount --bind "$1" /etc/hosts && shift && exec "$@"' sh "$tmp/hosts" "$@"
 }
 lookup_proxy() { # lookup_proxy NAME CAGERUN
-	# exec: the background job is the proxy itself, so that stop (and the
-	# cleanup at exit) ends the proxy, not a subshell that leaves it running
-	(exec unshare -rm sh -c 'mount --bind "$1" /etc/hosts && shift && exec "$@"' sh \
-		"$tmp/hosts" "$2" --proxy-only -p "$tmp/l.cage") >"$tmp/$1.out" 2>"$tmp/$1.err" &
+	(with_hosts "$2" --proxy-only -p "$tmp/l.cage") >"$tmp/$1.out" 2>"$tmp/$1.err" &
 	started "$1"
 }
-if ! with_hosts sh -c 'grep -q lookup.test /etc/hosts' 2>/dev/null; then
+if ! (with_hosts sh -c 'grep -q lookup.test /etc/hosts') 2>/dev/null; then
 	echo "note: no user namespace with a mount of /etc/hosts here; name lookups not tested"
 else
 	lookup_proxy lk "$cagerun"
