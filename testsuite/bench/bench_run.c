@@ -105,9 +105,13 @@ static int br_split(char **argv, struct br_cmd *cmds)
 int main(int argc, char **argv)
 {
 	int warm = 0, gap_ms = 0, ai = 1;
-	while (argc > ai + 1 && (!strcmp(argv[ai], "-w") || !strcmp(argv[ai], "-g"))) {
-		*(argv[ai][1] == 'w' ? &warm : &gap_ms) = atoi(argv[ai + 1]);
-		ai += 2;
+	for (; argc > ai + 1; ai += 2) {
+		if (!strcmp(argv[ai], "-w"))
+			warm = atoi(argv[ai + 1]);
+		else if (!strcmp(argv[ai], "-g"))
+			gap_ms = atoi(argv[ai + 1]);
+		else
+			break;
 	}
 	struct br_cmd cmds[BR_MAX_CMDS];
 	memset(cmds, 0, sizeof cmds);
