@@ -8,8 +8,8 @@
  *      can regain a privilege, not even by exec'ing a setuid program;
  *   3. Landlock: the plan's grants plus this run's private directories;
  *   4. seccomp, last, since it refuses calls the steps before still make
- *      (under the create guard's supervisor, then its notifying filter,
- *      whose listener goes to the supervisor);
+ *      (under the create guard, then its notifying filter, whose
+ *      listener goes to init, the guard's supervisor);
  *   5. every descriptor past stderr marked close-on-exec, then execvp.
  *
  * Any failure is reported to cagerun, which exits 125: the command never
@@ -21,10 +21,10 @@
  * parent reads afterwards: the child works on a copy of its lnx_child,
  * allocates nothing, and the one global it sets (environ, for execvp's
  * search of the command's PATH) is put back by the parent. No signal
- * handler can run in it on that memory: init and the supervisor install
- * none (their dispositions are cagerun's at the clone, default or
- * ignored), and the signals they take stay blocked until step 1 has set
- * every one back to its default.
+ * handler can run in it on that memory: init installs none (its
+ * dispositions are cagerun's at the clone, default or ignored), and the
+ * signals it takes stay blocked until step 1 has set every one back to
+ * its default.
  */
 #include "lnx_sandbox.h"
 #include "lnx_notify.h"
@@ -142,12 +142,12 @@ _Noreturn void lnx_exec_main(struct lnx_child *c)
 	 * its own for the proxy), lowered by the policy's `limit files`. */
 	if (!lnx_limits_apply_rlimits(s->nproc, &s->nofile, err, sizeof err))
 		lnx_child_fail(c, 125, err);
-	/* Under the supervisor, privileges are already gone (it dropped them
-	 * before forking us, and securebits cannot be set again without
-	 * them); Landlock is applied once more, a layer below the
-	 * supervisor's, which keeps the command from tracing it: the very
-	 * ruleset the supervisor built and enforced on itself, so the same
-	 * rules without opening every granted path again. */
+	/* Under the guard, privileges are already gone (init dropped them
+	 * before starting us, and securebits cannot be set again without
+	 * them); Landlock is applied once more, a layer below init's, which
+	 * keeps the command from tracing it: the very ruleset init built and
+	 * enforced on itself, so the same rules without opening every
+	 * granted path again. */
 	if (c->notify_sock < 0 && !lnx_exec_drop_privileges(err, sizeof err))
 		lnx_child_fail(c, 125, err);
 	if (c->ruleset_fd >= 0) {

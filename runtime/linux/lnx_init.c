@@ -1,10 +1,12 @@
 /*
  * lnx_init.c - process 1 of the sandbox's PID namespace. It builds the
  * mount view and the loopback listeners while it still holds capabilities
- * in its user namespace, forks the command, then only forwards signals and
- * reaps. When the command exits it ends every process left in the
- * namespace (daemons, orphans) before exiting itself with the command's
- * status, so nothing outlives a run.
+ * in its user namespace, starts the command, then forwards signals and
+ * reaps; when the plan has guards, it gives up its capabilities before the
+ * command starts and serves the create guard as well (lnx_super.c). When
+ * the command exits it ends every process left in the namespace (daemons,
+ * orphans) before exiting itself with the command's status, so nothing
+ * outlives a run.
  */
 #include "lnx_sandbox.h"
 
@@ -23,6 +25,7 @@
 
 #include "lnx_limits.h"
 #include "lnx_mount.h"
+#include "lnx_super.h"
 
 _Noreturn void lnx_child_fail(struct lnx_child *c, int code, const char *msg)
 {
@@ -149,8 +152,20 @@ static void report_tmp_full(const struct lnx_spec *s)
 				"there failed with ENOSPC\n", s->tmp_text);
 }
 
+/* The command is done: nothing it started may go on running. */
+static _Noreturn void end_run(const struct lnx_spec *s, int code, struct lnx_super *guard)
+{
+	kill(-1, SIGKILL);
+	if (guard)
+		lnx_super_report(s, guard);
+	report_tmp_full(s);
+	while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
+		;
+	_exit(code);
+}
+
 /* Forward signals to the command's process group, reap everything. */
-static _Noreturn void supervise(const struct lnx_spec *s, pid_t cmd, bool guarded)
+static _Noreturn void supervise(const struct lnx_spec *s, pid_t cmd)
 {
 	sigset_t ss;
 	lnx_block_forwarded(&ss);
@@ -167,26 +182,11 @@ static _Noreturn void supervise(const struct lnx_spec *s, pid_t cmd, bool guarde
 		int st;
 		pid_t p;
 		while ((p = waitpid(-1, &st, WNOHANG)) > 0) {
-			if (p != cmd)
-				continue;
-			code = lnx_status_code(st);
-			/* The supervisor exits with the command's status; killed,
-			 * it leaves the command's creating calls failing (ENOSYS)
-			 * and the run is stopped here. */
-			if (guarded && WIFSIGNALED(st)) {
-				fprintf(stderr, "cagerun: the create guard's supervisor was killed "
-						"(signal %d); the sandbox was stopped\n",
-					WTERMSIG(st));
-				code = 125;
-			}
+			if (p == cmd)
+				code = lnx_status_code(st);
 		}
 	}
-	/* The command is done: nothing it started may go on running. */
-	kill(-1, SIGKILL);
-	report_tmp_full(s);
-	while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
-		;
-	_exit(code);
+	end_run(s, code, NULL);
 }
 
 _Noreturn void lnx_init_main(struct lnx_child *c)
@@ -221,24 +221,29 @@ _Noreturn void lnx_init_main(struct lnx_child *c)
 		make_listeners(c);
 	close(c->fd_sock);
 	c->fd_sock = -1;
+	/* With guards, init locks itself in now, while cagerun readies the
+	 * proxy: what it does for the command from then on is bounded like
+	 * the command. */
+	struct lnx_super guard;
+	bool guarded = c->s->plan->nguards > 0;
+	if (guarded)
+		lnx_super_prepare(c, &guard);
 	/* The command starts only when cagerun says everything outside is
 	 * ready; if cagerun fails first, it kills us before this returns. */
 	if (read(c->sync_fd, &go, 1) != 1 || go != 'r')
 		_exit(125);
 	close(c->sync_fd);
-	bool guarded = c->s->plan->nguards > 0;
-	/* The supervisor runs beside init, so it is a fork; the command
-	 * itself only needs memory until its exec. */
-	pid_t cmd = guarded ? fork() : lnx_exec_spawn(c);
+	if (guarded)
+		end_run(c->s, lnx_super_serve(c, &guard), &guard);
+	/* The command only needs memory until its exec. */
+	pid_t cmd = lnx_exec_spawn(c);
 	if (cmd < 0) {
 		snprintf(err, sizeof err, "cannot fork the command: %s", strerror(errno));
 		lnx_child_fail(c, 125, err);
 	}
-	if (cmd == 0)
-		lnx_super_main(c);
 	close(c->err_fd);
 	/* Others in the sandbox (same user) must not inspect or trace init,
 	 * which still holds capabilities in the sandbox's user namespace. */
 	prctl(PR_SET_DUMPABLE, 0);
-	supervise(c->s, cmd, guarded);
+	supervise(c->s, cmd);
 }

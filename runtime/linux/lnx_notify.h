@@ -156,7 +156,8 @@ int lnx_notify_status(struct lnx_notify_call *c);
  * reading /proc (lnx_super.c). */
 int lnx_notify_status_reader(int abi, pid_t *pid, char *err, size_t errlen);
 /* Makes lnx_notify_status ask the reader on `sock` (owned by nt from
- * then on) instead of opening /proc itself. */
+ * then on) instead of opening /proc itself; -1 closes the one it has,
+ * which ends the reader. */
 void lnx_notify_use_status_reader(struct lnx_notify *nt, int sock);
 /* A duplicate of the tracee's descriptor fd (close-on-exec). -errno on failure. */
 int lnx_notify_tracee_fd(struct lnx_notify_call *c, int fd);

@@ -254,9 +254,15 @@ static bool on_signal(void *ctx)
 				continue;
 			r->sb.init = -1;
 			r->exited = true;
-			r->status = WIFEXITED(st) ? WEXITSTATUS(st)
-				    : WIFSIGNALED(st) ? 128 + WTERMSIG(st)
-						      : RUN_SETUP_FAILED;
+			r->status = WIFEXITED(st) ? WEXITSTATUS(st) : RUN_SETUP_FAILED;
+			/* Init exits with the command's status, a signal's as
+			 * 128+N: killed itself (from outside, since no process of
+			 * the sandbox can), it took every process of the sandbox
+			 * with it, and the create guard it served. */
+			if (WIFSIGNALED(st))
+				fprintf(stderr, "cagerun: the sandbox's init was killed (signal %d); "
+						"the sandbox was stopped\n",
+					WTERMSIG(st));
 		}
 	}
 	return r->exited;

@@ -4,10 +4,12 @@
  * cagerun (the parent, outside) clones an init process into new user,
  * mount, PID, IPC and (in enforce mode) network namespaces. The init
  * process builds the mount view, creates the loopback listeners that are
- * the sandbox's only way out and hands them to the parent, then forks the
+ * the sandbox's only way out and hands them to the parent, then starts the
  * command, which locks itself in (no_new_privs, no capabilities, Landlock,
- * seccomp) and execs. When the command exits, init ends every process left
- * in the namespace and exits with the command's status.
+ * seccomp) and execs; when the plan has guards, init first locks itself in
+ * the same way and serves the create guard (lnx_super.h). When the command
+ * exits, init ends every process left in the namespace and exits with the
+ * command's status.
  */
 #ifndef CAGE_LNX_SANDBOX_H
 #define CAGE_LNX_SANDBOX_H
@@ -110,12 +112,12 @@ struct lnx_child {
 	int sync_fd;  /* read: the parent has written the id maps */
 	int fd_sock;  /* write: listeners to the parent */
 	int err_fd;   /* write: start-up failures */
-	/* Under the create guard's supervisor (lnx_super.c): the notifying
-	 * filter to install last, and where its listener goes; -1 else. */
+	/* Under the create guard (lnx_super.c): the notifying filter to
+	 * install last, and where its listener goes to init; -1 else. */
 	int notify_sock;
 	const struct sock_filter *notify_insns;
 	unsigned short notify_len;
-	/* Under the supervisor: the Landlock ruleset it enforced on itself,
+	/* Under the guard: the Landlock ruleset init enforced on itself,
 	 * which the command enforces once more (lnx_landlock_restrict); -1
 	 * else, and the command builds its own. */
 	int ruleset_fd;
@@ -126,14 +128,12 @@ _Noreturn void lnx_exec_main(struct lnx_child *c);
  * memory until it execs (or fails): the caller waits meanwhile, and no
  * page is copied, as a fork would copy every page either side writes.
  * Not where the caller must answer a filter that watches the command's
- * steps (the supervisor observing): it would wait for itself. Returns
+ * steps (init observing for the guard): it would wait for itself. Returns
  * its pid, or -1 with errno (no process was made). */
 pid_t lnx_exec_spawn(const struct lnx_child *c);
-/* The supervisor between init and the command when the plan has guards:
- * starts the command, serves the create guard, exits with its status. */
-_Noreturn void lnx_super_main(struct lnx_child *c);
-/* The command's lock-down steps, shared with the supervisor, which takes
- * the same privileges and Landlock rules as the command. */
+/* The command's lock-down steps, shared with init when it runs the create
+ * guard (lnx_super.h), which takes the same privileges and Landlock rules
+ * as the command. */
 bool lnx_exec_drop_privileges(char *err, size_t errlen);
 /* Builds the ruleset (the plan's grants and the run's private folders) and
  * enforces it; with `keep`, the ruleset stays open there for a child to
@@ -141,7 +141,7 @@ bool lnx_exec_drop_privileges(char *err, size_t errlen);
 bool lnx_exec_landlock(const struct lnx_spec *s, int *keep, char *err, size_t errlen);
 /* A wait status as an exit status: the code, or 128+N for signal N. */
 int lnx_status_code(int st);
-/* Blocks the signals init and the supervisor forward (and SIGCHLD). */
+/* Blocks the signals init forwards (and SIGCHLD). */
 void lnx_block_forwarded(sigset_t *ss);
 /* Reports a start-up failure to the parent and exits with `code`. */
 _Noreturn void lnx_child_fail(struct lnx_child *c, int code, const char *msg);

@@ -1,32 +1,33 @@
 /*
- * lnx_super.c - the supervisor that runs the create guard, between init
- * and the command when the plan has guards (lplan_guard in lplan.h).
+ * lnx_super.c - the create guard's supervisor (lplan_guard in lplan.h),
+ * which is the sandbox's init itself when the plan has guards: no process
+ * stands between init and the command.
  *
  * Why it is built this way (docs/security-model.md, "The create guard"):
  *
- * - It is forked by init after the mounts, so it sees the sandbox's mount
- *   namespace and /proc; it drops every privilege and applies the very
+ * - Init sets it up after the mounts, before cagerun lets the command
+ *   start, so it sees the sandbox's mount namespace and /proc; it then
+ *   drops every privilege it held for the mounts and applies the very
  *   Landlock rules of the command, so what it does for the command is
- *   bounded exactly like the command.
- * - It forks the command, which applies the rules once more: its Landlock
- *   domain is then nested below the supervisor's, and Landlock forbids a
- *   process to trace, read or (ABI 6) signal one in an enclosing domain.
- *   It also marks itself non-dumpable.
- * - It is the command's parent and a child subreaper, so every process of
- *   the command stays its descendant (pidfd_getfd and reading a process's
- *   memory need ptrace rights, which Yama may limit to ancestors).
- * - It lives in a process group of its own, so a `kill 0` in the command
- *   does not reach it; it forwards the signals init forwards to it to the
- *   command's group.
- * - If it dies, the kernel fails every notified call with ENOSYS (the
- *   command cannot create anything then) and init, seeing its supervisor
- *   child killed, stops the run and says so: closed, never open.
+ *   bounded exactly like the command. Nothing of init needs a privilege
+ *   after the mounts.
+ * - It starts the command, which applies the rules once more: its Landlock
+ *   domain is then nested below init's, and Landlock forbids a process to
+ *   trace, read or (ABI 6) signal one in an enclosing domain. Init is also
+ *   non-dumpable, and SIGKILL and SIGSTOP sent from inside its PID
+ *   namespace never reach a namespace's init anyway.
+ * - As process 1 of the namespace it is the command's parent and every
+ *   orphan's, so every process of the command stays its descendant
+ *   (pidfd_getfd and reading a process's memory need ptrace rights, which
+ *   Yama may limit to ancestors).
+ * - If it dies, the kernel ends every process of its PID namespace, and
+ *   cagerun, seeing init killed, says so and exits 125: closed, never
+ *   open. An error on the listener stops the run the same way.
  *
- * It exits with the command's status when the command exits, after
- * printing the names it refused (unless --quiet); init then ends whatever
- * the command left running.
+ * When the command exits, init ends whatever it left running, prints the
+ * names the guard refused (unless --quiet) and exits with its status.
  */
-#include "lnx_sandbox.h"
+#include "lnx_super.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -107,7 +108,8 @@ static int serve(struct lnx_notify *nt, int sig_fd, pid_t cmd)
 	}
 }
 
-_Noreturn void lnx_super_main(struct lnx_child *c)
+
+void lnx_super_prepare(struct lnx_child *c, struct lnx_super *sv)
 {
 	const struct lnx_spec *s = c->s;
 	char err[600];
@@ -115,11 +117,14 @@ _Noreturn void lnx_super_main(struct lnx_child *c)
 	lnx_block_forwarded(&ss);
 	/* Its report at exit must not stop it (a background group writing to
 	 * a terminal with tostop) or kill it (a closed pipe): either would
-	 * look like, or be, a supervisor that never ends the run cleanly. The
+	 * look like, or be, an init that never ends the run cleanly. The
 	 * command sets every signal back to default before it execs. */
 	signal(SIGTTOU, SIG_IGN);
 	signal(SIGPIPE, SIG_IGN);
-	int sig_fd = signalfd(-1, &ss, SFD_CLOEXEC | SFD_NONBLOCK);
+	sv->sig_fd = signalfd(-1, &ss, SFD_CLOEXEC | SFD_NONBLOCK);
+	sv->nt = NULL;
+	sv->status_sock = -1;
+	sv->ruleset = -1;
 	struct lnx_notify_rule rules[LNX_NOTIFY_MAX_RULES];
 	size_t nrules = 0;
 	if (s->guard_observe) {
@@ -143,14 +148,21 @@ _Noreturn void lnx_super_main(struct lnx_child *c)
 	} else {
 		nrules = lnx_guard_rules(rules, LNX_NOTIFY_MAX_RULES);
 	}
-	struct sock_filter insns[LNX_NOTIFY_MAX_INSNS];
-	unsigned short len = lnx_notify_filter(rules, nrules, insns);
-	struct lnx_guard *g = lnx_guard_new(s->plan, s->links_ok, s->guard_seen);
-	int sp[2];
-	if (sig_fd < 0 || !len || !g || setpgid(0, 0) != 0 ||
-	    prctl(PR_SET_CHILD_SUBREAPER, 1) != 0 ||
-	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) != 0) {
+	sv->len = lnx_notify_filter(rules, nrules, sv->insns);
+	sv->g = lnx_guard_new(s->plan, s->links_ok, s->guard_seen);
+	if (sv->sig_fd < 0 || !sv->len || !sv->g ||
+	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv->sp) != 0) {
 		snprintf(err, sizeof err, "cannot start the create guard: %s", strerror(errno));
+		lnx_child_fail(c, 125, err);
+	}
+	/* Dropping capabilities clears the parent-death signal: set again,
+	 * it covers cagerun's death from here on, and the read of `r` that
+	 * follows sees one that came before (cagerun alone holds the other
+	 * end of that pipe). */
+	if (!lnx_exec_drop_privileges(err, sizeof err))
+		lnx_child_fail(c, 125, err);
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) {
+		snprintf(err, sizeof err, "cannot set the parent-death signal: %s", strerror(errno));
 		lnx_child_fail(c, 125, err);
 	}
 	/* Its own needs do not depend on the policy: /proc/TID/status of the
@@ -158,24 +170,27 @@ _Noreturn void lnx_super_main(struct lnx_child *c)
 	 * rules are applied here, confined to reading /proc; unless those
 	 * rules let read it anyway, when the reader would only cost a
 	 * process. */
-	if (!lnx_exec_drop_privileges(err, sizeof err))
-		lnx_child_fail(c, 125, err);
-	pid_t reader = -1;
-	int status_sock = -1;
+	pid_t reader;
 	if (!plan_reads_proc(s->plan) &&
-	    (status_sock = lnx_notify_status_reader(s->landlock_abi, &reader, err, sizeof err)) < 0)
+	    (sv->status_sock = lnx_notify_status_reader(s->landlock_abi, &reader, err,
+							 sizeof err)) < 0)
 		lnx_child_fail(c, 125, err);
-	int ruleset = -1;
-	if (!lnx_exec_landlock(s, &ruleset, err, sizeof err))
+	if (!lnx_exec_landlock(s, &sv->ruleset, err, sizeof err))
 		lnx_child_fail(c, 125, err);
 	prctl(PR_SET_DUMPABLE, 0);
-	/* What the supervisor holds beside (sp[0], sig_fd, status_sock) is
+}
+
+int lnx_super_serve(struct lnx_child *c, struct lnx_super *sv)
+{
+	const struct lnx_spec *s = c->s;
+	char err[600];
+	/* What init holds beside (sp[0], sig_fd, status_sock) is
 	 * close-on-exec: the command never has it. */
 	struct lnx_child cc = *c;
-	cc.notify_sock = sp[1];
-	cc.notify_insns = insns;
-	cc.notify_len = len;
-	cc.ruleset_fd = ruleset;
+	cc.notify_sock = sv->sp[1];
+	cc.notify_insns = sv->insns;
+	cc.notify_len = sv->len;
+	cc.ruleset_fd = sv->ruleset;
 	/* Observing too (--log-denials), the filter the command installs
 	 * watches its own exec, which this process must answer: it goes on
 	 * running beside the command, so it forks. Else the command's steps
@@ -187,46 +202,54 @@ _Noreturn void lnx_super_main(struct lnx_child *c)
 	}
 	if (cmd == 0)
 		lnx_exec_main(&cc);
-	close(ruleset);
+	close(sv->ruleset);
+	sv->ruleset = -1;
 	/* The command reports its own start-up failures; cagerun must see
 	 * the pipe close when it execs. */
 	close(c->err_fd);
-	close(sp[1]);
-	int l = lnx_notify_recv_fd(sp[0]);
-	close(sp[0]);
-	int code;
+	c->err_fd = -1;
+	close(sv->sp[1]);
+	int l = lnx_notify_recv_fd(sv->sp[0]);
+	close(sv->sp[0]);
 	if (l < 0) {
 		/* The command failed before handing over its listener (and
 		 * said why): nothing to serve. */
 		int st;
 		while (waitpid(cmd, &st, 0) < 0 && errno == EINTR)
 			;
-		code = lnx_status_code(st);
-	} else {
-		struct lnx_notify *nt = lnx_notify_new(l);
-		if (nt && status_sock >= 0)
-			lnx_notify_use_status_reader(nt, status_sock);
-		if (!nt || !(s->guard_observe ? lnx_guard_attach_all_opens(g, nt)
-					      : lnx_guard_attach(g, nt)) ||
-		    (s->guard_observe && !lnx_observer_attach(nt, s->guard_observe, 0)))
-			super_fail(cmd, "cannot set up the notification loop");
-		/* Before the first call is answered: the command waits on its
-		 * first notified call until serve() reads it. */
-		if (s->guard_seen)
-			__atomic_store_n(&s->guard_seen->serving, 1, __ATOMIC_SEQ_CST);
-		code = serve(nt, sig_fd, cmd);
+		return lnx_status_code(st);
 	}
-	/* The command is gone: the reader has nothing left to read, and
-	 * ending it now lets its exit run beside the report below instead
-	 * of after this process's (init waits for both). */
-	if (reader > 0)
-		kill(reader, SIGKILL);
+	struct lnx_notify *nt = sv->nt = lnx_notify_new(l);
+	if (nt && sv->status_sock >= 0) {
+		lnx_notify_use_status_reader(nt, sv->status_sock); /* it owns it now */
+		sv->status_sock = -1;
+	}
+	if (!nt || !(s->guard_observe ? lnx_guard_attach_all_opens(sv->g, nt)
+				      : lnx_guard_attach(sv->g, nt)) ||
+	    (s->guard_observe && !lnx_observer_attach(nt, s->guard_observe, 0)))
+		super_fail(cmd, "cannot set up the notification loop");
+	/* Before the first call is answered: the command waits on its first
+	 * notified call until serve() reads it. */
+	if (s->guard_seen)
+		__atomic_store_n(&s->guard_seen->serving, 1, __ATOMIC_SEQ_CST);
+	return serve(nt, sv->sig_fd, cmd);
+}
+
+void lnx_super_report(const struct lnx_spec *s, struct lnx_super *sv)
+{
+	/* The reader has nothing left to read: it ends when its socket
+	 * closes (it is in a Landlock domain of its own, which init's
+	 * signals do not reach), so its exit runs beside the report. */
+	if (sv->nt)
+		lnx_notify_use_status_reader(sv->nt, -1);
+	else if (sv->status_sock >= 0)
+		close(sv->status_sock);
+	sv->status_sock = -1;
 	if (!s->quiet)
-		lnx_guard_report(g, stderr);
+		lnx_guard_report(sv->g, stderr);
 	if (s->guard_observe && !s->quiet && s->guard_observe->recorded) {
 		fprintf(stderr, "cagerun: paths the policy denied:\n");
 		mon_sink_print(s->guard_observe, stderr, "cagerun:   ");
 	}
 	fflush(stderr);
-	_exit(code);
 }

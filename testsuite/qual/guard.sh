@@ -272,15 +272,14 @@ attack noproc-proc-stays-denied '' 'cat /proc/self/status > st' 'test -s st'
 POLICY=$POLICY_MAIN
 
 # ---- fail closed: the supervisor killed from outside ---------------------
-# cagerun -> init -> supervisor -> command: the control lets the command
-# finish (status 0); then the supervisor is killed while the command runs,
+# cagerun -> init (which serves the guard) -> command: the control lets the
+# command finish (status 0); then init is killed while the command runs,
 # and the run must stop with 125 and say why.
 #
-# The supervisor is found by its place in that chain, read from
-# /proc/PID/status (Name, Pid, PPid; readable for every process of the
-# user): a child of this cagerun named cagerun (init), its child named
-# cagerun (the supervisor), whose child is the command's sh. All three must
-# be seen, in a bounded wait, before anything is killed; a supervisor that
+# Init is found by its place in that chain, read from /proc/PID/status
+# (Name, Pid, PPid; readable for every process of the user): a child of
+# this cagerun named cagerun, whose child is the command's sh. Both must
+# be seen, in a bounded wait, before anything is killed; an init that
 # cannot be identified or signalled fails the case instead of letting the
 # command finish.
 proc_table() {
@@ -302,8 +301,7 @@ sup_case() {
 		while [ $i -lt 200 ]; do
 			if grep -q '^guard-started$' "$OUT" 2>/dev/null; then
 				t=$(proc_table)
-				init=$(child_named "$t" $run cagerun)
-				s=$(child_named "$t" "${init:-none}" cagerun)
+				s=$(child_named "$t" $run cagerun)
 				if [ -n "$s" ] && [ -n "$(child_named "$t" "$s" sh)" ]; then
 					sup=$s
 					break
@@ -313,7 +311,7 @@ sup_case() {
 			i=$((i + 1))
 		done
 		if [ -z "$sup" ]; then
-			SUP_WHY="the supervisor (cagerun -> init -> supervisor -> sh) was not found"
+			SUP_WHY="the supervisor (cagerun -> init -> sh) was not found"
 		elif ! kill -KILL "$sup"; then
 			SUP_WHY="cannot signal the supervisor $sup"
 		fi
@@ -332,7 +330,7 @@ else
 		fail supervisor-killed "status $RC, expected 125"
 	elif [ -e "$WS/after" ]; then
 		fail supervisor-killed "the command went on after its supervisor died"
-	elif ! grep -q "supervisor was killed" "$OUT"; then
+	elif ! grep -q "init was killed" "$OUT"; then
 		fail supervisor-killed "cagerun did not say why it stopped"
 	else
 		pass supervisor-killed
