@@ -91,7 +91,7 @@ struct lplan_port {
 /* A name the command must not create, where Landlock cannot say so: a
  * denied path missing inside a tree the command may create in (nothing
  * can be mounted on a missing name), or a glob that denies creating its
- * future matches. cagerun's create guard (runtime/linux/lnx_guard.c)
+ * future matches. cagerun's create guard (runtime/linux/guard/lnx_guard.c)
  * refuses creating a name that the pattern matches and the policy denies
  * creating, and anything strictly above such a name but an empty
  * directory (see lplan_guard_denies). */

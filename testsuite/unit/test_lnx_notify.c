@@ -1,6 +1,6 @@
 /*
  * test_lnx_notify.c - the seccomp user-notification core
- * (runtime/linux/lnx_notify.c): a child installs a notifying filter and
+ * (runtime/linux/guard/lnx_notify.c): a child installs a notifying filter and
  * hands its listener over; the test answers its calls. Shows that only
  * the listed calls (for openat only with O_CREAT, or only without O_PATH
  * with LNX_NOTIFY_UNLESS) reach the

@@ -1,6 +1,6 @@
 /*
  * test_lnx_seccomp.c - the sandbox's system-call filter (runtime/linux/
- * lnx_seccomp.c). Every refusal is shown twice in one forked child: first
+ * sandbox/lnx_seccomp.c). Every refusal is shown twice in one forked child: first
  * the call is made without the filter and must not fail with the filter's
  * errno (most succeed outright: we run as root with user namespaces), then
  * the filter is loaded and the same call must fail with it. Calls the

@@ -1,5 +1,5 @@
 /*
- * test_lnx_walk.c - the create guard's path walker (runtime/linux/
+ * test_lnx_walk.c - the create guard's path walker (runtime/linux/guard/
  * lnx_walk.c) against a fixture tree: it must land on the directory and
  * last name the kernel would, through ".", "..", symlinks (relative,
  * absolute, chained, looping), /proc/self and /proc/thread-self taken as
