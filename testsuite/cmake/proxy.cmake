@@ -5,7 +5,7 @@
 # Linux-only: it counts the proxy's descriptors in /proc/PID/fd, ties its
 # servers' lives to its own with PR_SET_PDEATHSIG and shares bench_net.c's
 # epoll servers. Everywhere else the proxy is tested in process
-# (unit/test_prx_server.c, portable).
+# (unit/proxy/test_prx_server.c, portable).
 add_executable(prx_testproxy ${CMAKE_CURRENT_SOURCE_DIR}/proxy/prx_testproxy.c)
 target_link_libraries(prx_testproxy PRIVATE cage)
 find_package(Threads REQUIRED)
@@ -55,7 +55,7 @@ if(NOT CAGE_PROXY_IS_PORTABLE)
       --portable --cagerun $<TARGET_FILE:cagerun_portable>)
     set_tests_properties(proxy/portable/cagerun PROPERTIES TIMEOUT 120)
   endif()
-  add_executable(test_prx_server_portable ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_prx_server.c
+  add_executable(test_prx_server_portable ${CMAKE_CURRENT_SOURCE_DIR}/unit/proxy/test_prx_server.c
     $<TARGET_OBJECTS:cage_prx_portable>)
   target_link_libraries(test_prx_server_portable PRIVATE cage cagetest PkgConfig::CRITERION)
   target_compile_definitions(test_prx_server_portable PRIVATE CAGE_PORTABLE_PROXY
