@@ -21,7 +21,9 @@
 # and its report at exit, which walk the workspace); GAP=MS pauses MS
 # milliseconds before every run (bench_run -g), as between an agent host's
 # tool calls, so that what a run leaves to be done after it exits does not
-# fall on the next one.
+# fall on the next one; JOBS=N starts N copies of each row at once
+# (bench_run -j), as an agent host running tool calls side by side does,
+# and times each copy from its start to its exit.
 # A row whose tool is missing or fails its trial run is skipped with the
 # reason; the benchmark never installs system packages itself.
 set -eu
@@ -126,9 +128,9 @@ srt_row
 
 echo "machine: $(nproc) cores, $(uname -r), load: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "cagerun: $("$cagerun" --version | head -n 1); bwrap: $(bwrap --version 2>/dev/null || echo none)"
-echo "workspace: git repository $ws with ${WS_FILES:-0} files; cwd = workspace; $runs interleaved rounds + 3 warm-up"
+echo "workspace: git repository $ws with ${WS_FILES:-0} files; cwd = workspace; $runs interleaved rounds + 3 warm-up, ${JOBS:-1} at a time"
 # shellcheck disable=SC2086 # rows is a word list built above
-"$build/testsuite/bench_run" -w 3 -g "${GAP:-0}" "$runs" -- ${rows# ::: } >"$tmp/out"
+"$build/testsuite/bench_run" -w 3 -g "${GAP:-0}" -j "${JOBS:-1}" "$runs" -- ${rows# ::: } >"$tmp/out"
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-20s %9s %9s %9s %10s %10s %9s %9s\n' what median p90 min "+median" "+p90" "rss" "cpu"
 paste "$tmp/names" "$tmp/out" | awk '
