@@ -17,6 +17,7 @@
 
 #include "parse_ctx.h"
 #include "load.h"
+#include "stdlib_ast.h"
 #include "stdlib_dir.h"
 #include "suggest.h"
 
@@ -383,7 +384,11 @@ void rsv_load(struct rsv *r, struct rfile *rf, size_t depth)
 		rf->ast = arena_alloc(r->a, sizeof(*rf->ast));
 		rf->ast->src = rf->src;
 	} else {
-		rf->ast = parse_file(rf->src, r->a, r->d);
+		/* The standard library's own files come parsed with the build
+		 * (stdlib_ast.h); any other bytes are parsed here. */
+		rf->ast = rf->src->stdlib_root ? stdlib_ast_find(rf->src, r->a) : NULL;
+		if (!rf->ast)
+			rf->ast = parse_file(rf->src, r->a, r->d);
 		check_version(r, rf);
 	}
 	const char *real = rf->src->realpath ? rf->src->realpath : "";
