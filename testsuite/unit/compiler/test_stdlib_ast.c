@@ -14,25 +14,18 @@
 #include <unistd.h>
 
 #include "cage.h"
+#include "load.h"
 #include "parse_ctx.h"
 #include "policy.h"
 #include "stdlib_ast.h"
 
-static char *read_file(const char *path, size_t *len)
+/* The file's bytes as the resolver reads them, in a. */
+static char *read_file(struct arena *a, const char *path, size_t *len)
 {
-	FILE *f = fopen(path, "rb");
-	cr_assert(f, "%s", path);
-	cr_assert_eq(fseek(f, 0, SEEK_END), 0);
-	long n = ftell(f);
-	cr_assert(n >= 0);
-	rewind(f);
-	char *b = malloc((size_t)n + 1);
-	cr_assert(b);
-	cr_assert_eq(fread(b, 1, (size_t)n, f), (size_t)n);
-	b[n] = '\0';
-	fclose(f);
-	*len = (size_t)n;
-	return b;
+	char *text;
+	const char *err = NULL;
+	cr_assert(load_read(a, path, &text, len, &err), "%s", err);
+	return text;
 }
 
 static size_t count_cage_files(const char *dir)
@@ -141,12 +134,9 @@ Test(stdlib_ast, each_kept_tree_is_what_the_parser_makes)
 		char path[1024];
 		snprintf(path, sizeof path, "%s/stdlib/%s", CAGE_SOURCE_DIR, k->name);
 		struct src_file f = { .name = k->name, .stdlib_root = "x" };
-		size_t len;
-		char *text = read_file(path, &len);
-		f.text = text;
-		f.len = len;
 		struct arena a;
 		arena_init(&a);
+		f.text = read_file(&a, path, &f.len);
 		struct diag_list dl;
 		diag_list_init(&dl, &a);
 		struct ast_file *parsed = parse_file(&f, &a, &dl);
@@ -158,7 +148,6 @@ Test(stdlib_ast, each_kept_tree_is_what_the_parser_makes)
 		same_nodes(parsed->items, kept->items, path);
 		diag_list_free(&dl);
 		arena_free(&a);
-		free(text);
 	}
 }
 
@@ -168,11 +157,11 @@ Test(stdlib_ast, one_byte_changed_is_not_the_kept_tree)
 	const struct sast_file *k = stdlib_ast_file(0);
 	char path[1024];
 	snprintf(path, sizeof path, "%s/stdlib/%s", CAGE_SOURCE_DIR, k->name);
-	size_t len;
-	char *text = read_file(path, &len);
-	struct src_file f = { .name = k->name, .stdlib_root = "x", .text = text, .len = len };
 	struct arena a;
 	arena_init(&a);
+	size_t len;
+	char *text = read_file(&a, path, &len);
+	struct src_file f = { .name = k->name, .stdlib_root = "x", .text = text, .len = len };
 	cr_assert(stdlib_ast_find(&f, &a), "the unchanged bytes find their tree");
 	text[len - 1] = text[len - 1] == ' ' ? '\t' : ' ';
 	cr_expect_null(stdlib_ast_find(&f, &a), "one byte changed");
@@ -180,7 +169,6 @@ Test(stdlib_ast, one_byte_changed_is_not_the_kept_tree)
 	f.len = len - 1;
 	cr_expect_null(stdlib_ast_find(&f, &a), "one byte shorter");
 	arena_free(&a);
-	free(text);
 }
 
 /* Through the compiler: a standard library folder whose std/base.cage is
