@@ -211,6 +211,8 @@ _Noreturn void lnx_init_main(struct lnx_child *c)
 			lnx_child_fail(c, 125, err);
 	for (int i = 0; i < cj->nby_pid; i++)
 		close(cj->by_pid[i]); /* moved by the parent already */
+	if (cj->has_into)
+		close(cj->into); /* born there */
 	if (!lnx_mount_prepare(err, sizeof err) ||
 	    (c->s->tmp_bytes && !lnx_mount_tmpfs(c->s->tmp_dir, c->s->tmp_bytes, err, sizeof err)) ||
 	    !lnx_mount_apply(c->s->plan, c->s->empty_file, err, sizeof err) ||

@@ -295,6 +295,7 @@ bool lnx_limits_prepare(struct lnx_limits *l, const struct ir_profile *p,
 	memset(l, 0, sizeof *l);
 	l->prof = p;
 	l->cg_join = -1;
+	l->cg_into = -1;
 	l->mem_join = -1;
 	const struct ir_limit *procs = &p->limits[IR_LIM_PROCESSES], *mem = &p->limits[IR_LIM_MEMORY];
 	run_nofile_for(p, nofile_start, &l->nofile);
@@ -335,8 +336,9 @@ bool lnx_limits_prepare(struct lnx_limits *l, const struct ir_profile *p,
 		/* v1: the sandbox's init writes "0" to `tasks` itself, which
 		 * moves its one thread and skips the global lock a move by pid
 		 * takes (see lnx_limits.h). v2 has no such door into a domain
-		 * cgroup (a thread move there must stay in its domain): the
-		 * parent writes init's pid to cgroup.procs. */
+		 * cgroup (a thread move there must stay in its domain): init is
+		 * cloned into it, and where that is refused the parent writes
+		 * init's pid to cgroup.procs. */
 		char join_path[4200];
 		snprintf(join_path, sizeof join_path, "%s/%s", l->cg_dir,
 			 l->cg_self ? "tasks" : "cgroup.procs");
@@ -346,6 +348,11 @@ bool lnx_limits_prepare(struct lnx_limits *l, const struct ir_profile *p,
 		l->cg_join = open(join_path, O_WRONLY | O_CLOEXEC);
 		if (l->cg_join < 0) {
 			snprintf(err, errlen, "cannot open %s: %s", join_path, strerror(errno));
+			return false;
+		}
+		if (!l->cg_self &&
+		    (l->cg_into = open(l->cg_dir, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0) {
+			snprintf(err, errlen, "cannot open %s: %s", l->cg_dir, strerror(errno));
 			return false;
 		}
 	}
@@ -388,6 +395,10 @@ void lnx_limits_joins(const struct lnx_limits *l, struct lnx_cgroup_joins *j)
 			j->self[j->nself++] = l->cg_join;
 		else
 			j->by_pid[j->nby_pid++] = l->cg_join;
+	}
+	if (l->cg_into >= 0) {
+		j->has_into = true;
+		j->into = l->cg_into;
 	}
 	if (l->mem_join >= 0)
 		j->self[j->nself++] = l->mem_join;
@@ -437,6 +448,9 @@ static void drop_child(char **dir, int *join)
 
 void lnx_limits_free(struct lnx_limits *l)
 {
+	if (l->cg_into >= 0)
+		close(l->cg_into);
+	l->cg_into = -1;
 	drop_child(&l->cg_dir, &l->cg_join);
 	drop_child(&l->mem_dir, &l->mem_join);
 }

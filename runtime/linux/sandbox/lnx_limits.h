@@ -29,9 +29,13 @@
  * excluded by cgroup_mutex (Linux 5.17, 9a3284fad42f "cgroup: Optimize
  * single thread migration"; cgroup_procs_write_start). init has one
  * thread, so moving it moves the process: about 10 us. On cgroup v2 a
- * thread may only move within its domain, so there cagerun writes init's
- * pid to cgroup.procs and pays the wait (unless the hierarchy is mounted
- * with favordynmods). The open file's credentials decide the permission
+ * thread may only move within its domain, so there init is not moved at
+ * all: it is cloned into the cgroup (clone3 with CLONE_INTO_CGROUP, Linux
+ * 5.7), which takes the lock for reading as every fork does. Where clone3
+ * or the flag is refused (ENOSYS from some container runtimes' seccomp
+ * profiles, older kernels), cagerun clones as before and writes init's pid
+ * to cgroup.procs, paying the wait (unless the hierarchy is mounted with
+ * favordynmods). The open file's credentials decide the permission
  * (of->file->f_cred), so init, in its user namespace, writes through the
  * descriptor cagerun opened; it closes it before anything else runs.
  */
@@ -56,6 +60,8 @@ struct lnx_limits {
 	char *cg_dir;              /* this run's cgroup, or NULL */
 	int cg_join;               /* open for writing, or -1: its `tasks` (cg_self) or its
 	                              cgroup.procs */
+	int cg_into;               /* cgroup v2: cg_dir itself (O_PATH), to clone init into,
+	                              or -1 */
 	bool cg_self;              /* cgroup v1: init moves itself in (lnx_limits_join_self) */
 	bool cg_pids, cg_memory;   /* what the cgroup bounds */
 	/* cgroup v1 keeps each controller in a hierarchy of its own: where
@@ -67,13 +73,16 @@ struct lnx_limits {
 
 /* How the sandbox's init joins the run's cgroups before it starts
  * anything: init writes "0" to each `self` (v1 `tasks` files, see
- * above); the parent writes init's pid to each `by_pid` (v2
- * cgroup.procs). Counts, so that a zeroed value joins nothing (a
- * descriptor 0 by default would write into stdin). */
+ * above); init is cloned into `into` (a v2 cgroup's directory) when
+ * `has_into`, and else the parent writes init's pid to each `by_pid` (v2
+ * cgroup.procs). Counts and a flag, so that a zeroed value joins nothing
+ * (a descriptor 0 by default would write into stdin). */
 #define LNX_CGROUP_JOINS_MAX 2
 struct lnx_cgroup_joins {
 	int nself, self[LNX_CGROUP_JOINS_MAX];
 	int nby_pid, by_pid[LNX_CGROUP_JOINS_MAX];
+	bool has_into;
+	int into;
 };
 void lnx_limits_joins(const struct lnx_limits *l, struct lnx_cgroup_joins *j);
 

@@ -5,17 +5,24 @@
  */
 #include "lnx_sandbox.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/sched.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#ifndef CLONE_INTO_CGROUP
+#define CLONE_INTO_CGROUP 0x200000000ULL /* Linux 5.7 */
+#endif
 
 static bool write_file(pid_t pid, const char *name, const char *text, char *err,
 		       size_t errlen)
@@ -81,6 +88,48 @@ static bool recv_listeners(int sock, struct lnx_sandbox *sb)
 	return nfds > 0;
 }
 
+pid_t lnx_sandbox_clone(unsigned long flags, const struct lnx_cgroup_joins *cj, char *err,
+			size_t errlen)
+{
+	assert((flags & CSIGNAL) == SIGCHLD);
+	if (cj->has_into) {
+		struct clone_args ca;
+		memset(&ca, 0, sizeof ca);
+		ca.flags = (flags & ~(unsigned long)CSIGNAL) | CLONE_INTO_CGROUP;
+		ca.exit_signal = SIGCHLD;
+		ca.cgroup = (uint64_t)cj->into;
+		pid_t pid = (pid_t)syscall(SYS_clone3, &ca, sizeof ca);
+		if (pid >= 0)
+			return pid; /* born in the cgroup: nothing to move */
+		/* Refused for whatever reason: the way that works everywhere,
+		 * which names its own failure if it has one. */
+	}
+	pid_t pid = (pid_t)syscall(SYS_clone, flags, NULL, NULL, NULL, NULL);
+	if (pid < 0) {
+		snprintf(err, errlen,
+			 "cannot create the sandbox's namespaces: %s%s", strerror(errno),
+			 errno == EPERM || errno == ENOSPC || errno == EUSERS
+				 ? " (user namespaces are restricted here: see docs/cagerun.md, "
+				   "\"Kernel requirements\", for the sysctl or AppArmor setting)"
+				 : "");
+		return -1;
+	}
+	if (pid == 0)
+		return 0;
+	char pidtext[24];
+	int plen = snprintf(pidtext, sizeof pidtext, "%d\n", (int)pid);
+	for (int i = 0; i < cj->nby_pid; i++)
+		if (write(cj->by_pid[i], pidtext, (size_t)plen) != plen) {
+			snprintf(err, errlen, "cannot move the sandbox into its cgroup: %s",
+				 strerror(errno));
+			kill(pid, SIGKILL);
+			while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+				;
+			return -1;
+		}
+	return pid;
+}
+
 bool lnx_sandbox_start(const struct lnx_spec *s, struct lnx_sandbox *sb, char *err,
 		       size_t errlen)
 {
@@ -99,16 +148,9 @@ bool lnx_sandbox_start(const struct lnx_spec *s, struct lnx_sandbox *sb, char *e
 	unsigned long flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | SIGCHLD;
 	if (s->isolate_net)
 		flags |= CLONE_NEWNET;
-	pid_t pid = (pid_t)syscall(SYS_clone, flags, NULL, NULL, NULL, NULL);
-	if (pid < 0) {
-		snprintf(err, errlen,
-			 "cannot create the sandbox's namespaces: %s%s", strerror(errno),
-			 errno == EPERM || errno == ENOSPC || errno == EUSERS
-				 ? " (user namespaces are restricted here: see docs/cagerun.md, "
-				   "\"Kernel requirements\", for the sysctl or AppArmor setting)"
-				 : "");
+	pid_t pid = lnx_sandbox_clone(flags, &s->cgroups, err, errlen);
+	if (pid < 0)
 		goto out;
-	}
 	if (pid == 0) {
 		close(sync[1]);
 		close(errp[0]);
@@ -128,17 +170,6 @@ bool lnx_sandbox_start(const struct lnx_spec *s, struct lnx_sandbox *sb, char *e
 	errp[0] = -1;
 	if (!write_maps(pid, err, errlen))
 		goto out;
-	/* Into the run's cgroup before init can start anything, so that every
-	 * process of the sandbox is counted (on cgroup v1 init moves itself,
-	 * see lnx_limits.h). */
-	char pidtext[24];
-	int plen = snprintf(pidtext, sizeof pidtext, "%d\n", (int)pid);
-	for (int i = 0; i < s->cgroups.nby_pid; i++)
-		if (write(s->cgroups.by_pid[i], pidtext, (size_t)plen) != plen) {
-			snprintf(err, errlen, "cannot move the sandbox into its cgroup: %s",
-				 strerror(errno));
-			goto out;
-		}
 	if (write(sync[1], "g", 1) != 1) {
 		snprintf(err, errlen, "cannot start the sandbox: %s", strerror(errno));
 		goto out;

@@ -63,8 +63,8 @@ struct lnx_spec {
 	/* Resource limits (lnx_limits.h): the command's rlimits, the size of
 	 * the tmpfs on tmp_dir (0: the lease's directory as it is), and, when
 	 * the cgroups init is moved into before it starts anything
-	 * (lnx_limits_joins): by init itself through v1 `tasks` files, by the
-	 * parent writing init's pid to a v2 cgroup.procs. */
+	 * (lnx_limits_joins): by init itself through v1 `tasks` files, into a
+	 * v2 cgroup at its clone (lnx_sandbox_clone). */
 	rlim_t nproc;
 	struct rlimit nofile;
 	uint64_t tmp_bytes;
@@ -85,6 +85,17 @@ struct lnx_sandbox {
 	size_t nfds;
 };
 
+/* Clones init (flags: its namespaces, and SIGCHLD) into the run's v2
+ * cgroup, so that it is counted from its birth: clone3 with
+ * CLONE_INTO_CGROUP when cj->has_into, which takes the cgroup lock for
+ * reading as any fork does. Where that is refused (ENOSYS from some
+ * container runtimes' seccomp profiles, kernels before 5.7), a plain clone,
+ * and then init's pid written to each cj->by_pid, which takes the lock for
+ * writing and waits for an RCU grace period (docs/benchmarks.md, "Into a
+ * cgroup v2 at birth"). Like fork: the pid in the parent, 0 in the child,
+ * -1 with err set and no child left. v1 joins (cj->self) are init's own. */
+pid_t lnx_sandbox_clone(unsigned long flags, const struct lnx_cgroup_joins *cj, char *err,
+			size_t errlen);
 /* Clones init, writes its ID maps and lets it build its mounts (and, with
  * isolate_net, its listeners): returns without waiting for them, so the
  * caller's own set-up (the proxy) runs meanwhile. The caller must have
