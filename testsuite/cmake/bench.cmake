@@ -5,6 +5,9 @@ add_executable(bench_run ${CMAKE_CURRENT_SOURCE_DIR}/bench/bench_run.c)
 if(CMAKE_SYSTEM_NAME STREQUAL "Linux")
   add_executable(create_bench ${CMAKE_CURRENT_SOURCE_DIR}/bench/create_bench.c)
   add_executable(ns_floor ${CMAKE_CURRENT_SOURCE_DIR}/bench/ns_floor.c)
+  # cagerun's own clone of init into a cgroup v2, each way it has.
+  add_executable(cgroup_join ${CMAKE_CURRENT_SOURCE_DIR}/bench/cgroup_join.c)
+  target_link_libraries(cgroup_join PRIVATE cage)
 endif()
 # The generator's output must compile: a cheap guard that the benchmark input
 # stays valid as the language evolves.
