@@ -23,7 +23,10 @@
 # tool calls, so that what a run leaves to be done after it exits does not
 # fall on the next one; JOBS=N starts N copies of each row at once
 # (bench_run -j), as an agent host running tool calls side by side does,
-# and times each copy from its start to its exit.
+# and times each copy from its start to its exit; MOUNTS=N (root) runs
+# every row in a mount namespace of its own with N more mounts (small
+# tmpfs), as on hosts with many (snap packages, container runtimes' layers),
+# since making the sandbox's view read-only is work per mount.
 # A row whose tool is missing or fails its trial run is skipped with the
 # reason; the benchmark never installs system packages itself.
 set -eu
@@ -31,8 +34,25 @@ build=$(cd "${1:?usage: launch.sh BUILD_DIR [RUNS]}" && pwd)
 runs=${2:-21}
 src=$(cd "$(dirname "$0")/../.." && pwd)
 skip=" ${SKIP:-} "
+mounts=${MOUNTS:-0}
+case "$mounts" in *[!0-9]* | "") echo "launch.sh: MOUNTS must be a number" >&2; exit 2;; esac
+if [ "$mounts" -gt 0 ] && [ -z "${CAGE_LAUNCH_MOUNTS_IN:-}" ]; then
+	[ "$(id -u)" = 0 ] || { echo "launch.sh: MOUNTS needs root" >&2; exit 2; }
+	[ "$mounts" -le 2000 ] || { echo "launch.sh: MOUNTS is at most 2000" >&2; exit 2; }
+	CAGE_LAUNCH_MOUNTS_IN=1 exec unshare -m --propagation private sh "$0" "$@"
+fi
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+trap 'if [ "$mounts" -gt 0 ]; then umount -R "$tmp/mounts" 2>/dev/null || :; fi; rm -rf "$tmp"' EXIT
+if [ "$mounts" -gt 0 ]; then
+	mkdir "$tmp/mounts"
+	mount -t tmpfs -o size=1m cage-bench "$tmp/mounts"
+	i=0
+	while [ "$i" -lt "$mounts" ]; do
+		mkdir "$tmp/mounts/m$i"
+		mount -t tmpfs -o size=64k cage-bench "$tmp/mounts/m$i"
+		i=$((i + 1))
+	done
+fi
 
 # The workspace: a scratch git repository, so that the policy's
 # "{workspace}/.git/hooks/**" deny has something to name.
@@ -128,6 +148,7 @@ srt_row
 
 echo "machine: $(nproc) cores, $(uname -r), load: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "cagerun: $("$cagerun" --version | head -n 1); bwrap: $(bwrap --version 2>/dev/null || echo none)"
+echo "mounts: $(wc -l </proc/self/mountinfo) in this mount namespace (MOUNTS=$mounts added)"
 echo "workspace: git repository $ws with ${WS_FILES:-0} files; cwd = workspace; $runs interleaved rounds + 3 warm-up, ${JOBS:-1} at a time"
 # shellcheck disable=SC2086 # rows is a word list built above
 "$build/testsuite/bench_run" -w 3 -g "${GAP:-0}" -j "${JOBS:-1}" "$runs" -- ${rows# ::: } >"$tmp/out"
