@@ -403,6 +403,9 @@ void lnx_limits_joins(const struct lnx_limits *l, struct lnx_cgroup_joins *j)
 	if (l->mem_join >= 0)
 		j->self[j->nself++] = l->mem_join;
 	assert(j->nself <= LNX_CGROUP_JOINS_MAX && j->nby_pid <= LNX_CGROUP_JOINS_MAX);
+	/* Where clone3 is refused, the move by pid is what keeps init from
+	 * running outside the cgroup. */
+	assert(!j->has_into || j->nby_pid > 0);
 }
 
 /* The memory cgroup's OOM kills, from `file` in `dir`: v2's memory.events,
