@@ -771,10 +771,71 @@ static int load_policy_task(struct layers *L, const struct layers_req *rq)
 	return 0;
 }
 
-/* The command layer (cmdres.h): written to a private file that the
- * composition imports, removed once the policy is compiled
- * (command_layer_remove). Nothing when COMMAND is not on PATH: the exec
- * says so (127). */
+/* TMP/cage-command.UID, made 0700 if it is not there, and only if it is
+ * this user's own directory that nobody else may enter: the place of the
+ * command layer's file. False (nothing made) when it is someone else's. */
+static bool own_command_dir(const char *tmp, char *dir, size_t n)
+{
+	snprintf(dir, n, "%s/cage-command.%u", tmp, (unsigned)geteuid());
+	if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+		return false;
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+	bool ok = fd >= 0 && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) &&
+		  st.st_uid == geteuid() && (st.st_mode & 077) == 0;
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
+/* Whether `path` holds exactly `text` (a regular file of this user's). */
+static bool holds(const char *path, const char *text, size_t n)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	struct stat st;
+	bool ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+		  (size_t)st.st_size == n;
+	char *buf = ok ? malloc(n + 1) : NULL;
+	ok = ok && buf && read(fd, buf, n + 1) == (ssize_t)n && memcmp(buf, text, n) == 0;
+	free(buf);
+	close(fd);
+	return ok;
+}
+
+/* Writes text to `file` whole: a file of its own renamed into place, so
+ * that a compile reading `file` meanwhile reads the old whole or the new. */
+static bool write_whole(const char *file, const char *text, size_t n, int *e)
+{
+	char part[PATH_MAX + 128];
+	snprintf(part, sizeof part, "%s.%d.part", file, (int)getpid());
+	(void)unlink(part); /* one left by a killed cagerun whose pid we now have */
+	int fd = open(part, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	bool ok = fd >= 0 && write(fd, text, n) == (ssize_t)n;
+	*e = errno;
+	if (fd >= 0 && close(fd) != 0 && ok) {
+		ok = false;
+		*e = errno;
+	}
+	if (ok && rename(part, file) != 0) {
+		ok = false;
+		*e = errno;
+	}
+	if (!ok && fd >= 0)
+		(void)unlink(part);
+	return ok;
+}
+
+/* The command layer (cmdres.h): a file the composition imports, named by
+ * its text in a directory only this user may enter (own_command_dir),
+ * so that the same resolution composes the same policy, fingerprint and
+ * kept plan on every launch. It is written again unless it already holds
+ * exactly this text, and the compile must have read exactly this text
+ * (compose checks), so a file changed meanwhile cannot widen the policy.
+ * Where that directory cannot be had, a fresh directory of this run's
+ * own, removed once the policy is compiled (command_layer_remove).
+ * Nothing when COMMAND is not on PATH: the exec says so (127). */
 static int command_layer(struct layers *L, const char *cmd)
 {
 	char err[2 * PATH_MAX];
@@ -789,26 +850,28 @@ static int command_layer(struct layers *L, const char *cmd)
 	const char *tmp = getenv("TMPDIR");
 	if (!tmp || tmp[0] != '/')
 		tmp = "/tmp";
-	snprintf(L->cmd_dir, sizeof L->cmd_dir, "%s/cage-command.XXXXXX", tmp);
-	if (!mkdtemp(L->cmd_dir)) {
-		int e = errno;
-		L->cmd_dir[0] = '\0';
-		free(text);
-		return fail("cannot make a directory in %s: %s; nothing was run", tmp, strerror(e));
-	}
-	char file[PATH_MAX + 32], real[PATH_MAX];
-	snprintf(file, sizeof file, "%s/command.cage", L->cmd_dir);
-	int fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	size_t n = strlen(text);
-	bool ok = fd >= 0 && write(fd, text, n) == (ssize_t)n;
-	int e = errno;
-	if (fd >= 0 && close(fd) != 0 && ok) {
-		ok = false;
-		e = errno;
+	char dir[PATH_MAX], file[PATH_MAX + 64], real[PATH_MAX];
+	if (own_command_dir(tmp, dir, sizeof dir)) {
+		snprintf(file, sizeof file, "%s/command-%016" PRIx64 ".cage", dir,
+			 (uint64_t)XXH3_64bits(text, n));
+	} else {
+		snprintf(L->cmd_dir, sizeof L->cmd_dir, "%s/cage-command.XXXXXX", tmp);
+		if (!mkdtemp(L->cmd_dir)) {
+			int e = errno;
+			L->cmd_dir[0] = '\0';
+			free(text);
+			return fail("cannot make a directory in %s: %s; nothing was run", tmp,
+				    strerror(e));
+		}
+		snprintf(file, sizeof file, "%s/command.cage", L->cmd_dir);
 	}
-	free(text);
-	if (!ok)
+	int e = 0;
+	if (!holds(file, text, n) && !write_whole(file, text, n, &e)) {
+		free(text);
 		return fail("cannot write %s: %s; nothing was run", file, strerror(e));
+	}
+	L->cmd_text = text;
 	if (!realpath(file, real) || !nameable(real))
 		return fail("%s cannot be named in a policy; set TMPDIR to a plainer directory; "
 			    "nothing was run", file);
@@ -816,10 +879,24 @@ static int command_layer(struct layers *L, const char *cmd)
 	return 0;
 }
 
+/* The command layer as compiled is the text cagerun wrote (command_layer). */
+static bool command_layer_intact(const struct layers *L)
+{
+	for (size_t i = 0; i < L->n; i++) {
+		const struct src_file *s = L->v[i].src;
+		if (strcmp(L->v[i].kind, "command") != 0)
+			continue;
+		if (!s || !L->cmd_text || s->len != strlen(L->cmd_text) ||
+		    memcmp(s->text, L->cmd_text, s->len) != 0)
+			return false;
+	}
+	return true;
+}
+
 static void command_layer_remove(struct layers *L)
 {
 	if (!L->cmd_dir[0])
-		return;
+		return; /* none, or kept by its text (command_layer) */
 	char file[PATH_MAX + 32];
 	snprintf(file, sizeof file, "%s/command.cage", L->cmd_dir);
 	(void)unlink(file);
@@ -989,6 +1066,10 @@ static int compose(struct layers *L, const struct layers_req *rq)
 		free(text);
 		return rc;
 	}
+	if (!command_layer_intact(L)) {
+		free(text);
+		return fail("the command layer changed while it was read; nothing was run");
+	}
 	name_generated(L, L);
 	struct layer_src *proj = NULL;
 	for (size_t i = 0; i < L->n; i++)
@@ -1053,6 +1134,8 @@ void layers_report_changes(const struct layers *L, FILE *err)
 
 void layers_free(struct layers *L)
 {
+	free(L->cmd_text);
+	L->cmd_text = NULL;
 	for (size_t i = 0; i < L->n; i++) {
 		free(L->v[i].import);
 		free(L->v[i].path);

@@ -54,7 +54,9 @@ struct layers {
 	uint64_t fingerprint;
 	size_t ignored;    /* grants of an untrusted project layer left out */
 	struct cmd_res cmd; /* the command layer's resolution (cmd.found NULL: none) */
-	char cmd_dir[4096]; /* where its generated file lives while it is loaded, or "" */
+	char cmd_dir[4096]; /* a directory of this run's own that its generated file lives in
+	                       while it is loaded (removed after), or "" */
+	char *cmd_text;     /* the generated file's text, which the compile must have read */
 };
 
 struct layers_req {

@@ -175,6 +175,62 @@ installer bun "$H/.bun/bin:$SYS" claude bun-ok hoisted-dep-ok
 installer pnpm "$pn:$tmp/pnpm-node:$SYS" claude pnpm-ok store-dep-ok
 installer native "$H/.local/bin:$SYS" claude native-ok
 
+# ---- the command layer's file: the same on every launch ----
+# Named by its text in TMPDIR/cage-command.UID, so that the same command
+# composes the same policy and the second launch reuses the kept plan
+# (a fresh name per launch made every launch plan and keep anew).
+T=$tmp/t
+mkdir "$T"
+cdir=$T/cage-command.$(id -u)
+run_t() {
+	p=$1
+	shift
+	(cd "$ws" && TMPDIR="$T" PATH="$p" timeout 60 "$cagerun" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null)
+	rc=$?
+}
+run_t "$nvm/bin:$SYS" -v -- claude
+run_t "$nvm/bin:$SYS" -v -- claude
+layer=$(ls "$cdir"/command-*.cage 2>/dev/null)
+if [ "$rc" -eq 0 ] && grep -qx nvm-ok "$tmp/out" && grep -q '^cagerun: plan: reused ' "$tmp/err" &&
+	[ "$(echo "$layer" | wc -w)" -eq 1 ] && [ "$(stat -c %a "$cdir")" = 700 ] &&
+	[ "$(stat -c %a "$layer")" = 600 ]; then
+	ok "command file: one file of the user's own, and the second launch reuses the kept plan"
+else
+	bad "command file: status $rc, files: ${layer:-none}"
+fi
+cp "$layer" "$tmp/layer.orig"
+# A file planted under that name is written over before it is compiled:
+# the policy is what cagerun resolved, not what the file said.
+printf 'cage 1\nallow read write "/**"\n' >"$layer"
+run_t "$nvm/bin:$SYS" -- claude
+if [ "$rc" -eq 0 ] && grep -qx nvm-ok "$tmp/out" && cmp -s "$layer" "$tmp/layer.orig"; then
+	ok "command file: a planted text is replaced by the resolved one"
+else
+	bad "command file: planted text, status $rc"
+fi
+# A symlink in its place is replaced, and what it pointed to is untouched.
+echo victim >"$tmp/victim"
+rm -f "$layer" && ln -s "$tmp/victim" "$layer"
+run_t "$nvm/bin:$SYS" -- claude
+if [ "$rc" -eq 0 ] && [ ! -L "$layer" ] && cmp -s "$layer" "$tmp/layer.orig" &&
+	[ "$(cat "$tmp/victim")" = victim ]; then
+	ok "command file: a symlink in its place is replaced, its target untouched"
+else
+	bad "command file: symlink, status $rc"
+fi
+# A directory others may enter is not used: a fresh one of the run's own,
+# removed after, as before.
+chmod 755 "$cdir"
+rm -f "$layer"
+run_t "$nvm/bin:$SYS" -- claude
+chmod 700 "$cdir"
+if [ "$rc" -eq 0 ] && grep -qx nvm-ok "$tmp/out" && [ -z "$(ls "$cdir")" ] &&
+	[ -z "$(ls "$T" | grep '^cage-command\.' | grep -vx "cage-command.$(id -u)")" ]; then
+	ok "command file: not in a directory others may enter; a fresh one, removed after"
+else
+	bad "command file: open directory, status $rc, left: $(ls "$T" "$cdir" | tr '\n' ' ')"
+fi
+
 # ---- what cannot be made to run: 125, naming the path ----
 # a package directory others may write
 chmod o+w "$nvm/lib/node_modules/@anthropic-ai/claude-code"
