@@ -13,6 +13,7 @@
 #include "stdlib_dir.h"
 
 #include <assert.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -22,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <xxhash.h>
 
@@ -827,6 +829,29 @@ static bool write_whole(const char *file, const char *text, size_t n, int *e)
 	return ok;
 }
 
+/* Command layers not written or read for 30 days (a command since
+ * upgraded or removed) go when a new one is written, so that the
+ * directory stays as small as the commands in use. A launch that needs
+ * one of them again writes it again. */
+static void prune_command_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	int dfd = dirfd(d);
+	time_t old = time(NULL) - 30 * 24 * 3600;
+	struct dirent *e;
+	for (int i = 0; i < 4096 && (e = readdir(d)); i++) {
+		struct stat st;
+		if (strncmp(e->d_name, "command-", 8) != 0 ||
+		    fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+			continue;
+		if (st.st_mtime < old && st.st_atime < old)
+			(void)unlinkat(dfd, e->d_name, 0);
+	}
+	closedir(d);
+}
+
 /* The command layer (cmdres.h): a file the composition imports, named by
  * its text in a directory only this user may enter (own_command_dir),
  * so that the same resolution composes the same policy, fingerprint and
@@ -867,9 +892,13 @@ static int command_layer(struct layers *L, const char *cmd)
 		snprintf(file, sizeof file, "%s/command.cage", L->cmd_dir);
 	}
 	int e = 0;
-	if (!holds(file, text, n) && !write_whole(file, text, n, &e)) {
-		free(text);
-		return fail("cannot write %s: %s; nothing was run", file, strerror(e));
+	if (!holds(file, text, n)) {
+		if (!write_whole(file, text, n, &e)) {
+			free(text);
+			return fail("cannot write %s: %s; nothing was run", file, strerror(e));
+		}
+		if (!L->cmd_dir[0])
+			prune_command_dir(dir);
 	}
 	L->cmd_text = text;
 	if (!realpath(file, real) || !nameable(real))

@@ -200,14 +200,24 @@ else
 fi
 cp "$layer" "$tmp/layer.orig"
 # A file planted under that name is written over before it is compiled:
-# the policy is what cagerun resolved, not what the file said.
+# the policy is what cagerun resolved, not what the file said. Writing
+# one also clears out layers unused for 30 days.
 printf 'cage 1\nallow read write "/**"\n' >"$layer"
+: >"$cdir/command-0000000000000000.cage"
+: >"$cdir/command-1111111111111111.cage"
+touch -d '40 days ago' "$cdir/command-0000000000000000.cage"
 run_t "$nvm/bin:$SYS" -- claude
 if [ "$rc" -eq 0 ] && grep -qx nvm-ok "$tmp/out" && cmp -s "$layer" "$tmp/layer.orig"; then
 	ok "command file: a planted text is replaced by the resolved one"
 else
 	bad "command file: planted text, status $rc"
 fi
+if [ ! -e "$cdir/command-0000000000000000.cage" ] && [ -e "$cdir/command-1111111111111111.cage" ]; then
+	ok "command file: a layer unused for 40 days goes when one is written, a recent one stays"
+else
+	bad "command file: pruning: $(ls "$cdir" | tr '\n' ' ')"
+fi
+rm -f "$cdir/command-1111111111111111.cage"
 # A symlink in its place is replaced, and what it pointed to is untouched.
 echo victim >"$tmp/victim"
 rm -f "$layer" && ln -s "$tmp/victim" "$layer"
