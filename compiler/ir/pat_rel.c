@@ -772,11 +772,51 @@ bool pat_path_inside_tree(const struct ir_path *a, const struct ir_path *b)
 	return b->lit_prefix > d && b->text[d] == '/' && memcmp(a->text, b->text, d) == 0;
 }
 
+/* How many bytes of p's text begin every path p matches: all of an exact
+ * path; else its literal prefix, less a final slash (the one before a
+ * "**" may be skipped: DIR followed by a final "**" matches DIR). */
+static size_t sure_prefix(const struct ir_path *p)
+{
+	if (p->kind == IR_PAT_EXACT)
+		return p->len;
+	size_t n = p->lit_prefix;
+	return n > 0 && p->text[n - 1] == '/' ? n - 1 : n;
+}
+
+/* How many bytes of p's text end every path p matches: those after its
+ * last wildcard (the slash a "**" may skip comes before it, never
+ * after), all of an exact path. */
+static size_t sure_suffix(const struct ir_path *p)
+{
+	size_t n = 0;
+	while (n < p->len && p->text[p->len - 1 - n] != '*' && p->text[p->len - 1 - n] != '?')
+		n++;
+	return n;
+}
+
 enum pat_ans pat_path_contains(const struct ir_path *a, const struct ir_path *b,
 			       char *cex, size_t size)
 {
-	if (pat_path_inside_tree(a, b))
+	if (pat_path_inside_tree(a, b) ||
+	    (a->len == b->len && memcmp(a->text, b->text, a->len) == 0))
 		return PAT_YES;
+	size_t pa = sure_prefix(a), pb = sure_prefix(b);
+	/* A subtree pattern matches its directory DIR, shorter than every path a matches
+	 * when a's sure prefix is longer: DIR is the counterexample. */
+	if (b->kind == IR_PAT_SUBTREE && pb > 0 && pa > pb) {
+		copy_out(cex, size, b->text, pb);
+		return PAT_NO;
+	}
+	/* Two patterns whose sure prefixes differ share no path, so a cannot
+	 * hold b (every pattern matches some path). Only where no example is
+	 * asked for: the full answer below also finds one. The unit test
+	 * checks every shortcut against the full answer (test_pat_rel.c). */
+	if (!cex && memcmp(a->text, b->text, pa < pb ? pa : pb) != 0)
+		return PAT_NO;
+	/* The same at the other end. */
+	size_t sa = sure_suffix(a), sb = sure_suffix(b), sm = sa < sb ? sa : sb;
+	if (!cex && memcmp(a->text + a->len - sm, b->text + b->len - sm, sm) != 0)
+		return PAT_NO;
 	if (b->kind == IR_PAT_EXACT) {
 		bool m = a->kind == IR_PAT_EXACT
 			? a->len == b->len && memcmp(a->text, b->text, a->len) == 0

@@ -344,7 +344,7 @@ struct pat_vec {
 	struct ir_path ip;
 };
 
-static unsigned long inside_checked;
+static unsigned long inside_checked, path_contains_checked;
 
 static void check_pair(const struct pat_vec *A, const struct pat_vec *B, size_t words,
 		       unsigned long *yes, unsigned long *no)
@@ -382,6 +382,19 @@ static void check_pair(const struct pat_vec *A, const struct pat_vec *B, size_t 
 	else
 		cr_assert(sub, "contains(%s, %s) said yes, brute force disagrees", A->text,
 			  B->text);
+	/* The IR's entry, with its shortcuts before the full answer: the full
+	 * answer's verdict, with and without a counterexample asked for. */
+	if (A->canon && B->canon) {
+		enum pat_ans pw = pat_path_contains(&A->ip, &B->ip, w, PAT_WITNESS_MAX);
+		enum pat_ans pn = pat_path_contains(&A->ip, &B->ip, NULL, 0);
+		cr_assert_eq(pw, c, "path_contains(%s, %s) with an example", A->text, B->text);
+		cr_assert_eq(pn, c, "path_contains(%s, %s) without an example", A->text, B->text);
+		if (pw == PAT_NO)
+			cr_assert(normalised(w) && !ref_match(A->text, w) && ref_match(B->text, w),
+				  "path_contains(%s, %s): bad counterexample %s", A->text, B->text,
+				  w);
+		path_contains_checked++;
+	}
 }
 
 static unsigned long evaluator_checked;
@@ -465,6 +478,7 @@ Test(pat_rel_brute, all_pairs_up_to_three_tokens)
 	cr_expect_gt(no, 1000);
 	cr_expect_gt(evaluator_checked, 10000);
 	cr_expect_gt(inside_checked, 100);
+	cr_expect_gt(path_contains_checked, 10000);
 	free_vectors(v, n);
 	free(paths);
 }
