@@ -43,6 +43,7 @@
  * (deleting the copy takes a fresh one on the next run).
  */
 #include "agentstate.h"
+#include "runcommon.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -179,33 +180,15 @@ static bool write_copy(int dfd, const char *name, const char *path, const char *
 {
 	char tmp[96];
 	snprintf(tmp, sizeof tmp, "%s.cage-seed.%ld", name, (long)getpid());
-	int fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return errf(err, errlen, "cannot create the copy beside %s: %s", path, errno);
-	size_t put_ = 0;
-	while (put_ < len) {
-		ssize_t k = write(fd, b + put_, len - put_);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0) {
-			int e = k < 0 ? errno : EIO;
-			close(fd);
-			(void)unlinkat(dfd, tmp, 0);
-			return errf(err, errlen, "writing %s: %s", path, e);
-		}
-		put_ += (size_t)k;
-	}
-	if (fsync(fd) != 0 || close(fd) != 0) {
-		int e = errno;
-		(void)unlinkat(dfd, tmp, 0);
-		return errf(err, errlen, "writing %s: %s", path, e);
-	}
-	if (renameat(dfd, tmp, dfd, name) != 0) {
-		int e = errno;
-		(void)unlinkat(dfd, tmp, 0);
-		return errf(err, errlen, "cannot put the copy in place as %s: %s", path, e);
-	}
-	return true;
+	enum run_replace_step step;
+	if (run_replace_at(dfd, name, tmp, b, len, &step))
+		return true;
+	static const char *const what[] = {
+		[RUN_REPLACE_CREATE] = "cannot create the copy beside %s: %s",
+		[RUN_REPLACE_WRITE] = "writing %s: %s",
+		[RUN_REPLACE_RENAME] = "cannot put the copy in place as %s: %s",
+	};
+	return errf(err, errlen, what[step], path, errno);
 }
 
 /* Opens home/rel as a folder, making each missing component (0700), never

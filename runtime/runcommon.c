@@ -282,3 +282,41 @@ int run_unconfined(char *const *argv, const struct run_nofile *nofile)
 	fprintf(stderr, "cagerun: %s: %s\n", argv[0], strerror(e));
 	return e == ENOENT ? 127 : 126;
 }
+
+bool run_replace_at(int dfd, const char *name, const char *tmp, const char *b, size_t len,
+		    enum run_replace_step *step)
+{
+	*step = RUN_REPLACE_CREATE;
+	int fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return false;
+	*step = RUN_REPLACE_WRITE;
+	size_t put = 0;
+	while (put < len) {
+		ssize_t k = write(fd, b + put, len - put);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			int e = k < 0 ? errno : EIO;
+			close(fd);
+			(void)unlinkat(dfd, tmp, 0);
+			errno = e;
+			return false;
+		}
+		put += (size_t)k;
+	}
+	if (fsync(fd) != 0 || close(fd) != 0) {
+		int e = errno;
+		(void)unlinkat(dfd, tmp, 0);
+		errno = e;
+		return false;
+	}
+	*step = RUN_REPLACE_RENAME;
+	if (renameat(dfd, tmp, dfd, name) != 0) {
+		int e = errno;
+		(void)unlinkat(dfd, tmp, 0);
+		errno = e;
+		return false;
+	}
+	return true;
+}

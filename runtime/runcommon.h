@@ -82,4 +82,13 @@ void run_nofile_for(const struct ir_profile *p, const struct rlimit *start, stru
  * it back at the end. */
 void run_take_terminal(void);
 
+/* Puts `len` bytes of `b` in place as `name` in the pinned folder `dfd`:
+ * a new file `tmp` there (O_EXCL, never through a link, mode 0600),
+ * written whole and synced, then renamed over `name`, so that no reader
+ * ever sees half of it. False with errno set and *step saying which part
+ * failed; `tmp` is gone then. */
+enum run_replace_step { RUN_REPLACE_CREATE, RUN_REPLACE_WRITE, RUN_REPLACE_RENAME };
+bool run_replace_at(int dfd, const char *name, const char *tmp, const char *b, size_t len,
+		    enum run_replace_step *step);
+
 #endif

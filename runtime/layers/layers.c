@@ -34,6 +34,7 @@
 #include "cage.h"
 #include "policy.h"
 #include "run.h"
+#include "runcommon.h"
 #include "trust.h"
 
 #define fail run_fail
@@ -773,27 +774,28 @@ static int load_policy_task(struct layers *L, const struct layers_req *rq)
 	return 0;
 }
 
-/* TMP/cage-command.UID, made 0700 if it is not there, and only if it is
- * this user's own directory that nobody else may enter: the place of the
- * command layer's file. False (nothing made) when it is someone else's. */
-static bool own_command_dir(const char *tmp, char *dir, size_t n)
+/* TMP/cage-command.UID, made 0700 if it is not there, opened and pinned
+ * only if it is this user's own directory that nobody else may enter: the
+ * place of the command layer's file. -1 when it is someone else's. */
+static int own_command_dir(const char *tmp, char *dir, size_t n)
 {
 	snprintf(dir, n, "%s/cage-command.%u", tmp, (unsigned)geteuid());
 	if (mkdir(dir, 0700) != 0 && errno != EEXIST)
-		return false;
+		return -1;
 	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	struct stat st;
-	bool ok = fd >= 0 && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) &&
-		  st.st_uid == geteuid() && (st.st_mode & 077) == 0;
-	if (fd >= 0)
+	if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+			(st.st_mode & 077) != 0)) {
 		close(fd);
-	return ok;
+		fd = -1;
+	}
+	return fd;
 }
 
-/* Whether `path` holds exactly `text` (a regular file of this user's). */
-static bool holds(const char *path, const char *text, size_t n)
+/* Whether `name` in dfd holds exactly `text` (a regular file of this user's). */
+static bool holds(int dfd, const char *name, const char *text, size_t n)
 {
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return false;
 	struct stat st;
@@ -806,39 +808,30 @@ static bool holds(const char *path, const char *text, size_t n)
 	return ok;
 }
 
-/* Writes text to `file` whole: a file of its own renamed into place, so
- * that a compile reading `file` meanwhile reads the old whole or the new. */
-static bool write_whole(const char *file, const char *text, size_t n, int *e)
+/* Writes text as `name` in dfd whole (run_replace_at), so that a compile
+ * reading it meanwhile reads the old whole or the new. */
+static bool write_whole(int dfd, const char *name, const char *text, size_t n)
 {
-	char part[PATH_MAX + 128];
-	snprintf(part, sizeof part, "%s.%d.part", file, (int)getpid());
-	(void)unlink(part); /* one left by a killed cagerun whose pid we now have */
-	int fd = open(part, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	bool ok = fd >= 0 && write(fd, text, n) == (ssize_t)n;
-	*e = errno;
-	if (fd >= 0 && close(fd) != 0 && ok) {
-		ok = false;
-		*e = errno;
-	}
-	if (ok && rename(part, file) != 0) {
-		ok = false;
-		*e = errno;
-	}
-	if (!ok && fd >= 0)
-		(void)unlink(part);
-	return ok;
+	char part[128];
+	snprintf(part, sizeof part, "%s.%d.part", name, (int)getpid());
+	(void)unlinkat(dfd, part, 0); /* one left by a killed cagerun whose pid we now have */
+	enum run_replace_step step;
+	return run_replace_at(dfd, name, part, text, n, &step);
 }
 
 /* Command layers not written or read for 30 days (a command since
  * upgraded or removed) go when a new one is written, so that the
  * directory stays as small as the commands in use. A launch that needs
  * one of them again writes it again. */
-static void prune_command_dir(const char *dir)
+static void prune_command_dir(int dfd)
 {
-	DIR *d = opendir(dir);
-	if (!d)
+	int own = dup(dfd); /* closedir closes what fdopendir was given */
+	DIR *d = own >= 0 ? fdopendir(own) : NULL;
+	if (!d) {
+		if (own >= 0)
+			close(own);
 		return;
-	int dfd = dirfd(d);
+	}
 	time_t old = time(NULL) - 30 * 24 * 3600;
 	struct dirent *e;
 	for (int i = 0; i < 4096 && (e = readdir(d)); i++) {
@@ -876,30 +869,35 @@ static int command_layer(struct layers *L, const char *cmd)
 	if (!tmp || tmp[0] != '/')
 		tmp = "/tmp";
 	size_t n = strlen(text);
-	char dir[PATH_MAX], file[PATH_MAX + 64], real[PATH_MAX];
-	if (own_command_dir(tmp, dir, sizeof dir)) {
-		snprintf(file, sizeof file, "%s/command-%016" PRIx64 ".cage", dir,
+	char dir[PATH_MAX], name[64], file[PATH_MAX + 64], real[PATH_MAX];
+	int dfd = own_command_dir(tmp, dir, sizeof dir);
+	if (dfd >= 0) {
+		snprintf(name, sizeof name, "command-%016" PRIx64 ".cage",
 			 (uint64_t)XXH3_64bits(text, n));
 	} else {
-		snprintf(L->cmd_dir, sizeof L->cmd_dir, "%s/cage-command.XXXXXX", tmp);
-		if (!mkdtemp(L->cmd_dir)) {
+		snprintf(dir, sizeof dir, "%s/cage-command.XXXXXX", tmp);
+		if (!mkdtemp(dir) ||
+		    (dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
 			int e = errno;
-			L->cmd_dir[0] = '\0';
 			free(text);
 			return fail("cannot make a directory in %s: %s; nothing was run", tmp,
 				    strerror(e));
 		}
-		snprintf(file, sizeof file, "%s/command.cage", L->cmd_dir);
+		snprintf(L->cmd_dir, sizeof L->cmd_dir, "%s", dir);
+		snprintf(name, sizeof name, "command.cage");
 	}
-	int e = 0;
-	if (!holds(file, text, n)) {
-		if (!write_whole(file, text, n, &e)) {
+	snprintf(file, sizeof file, "%s/%s", dir, name);
+	if (!holds(dfd, name, text, n)) {
+		if (!write_whole(dfd, name, text, n)) {
+			int e = errno;
+			close(dfd);
 			free(text);
 			return fail("cannot write %s: %s; nothing was run", file, strerror(e));
 		}
 		if (!L->cmd_dir[0])
-			prune_command_dir(dir);
+			prune_command_dir(dfd);
 	}
+	close(dfd);
 	L->cmd_text = text;
 	if (!realpath(file, real) || !nameable(real))
 		return fail("%s cannot be named in a policy; set TMPDIR to a plainer directory; "
@@ -911,15 +909,10 @@ static int command_layer(struct layers *L, const char *cmd)
 /* The command layer as compiled is the text cagerun wrote (command_layer). */
 static bool command_layer_intact(const struct layers *L)
 {
-	for (size_t i = 0; i < L->n; i++) {
-		const struct src_file *s = L->v[i].src;
-		if (strcmp(L->v[i].kind, "command") != 0)
-			continue;
-		if (!s || !L->cmd_text || s->len != strlen(L->cmd_text) ||
-		    memcmp(s->text, L->cmd_text, s->len) != 0)
-			return false;
-	}
-	return true;
+	const struct layer_src *c = layer_of_kind(L, "command");
+	const struct src_file *s = c ? c->src : NULL;
+	return !c || (s && L->cmd_text && s->len == strlen(L->cmd_text) &&
+		      memcmp(s->text, L->cmd_text, s->len) == 0);
 }
 
 static void command_layer_remove(struct layers *L)
