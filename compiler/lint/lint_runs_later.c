@@ -35,42 +35,41 @@ enum { WRITE_BITS = IR_A_WRITE | IR_A_CREATE | IR_A_DELETE, WHY_MAX = 600 };
  * its own: no real path starts with it. */
 static const char ws_placeholder[] = "/<workspace>";
 
-/* Start of line `line` (1-based) in f's text, or NULL. */
-static const char *line_start(const struct src_file *f, uint32_t line)
+/* Start of the line before the one that starts at s, or NULL at the top
+ * of the file. Walking up from the statement keeps the search linear in
+ * the comment's length, where counting lines from the top for each of
+ * std/guard's protects was quadratic in the module's size. */
+static const char *prev_line(const struct src_file *f, const char *s)
 {
-	const char *s = f->text, *end = f->text + f->len;
-	for (uint32_t l = 1; l < line && s < end; l++) {
-		const char *nl = memchr(s, '\n', (size_t)(end - s));
-		if (!nl)
-			return NULL;
-		s = nl + 1;
-	}
-	return s < end ? s : NULL;
+	if (s <= f->text)
+		return NULL;
+	const char *p = s - 1; /* the newline that ends the line above */
+	while (p > f->text && p[-1] != '\n')
+		p--;
+	return p;
 }
 
-/* The comment block right above the statement on `line`, joined into one
- * line in `a` (section rulers "# ----" and "# cage:" pragmas end it).
+/* The comment block right above the statement at byte `off`, joined into
+ * one line in `a` (section rulers "# ----" and "# cage:" pragmas end it).
  * NULL when there is none. */
-static const char *comment_above(struct arena *a, const struct src_file *f, uint32_t line)
+static const char *comment_above(struct arena *a, const struct src_file *f, uint32_t off)
 {
-	uint32_t first = line;
-	while (first > 1) {
-		const char *s = line_start(f, first - 1);
-		if (!s)
+	const char *stmt = f->text + (off < f->len ? off : f->len);
+	while (stmt > f->text && stmt[-1] != '\n')
+		stmt--;
+	const char *first = stmt;
+	for (const char *s; (s = prev_line(f, first)) != NULL; first = s) {
+		const char *t = s + strspn(s, " \t");
+		if (*t != '#' || !strncmp(t, "# ----", 6) || !strncmp(t, "# cage:", 7))
 			break;
-		s += strspn(s, " \t");
-		if (*s != '#' || !strncmp(s, "# ----", 6) || !strncmp(s, "# cage:", 7))
-			break;
-		first--;
 	}
-	if (first == line)
+	if (first == stmt)
 		return NULL;
 	char buf[WHY_MAX];
 	size_t n = 0;
 	bool cut = false;
-	for (uint32_t l = first; l < line; l++) {
-		const char *s = line_start(f, l);
-		s += strspn(s, " \t");
+	for (const char *l = first; l < stmt; l += strcspn(l, "\n") + 1) {
+		const char *s = l + strspn(l, " \t");
 		s += strspn(s, "#");
 		s += strspn(s, " \t");
 		size_t k = strcspn(s, "\n");
@@ -145,7 +144,7 @@ static size_t load_entries(struct lint_ctx *c, struct runs_later **out)
 			e->except = arena_alloc(c->a, (r->nexcept + 1) * sizeof *e->except);
 			for (uint32_t k = 0; k < r->nexcept; k++)
 				e->except[k] = entry_text(c, &r->except[k].path);
-			e->why = comment_above(c->a, r->loc.file, r->rule_loc.line);
+			e->why = comment_above(c->a, r->loc.file, r->rule_loc.off);
 			if (!e->why)
 				e->why = "std/guard keeps it";
 		}
@@ -208,9 +207,16 @@ static bool entry_paths(struct lint_ctx *c, const char *ws, const struct runs_la
 	return true;
 }
 
-/* Does one of the entry's excepts hold all of p? */
+/* Does one of the entry's excepts hold all of p? An except with p's own
+ * text holds it, and is the usual answer: the policy's copy of a std/guard
+ * protect lists the entry's own excepts. Looking for it first spares the
+ * glob search against each of the others (the answer is the same, since
+ * any one YES is enough). */
 static bool in_except(const struct entry_paths *E, const struct ir_path *p)
 {
+	for (uint32_t k = 0; k < E->nxs; k++)
+		if (E->xs[k].len == p->len && memcmp(E->xs[k].text, p->text, p->len) == 0)
+			return true;
 	for (uint32_t k = 0; k < E->nxs; k++)
 		if (pat_path_contains(&E->xs[k], p, NULL, 0) == PAT_YES)
 			return true;
