@@ -105,14 +105,26 @@ static bool glob_matches(const struct lplan *plan, const char *path)
 /* What the resolved rules allow at `path`, and the rule deciding the
  * first access in `interest` that is denied (for messages). With `later`,
  * about a name made later (lplan_later_pick). */
-static uint32_t allowed_at(const struct ir_profile *dp, const struct lplan *later,
-			   const char *path, uint32_t interest, const struct ir_rule **denier)
+static uint32_t allowed_at(const struct ir_profile *dp, const struct lplan_cand *cand,
+			   const struct lplan *later, const char *path, uint32_t interest,
+			   const struct ir_rule **denier)
 {
 	uint32_t acc = 0, all = 0;
 	for (size_t i = 0; i < sizeof probe_bits / sizeof *probe_bits; i++)
 		all |= probe_bits[i];
 	struct ir_verdict vs[6], gs[6];
-	ir_eval_path_bits(dp, all, path, vs);
+	ir_eval_path_among(dp, cand->v, cand->n, all, path, vs);
+#ifndef NDEBUG
+	/* The candidates are every rule that can match here: the whole
+	 * profile gives the same answer, rule for rule. */
+	struct ir_verdict full[6];
+	ir_eval_path_bits(dp, all, path, full);
+	for (size_t i = 0; i < sizeof probe_bits / sizeof *probe_bits; i++) {
+		unsigned k = (unsigned)__builtin_ctz(probe_bits[i]);
+		assert(vs[k].allowed == full[k].allowed && vs[k].rule == full[k].rule &&
+		       vs[k].pin == full[k].pin);
+	}
+#endif
 	if (later && !glob_matches(later, path))
 		later = NULL; /* the patterns and the expanded rules agree */
 	if (later)
@@ -297,12 +309,14 @@ void lplan_link_parents(struct arena *a, struct lplan *plan)
 
 /* A node that exists: grant what is missing, mount away the excess. */
 static void plan_existing(struct arena *a, struct lplan *plan, const struct ir_profile *dp,
-			  struct lplan_node *n, const struct lplan_node *par)
+			  const struct lplan_cand *cand, struct lplan_node *n,
+			  const struct lplan_node *par)
 {
 	const struct ir_rule *denier = NULL, *sdenier = NULL;
-	uint32_t self = allowed_at(dp, NULL, n->path, IR_A_FILE, &sdenier);
-	uint32_t below = n->is_dir ? allowed_at(dp, NULL, below_probe(a, n->path), IR_A_FILE, &denier)
-				   : self;
+	uint32_t self = allowed_at(dp, cand, NULL, n->path, IR_A_FILE, &sdenier);
+	uint32_t below = n->is_dir
+				 ? allowed_at(dp, cand, NULL, below_probe(a, n->path), IR_A_FILE, &denier)
+				 : self;
 	if (!n->is_dir)
 		denier = sdenier;
 	uint64_t want = rights_of(below);
@@ -399,13 +413,14 @@ static bool dir_exists(const struct lplan *plan, const char *path)
  * true when the runtime will create it instead (the caller then plans it
  * as an existing directory). */
 static bool plan_missing(struct arena *a, struct lplan *plan, const struct ir_profile *dp,
-			 struct lplan_node *n, const struct lplan_node *par)
+			 const struct lplan_cand *cand, struct lplan_node *n,
+			 const struct lplan_node *par)
 {
 	const struct ir_rule *denier = NULL;
 	/* It is a name made later: the patterns say what it may become. */
 	const struct lplan *later = plan->is_static ? NULL : plan;
-	uint32_t self = allowed_at(dp, later, n->path, IR_A_FILE, &denier);
-	uint32_t below = allowed_at(dp, later, below_probe(a, n->path), IR_A_FILE, &denier);
+	uint32_t self = allowed_at(dp, cand, later, n->path, IR_A_FILE, &denier);
+	uint32_t below = allowed_at(dp, cand, later, below_probe(a, n->path), IR_A_FILE, &denier);
 	uint64_t eff = par ? par->ll & ~par->block : 0;
 	n->ll = par ? par->ll : 0;
 	n->block = par ? par->block : 0;
@@ -653,11 +668,17 @@ static bool build(struct arena *a, const struct ir_profile *p, struct lplan *pla
 		n->is_dir = is_static && n->subtree ? true : here && S_ISDIR(st.st_mode);
 	}
 	lplan_link_parents(a, plan);
+	/* A node's candidates are filtered from its parent's: the parent is
+	 * above it (lplan_link_parents asserts it), so they hold all of its. */
+	struct lplan_anchors an;
+	lplan_anchors_init(a, &dp, &an);
+	struct lplan_cand *cand = arena_alloc(a, (plan->nnodes + 1) * sizeof *cand);
 	for (size_t i = 0; i < plan->nnodes; i++) {
 		struct lplan_node *n = &plan->nodes[i];
 		const struct lplan_node *par = n->parent == SIZE_MAX ? NULL : &plan->nodes[n->parent];
-		if (n->exists || plan_missing(a, plan, &dp, n, par))
-			plan_existing(a, plan, &dp, n, par);
+		lplan_cand_filter(a, &an, par ? &cand[n->parent] : &an.all, n->path, &cand[i]);
+		if (n->exists || plan_missing(a, plan, &dp, &cand[i], n, par))
+			plan_existing(a, plan, &dp, &cand[i], n, par);
 	}
 	if (!is_static)
 		lplan_guard_globs(a, p, plan, region_eff);

@@ -99,21 +99,9 @@ static void ck_add(struct ck_set *s, const char *path, bool below)
 	}
 }
 
-/* A pattern's anchor: the path it names, a subtree's root, or the
- * directory before a glob's first wildcard; every match is at or below. */
-static const char *ck_anchor(struct arena *a, const struct ir_path *pp)
-{
-	if (pp->kind == IR_PAT_EXACT)
-		return pp->text;
-	size_t cut = pp->kind == IR_PAT_SUBTREE ? pp->len - 3 : pp->lit_prefix;
-	while (pp->kind == IR_PAT_GLOB && cut > 0 && pp->text[cut] != '/')
-		cut--;
-	return cut ? arena_strndup(a, pp->text, cut) : "/";
-}
-
 static void ck_add_pattern(struct ck_set *s, const struct ir_path *pp)
 {
-	ck_add(s, ck_anchor(s->a, pp), pp->kind != IR_PAT_EXACT);
+	ck_add(s, lplan_anchor(s->a, pp), pp->kind != IR_PAT_EXACT);
 }
 
 static int ck_cmp(const void *x, const void *y)
@@ -124,75 +112,19 @@ static int ck_cmp(const void *x, const void *y)
 	return strcmp(a->path, b->path);
 }
 
-/* The rules that can match a name in a directory: those whose anchor is
- * at or above it, or below it. Filtered level by level down from the
- * root, so that a path is matched against a handful of rules rather than
- * the whole profile (what keeps the check within launch time). */
-struct ck_cand {
-	uint32_t *v; /* indices into the profile's rules, ascending */
-	size_t n;
-};
-
+/* A level of the directory stack: the rules that can match a name in
+ * its directory (lplan_cand.c), so that a path is matched against a
+ * handful of rules rather than the whole profile (what keeps the check
+ * within launch time). */
 struct ck_level {
 	const char *dir;
-	struct ck_cand r, g; /* candidates in plan->rprof and plan->gprof */
-	bool have_g;	     /* g is filtered only for a level that needs it */
+	struct lplan_cand r, g; /* candidates in plan->rprof and plan->gprof */
+	bool have_g;		/* g is filtered only for a level that needs it */
 };
-
-/* Each rule's anchor, computed once per check. */
-struct ck_rules {
-	const struct ir_profile *p;
-	const char **anchor;
-	size_t *alen;
-	struct ck_cand all;
-};
-
-static void ck_rules_init(struct arena *a, const struct ir_profile *p, struct ck_rules *cr)
-{
-	cr->p = p;
-	cr->anchor = arena_alloc(a, (p->nrules + 1) * sizeof *cr->anchor);
-	cr->alen = arena_alloc(a, (p->nrules + 1) * sizeof *cr->alen);
-	cr->all.v = arena_alloc(a, (p->nrules + 1) * sizeof *cr->all.v);
-	cr->all.n = 0;
-	for (size_t i = 0; i < p->nrules; i++) {
-		const struct ir_rule *r = &p->rules[i];
-		cr->anchor[i] = r->tkind == IR_T_PATH ? ck_anchor(a, &r->t.path) : NULL;
-		if (cr->anchor[i]) {
-			cr->alen[i] = strlen(cr->anchor[i]);
-			cr->all.v[cr->all.n++] = (uint32_t)i;
-		}
-	}
-}
-
-/* Whether one of x[0..xn) and y[0..yn) is the other or a directory
- * above it. */
-static bool ck_in_line(const char *x, size_t xn, const char *y, size_t yn)
-{
-	if (xn == 1 || yn == 1)
-		return true; /* "/" is above everything */
-	/* The longer one must have a '/' where the shorter ends: a cheap
-	 * test that turns most candidates away before the memcmp. */
-	if (xn < yn ? y[xn] != '/' : xn > yn && x[yn] != '/')
-		return false;
-	return !memcmp(x, y, xn < yn ? xn : yn);
-}
-
-static void ck_filter(struct arena *a, const struct ck_rules *cr, const struct ck_cand *from,
-		      const char *dir, struct ck_cand *to)
-{
-	to->v = arena_alloc(a, (from->n + 1) * sizeof *to->v);
-	to->n = 0;
-	size_t dn = strlen(dir);
-	for (size_t k = 0; k < from->n; k++) {
-		uint32_t i = from->v[k];
-		if (ck_in_line(cr->anchor[i], cr->alen[i], dir, dn))
-			to->v[to->n++] = i;
-	}
-}
 
 /* Every path rule's anchor, with a name below it unless the rule names
  * one path. */
-static void ck_add_rules(struct ck_set *s, const struct ck_rules *cr)
+static void ck_add_rules(struct ck_set *s, const struct lplan_anchors *cr)
 {
 	for (size_t k = 0; k < cr->all.n; k++) {
 		const struct ir_rule *r = &cr->p->rules[cr->all.v[k]];
@@ -202,7 +134,7 @@ static void ck_add_rules(struct ck_set *s, const struct ck_rules *cr)
 }
 
 struct ck_levels {
-	struct ck_rules rr, gr;
+	struct lplan_anchors rr, gr;
 	struct ck_level *v;
 	size_t n, cap;
 };
@@ -215,7 +147,7 @@ static struct ck_level *ck_push(struct arena *a, struct ck_levels *L, const char
 	}
 	struct ck_level *lv = &L->v[L->n];
 	lv->dir = dir;
-	ck_filter(a, &L->rr, L->n ? &L->v[L->n - 1].r : &L->rr.all, dir, &lv->r);
+	lplan_cand_filter(a, &L->rr, L->n ? &L->v[L->n - 1].r : &L->rr.all, dir, &lv->r);
 	lv->have_g = false;
 	L->n++;
 	return lv;
@@ -223,13 +155,13 @@ static struct ck_level *ck_push(struct arena *a, struct ck_levels *L, const char
 
 /* The top level's candidates in plan->gprof, filtered down the chain
  * from the deepest level that has them. */
-static const struct ck_cand *ck_top_g(struct arena *a, struct ck_levels *L)
+static const struct lplan_cand *ck_top_g(struct arena *a, struct ck_levels *L)
 {
 	size_t i = L->n;
 	while (i > 0 && !L->v[i - 1].have_g)
 		i--;
 	for (; i < L->n; i++) {
-		ck_filter(a, &L->gr, i ? &L->v[i - 1].g : &L->gr.all, L->v[i].dir, &L->v[i].g);
+		lplan_cand_filter(a, &L->gr, i ? &L->v[i - 1].g : &L->gr.all, L->v[i].dir, &L->v[i].g);
 		L->v[i].have_g = true;
 	}
 	return &L->v[L->n - 1].g;
@@ -314,7 +246,7 @@ static void ck_policy_at(struct arena *a, const struct lplan *plan, struct ck_le
 	 * expanded rules are: a glob matched through a symlink names its
 	 * target only there. */
 	if (future) {
-		const struct ck_cand *g = ck_top_g(a, L);
+		const struct lplan_cand *g = ck_top_g(a, L);
 		ir_eval_path_among(&plan->gprof, g->v, g->n, all, path, gv);
 		st->evals++;
 	}
@@ -435,8 +367,8 @@ void lplan_check(struct arena *a, const struct lplan *plan, struct lplan_widenin
 	}
 	struct ck_set s = { a, NULL, 0, 0, NULL, 0 };
 	struct ck_levels L = { 0 };
-	ck_rules_init(a, &plan->rprof, &L.rr);
-	ck_rules_init(a, &plan->gprof, &L.gr);
+	lplan_anchors_init(a, &plan->rprof, &L.rr);
+	lplan_anchors_init(a, &plan->gprof, &L.gr);
 	ck_add_rules(&s, &L.gr);
 	ck_add_rules(&s, &L.rr);
 	for (size_t i = 0; i < plan->nnodes; i++)

@@ -74,6 +74,30 @@ void lplan_except_resolve(struct arena *a, struct lplan_rcache *rc, const struct
 bool lplan_except_expand(struct arena *a, struct lplan_rcache *rc, const struct ir_rule *r,
 			 struct lplan_rules *out, struct ir_rule *full);
 
+/* Candidate rules (lplan_cand.c). A rule's anchor is the path it names,
+ * a subtree's root, or the directory before a glob's first wildcard:
+ * every path it matches is at or below it. */
+struct lplan_cand {
+	uint32_t *v; /* indices into the profile's rules, ascending */
+	size_t n;
+};
+/* Each path rule's anchor, computed once per build or check; all: every
+ * path rule. */
+struct lplan_anchors {
+	const struct ir_profile *p;
+	const char **anchor; /* NULL for a rule that is not about paths */
+	size_t *alen;
+	struct lplan_cand all;
+	uint32_t *scratch;
+};
+const char *lplan_anchor(struct arena *a, const struct ir_path *pp);
+void lplan_anchors_init(struct arena *a, const struct ir_profile *p, struct lplan_anchors *an);
+/* The rules of `from` whose anchor is in line with `dir` (the same, above
+ * or below), in from's order: all the rules that can match `dir` or a
+ * path below it, when `from` held all those for a directory above it. */
+void lplan_cand_filter(struct arena *a, const struct lplan_anchors *an,
+		       const struct lplan_cand *from, const char *dir, struct lplan_cand *to);
+
 /* The directory holding `path` ("/" for a top-level name). */
 char *lplan_parent_dir(struct arena *a, const char *path);
 /* True when `anc` is `path` or a directory above it. */

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fx_pattern.h"
 #include "pat_rel.h"
 #include "path.h"
 
@@ -399,19 +400,6 @@ static void check_pair(const struct pat_vec *A, const struct pat_vec *B, size_t 
 
 static unsigned long evaluator_checked;
 
-/* Patterns the resolver can produce are their own normal form. */
-static bool resolver_form(struct arena *a, const char *text, struct ir_path *out)
-{
-	char *norm;
-	const char *err;
-	if (!path_normalize(a, text, strlen(text), &norm, &err) || strcmp(norm, text) != 0)
-		return false;
-	memset(out, 0, sizeof *out);
-	out->text = norm;
-	path_classify(out);
-	return true;
-}
-
 static struct pat_vec *vectors(const char (*texts)[32], size_t n, size_t words)
 {
 	struct pat_vec *v = calloc(n, sizeof *v);
@@ -421,7 +409,7 @@ static struct pat_vec *vectors(const char (*texts)[32], size_t n, size_t words)
 	for (size_t p = 0; p < n; p++) {
 		strcpy(v[p].text, texts[p]);
 		struct ir_path ip;
-		bool canon = resolver_form(&a, texts[p], &ip);
+		bool canon = fx_resolver_form(&a, texts[p], &ip);
 		if (canon) {
 			v[p].canon = true;
 			v[p].ip = ip;
