@@ -217,17 +217,52 @@ static void assert_sorted(const struct lplan *plan)
 #endif
 }
 
-/* The deepest node that is `path` or above it: its region. */
+/* The last node at or before `path` in the nodes' order, or SIZE_MAX. */
+static size_t last_at_or_before(const struct lplan *plan, const char *path)
+{
+	size_t lo = 0, hi = plan->nnodes;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (lplan_path_cmp(plan->nodes[mid].path, path) <= 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? lo - 1 : SIZE_MAX;
+}
+
+/* The deepest node that is `path` or above it: its region. The nodes are
+ * sorted by components and linked to their parents: that node, when
+ * there is one, lies between itself and `path`, so it is the last node at
+ * or before `path` or one of that node's ancestors, the first of them on
+ * the parent chain that is at or above `path`. */
 static const struct lplan_node *region_of(const struct lplan *plan, const char *path)
 {
 	const struct lplan_node *best = NULL;
+	for (size_t i = last_at_or_before(plan, path); i != SIZE_MAX && !best;
+	     i = plan->nodes[i].parent) {
+		assert(i < plan->nnodes);
+		if (lplan_at_or_above(plan->nodes[i].path, path))
+			best = &plan->nodes[i];
+	}
+#ifndef NDEBUG
+	const struct lplan_node *scan = NULL;
 	for (size_t i = 0; i < plan->nnodes; i++) {
 		const struct lplan_node *n = &plan->nodes[i];
 		if (lplan_at_or_above(n->path, path) &&
-		    (!best || strlen(n->path) > strlen(best->path)))
-			best = n;
+		    (!scan || strlen(n->path) > strlen(scan->path)))
+			scan = n;
 	}
+	assert(best == scan);
+#endif
 	return best;
+}
+
+/* The node named `path`, or NULL. */
+static const struct lplan_node *node_named(const struct lplan *plan, const char *path)
+{
+	size_t i = last_at_or_before(plan, path);
+	return i != SIZE_MAX && !strcmp(plan->nodes[i].path, path) ? &plan->nodes[i] : NULL;
 }
 
 /* Effective rights in the region holding `path`. */
@@ -470,19 +505,6 @@ static bool plan_missing(struct arena *a, struct lplan *plan, const struct ir_pr
 	return false;
 }
 
-/* The directory a guard's pattern names before its first glob: what the
- * IR pins the directories above (a guard's literal path itself when it
- * has no glob). */
-static const char *guard_anchor(struct arena *a, const struct lplan_guard *g)
-{
-	const struct ir_path *pp = &g->pat;
-	if (pp->kind == IR_PAT_EXACT)
-		return pp->text;
-	size_t cut = pp->kind == IR_PAT_SUBTREE ? pp->len - 3 : pp->lit_prefix;
-	while (cut > 0 && pp->text[cut] != '/' && pp->kind != IR_PAT_SUBTREE)
-		cut--;
-	return cut ? arena_strndup(a, pp->text, cut) : "/";
-}
 
 /* Every existing directory above a denied path (a mount node) or above a
  * guarded name that the command could rename or remove becomes a mount
@@ -506,7 +528,9 @@ static void pin_ancestors(struct arena *a, struct lplan *plan)
 		} else {
 			/* Above what a glob can match: from its anchor up. */
 			const struct lplan_guard *g = &plan->guards[i - n0];
-			seed = guard_anchor(a, g);
+			/* The directory before its first glob (its literal
+			 * path when it has none): what the IR pins above. */
+			seed = lplan_anchor(a, &g->pat);
 			if (g->pat.kind == IR_PAT_GLOB)
 				seed = arena_printf(a, "%s/*", strcmp(seed, "/") ? seed : "");
 			why = g->rule;
@@ -517,9 +541,8 @@ static void pin_ancestors(struct arena *a, struct lplan *plan)
 				continue;
 			if (i >= n0 && !dir_exists(plan, d))
 				continue; /* nothing to move yet; the create guard decides */
-			bool have = false;
-			for (size_t k = 0; k < plan->nnodes && !have; k++)
-				have = !strcmp(plan->nodes[k].path, d) && plan->nodes[k].mount;
+			const struct lplan_node *named = node_named(plan, d);
+			bool have = named && named->mount;
 			for (size_t k = 0; k < nextra && !have; k++)
 				have = !strcmp(extra[k].path, d);
 			if (have)
