@@ -94,7 +94,7 @@ static const char *comment_above(struct arena *a, const struct src_file *f, uint
 	while (n && (buf[n - 1] == '.' || buf[n - 1] == ' '))
 		n--;
 	buf[n] = '\0';
-	return arena_printf(a, "%s", buf);
+	return arena_strdup(a, buf);
 }
 
 /* A pattern of the loaded std/guard as "{workspace}/...", "~/..." or
@@ -104,10 +104,10 @@ static const char *entry_text(struct lint_ctx *c, const struct ir_path *p)
 	const char *t = p->text;
 	size_t wl = sizeof ws_placeholder - 1;
 	if (!strncmp(t, ws_placeholder, wl) && (t[wl] == '/' || !t[wl]))
-		return arena_printf(c->a, "{workspace}%s", t + wl);
+		return arena_concat(c->a, "{workspace}", t + wl);
 	if (p->home_len)
-		return arena_printf(c->a, "~%s", t + p->home_len);
-	return arena_printf(c->a, "%s", t);
+		return arena_concat(c->a, "~", t + p->home_len);
+	return arena_strdup(c->a, t);
 }
 
 /* std/guard's protects as entries, kept in c's arena. Loaded once per
@@ -173,8 +173,7 @@ static bool entry_pat(struct lint_ctx *c, const char *ws, const char *pattern,
 	if (strncmp(pattern, wsk, sizeof wsk - 1) == 0) {
 		if (!ws)
 			return false;
-		out->text = arena_printf(c->a, "%s%s", strcmp(ws, "/") ? ws : "",
-					 pattern + sizeof wsk - 1);
+		out->text = arena_concat(c->a, strcmp(ws, "/") ? ws : "", pattern + sizeof wsk - 1);
 	} else if (pattern[0] == '~') {
 		if (!c->ir->home)
 			return false;
