@@ -63,11 +63,13 @@ static bool exists(const char *p)
 
 /* Whether `import "NAME"` finds a file: -I directories, then the
  * standard library's platform folder, then its portable one. */
-static bool module_exists(const cage_options *o, const char *name)
+/* The file an import of module `name` loads, searched as the resolver
+ * does: each -I folder, then the standard library's platform folder, then
+ * the standard library. */
+static bool module_path(const cage_options *o, const char *name, char *p, size_t size)
 {
-	char p[2 * PATH_MAX];
 	for (size_t i = 0; i < o->nincludes; i++) {
-		snprintf(p, sizeof p, "%s/%s.cage", o->includes[i], name);
+		snprintf(p, size, "%s/%s.cage", o->includes[i], name);
 		if (is_file(p))
 			return true;
 	}
@@ -77,11 +79,17 @@ static bool module_exists(const cage_options *o, const char *name)
 		(void)stdlib_dir_default(def, sizeof def);
 		std = def;
 	}
-	snprintf(p, sizeof p, "%s/%s/%s.cage", std, ir_target_name(IR_TARGET_HOST), name);
+	snprintf(p, size, "%s/%s/%s.cage", std, ir_target_name(IR_TARGET_HOST), name);
 	if (is_file(p))
 		return true;
-	snprintf(p, sizeof p, "%s/%s.cage", std, name);
+	snprintf(p, size, "%s/%s.cage", std, name);
 	return is_file(p);
+}
+
+static bool module_exists(const cage_options *o, const char *name)
+{
+	char p[2 * PATH_MAX];
+	return module_path(o, name, p, sizeof p);
 }
 
 static void add(struct layers *L, const char *kind, const char *import)
@@ -1044,10 +1052,17 @@ static int compose(struct layers *L, const struct layers_req *rq)
 	int rc = discover(L, rq);
 	if (rc)
 		return rc;
+	/* A layer that declares the param itself (std/guard does, and it is
+	 * a default layer) must not meet the root's declaration: that first
+	 * compile would only fail and be made again without it. */
 	bool declared = false;
-	for (size_t i = 0; i < L->n; i++)
-		if (L->v[i].import[0] == '/' && declares_workspace(L->v[i].import))
-			declared = true;
+	for (size_t i = 0; i < L->n && !declared; i++) {
+		char p[2 * PATH_MAX];
+		const char *file = L->v[i].import[0] == '/' ? L->v[i].import
+				   : module_path(rq->copts, L->v[i].import, p, sizeof p) ? p
+											   : NULL;
+		declared = file && declares_workspace(file);
+	}
 	/* The agent's private caches (std/guard's `cache`): the agent layer's
 	 * name, the command's base name. */
 	if (module_exists(rq->copts, "std/guard") && !has_define(rq->copts, "cache")) {
