@@ -505,7 +505,6 @@ static bool plan_missing(struct arena *a, struct lplan *plan, const struct ir_pr
 	return false;
 }
 
-
 /* Every existing directory above a denied path (a mount node) or above a
  * guarded name that the command could rename or remove becomes a mount
  * point, so the denial cannot be moved aside: the IR pins the same
