@@ -96,7 +96,7 @@ static bool glob_matches(const struct lplan *plan, const char *path)
 {
 	for (size_t i = 0; i < plan->gprof.nrules; i++) {
 		const struct ir_path *pp = &plan->gprof.rules[i].t.path;
-		if (pp->kind == IR_PAT_GLOB && ir_path_match(pp, path))
+		if (pp->kind == IR_PAT_GLOB && lplan_may_match(pp, path) && ir_path_match(pp, path))
 			return true;
 	}
 	return false;
@@ -144,7 +144,7 @@ static const char *below_probe(struct arena *a, const char *path)
 {
 	/* A name no rule anchors: the policy's answer for "anything else
 	 * below this node". */
-	return arena_printf(a, "%s/\x01", strcmp(path, "/") ? path : "");
+	return lplan_join(a, path, "\x01", 1);
 }
 
 static bool is_ancestor(const char *anc, const char *path)
@@ -487,8 +487,7 @@ static bool plan_missing(struct arena *a, struct lplan *plan, const struct ir_pr
 		 * the name from coming to exist, and a path that cannot exist
 		 * needs nothing else. */
 		lplan_guard_add(a, plan,
-				n->subtree ? arena_printf(a, "%s/**", strcmp(n->path, "/") ? n->path : "")
-					   : n->path,
+				n->subtree ? lplan_join(a, n->path, "**", 2) : n->path,
 				cv.rule ? cv.rule : denier);
 	} else if (uncovered)
 		lplan_error(a, plan, denier,
@@ -531,7 +530,7 @@ static void pin_ancestors(struct arena *a, struct lplan *plan)
 			 * path when it has none): what the IR pins above. */
 			seed = lplan_anchor(a, &g->pat);
 			if (g->pat.kind == IR_PAT_GLOB)
-				seed = arena_printf(a, "%s/*", strcmp(seed, "/") ? seed : "");
+				seed = lplan_join(a, seed, "*", 1);
 			why = g->rule;
 		}
 		for (char *d = lplan_parent_dir(a, seed); strcmp(d, "/");

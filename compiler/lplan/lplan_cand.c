@@ -15,14 +15,29 @@
 
 #include <string.h>
 
+/* The anchor's length in pp->text (0: the root). */
+static size_t anchor_len(const struct ir_path *pp)
+{
+	if (pp->kind == IR_PAT_EXACT)
+		return pp->len;
+	size_t cut = pp->kind == IR_PAT_SUBTREE ? pp->len - 3 : pp->lit_prefix;
+	while (pp->kind == IR_PAT_GLOB && cut > 0 && pp->text[cut] != '/')
+		cut--;
+	return cut;
+}
+
 const char *lplan_anchor(struct arena *a, const struct ir_path *pp)
 {
 	if (pp->kind == IR_PAT_EXACT)
 		return pp->text;
-	size_t cut = pp->kind == IR_PAT_SUBTREE ? pp->len - 3 : pp->lit_prefix;
-	while (pp->kind == IR_PAT_GLOB && cut > 0 && pp->text[cut] != '/')
-		cut--;
+	size_t cut = anchor_len(pp);
 	return cut ? arena_strndup(a, pp->text, cut) : "/";
+}
+
+bool lplan_may_match(const struct ir_path *pp, const char *path)
+{
+	size_t k = anchor_len(pp);
+	return k == 0 || (strncmp(path, pp->text, k) == 0 && (path[k] == '/' || path[k] == '\0'));
 }
 
 void lplan_anchors_init(struct arena *a, const struct ir_profile *p, struct lplan_anchors *an)

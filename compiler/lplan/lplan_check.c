@@ -89,7 +89,7 @@ static void ck_add(struct ck_set *s, const char *path, bool below)
 {
 	size_t n = strlen(path);
 	if (below) {
-		char *pr = arena_printf(s->a, "%s/\x01", n > 1 ? path : "");
+		char *pr = lplan_join(s->a, path, "\x01", 1);
 		ck_add1(s, pr, strlen(pr), true);
 	}
 	while (ck_add1(s, path, n, false) && n > 1) {
@@ -330,7 +330,7 @@ static bool ck_real_entries(struct arena *a, const struct lplan *plan, struct ck
 	const char **names = arena_alloc(a, (l->n ? l->n : 1) * sizeof *names);
 	size_t n = l->n;
 	for (size_t i = 0; i < n; i++)
-		names[i] = arena_printf(a, "%s/%s", strcmp(dir, "/") ? dir : "", l->names[i]);
+		names[i] = lplan_join(a, dir, l->names[i], strlen(l->names[i]));
 	for (size_t i = 0; i < n; i++) {
 		struct ck_path key = { names[i], false };
 		if (s->n && bsearch(&key, s->v, s->n, sizeof *s->v, ck_cmp))

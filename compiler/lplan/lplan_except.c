@@ -167,7 +167,7 @@ static void rel_to_sub(struct xwalk *w, const struct ir_path *e, const char *p,
 static enum xpart part_of(struct xwalk *w, const char *p)
 {
 	struct ir_path sub = { 0 };
-	sub.text = arena_printf(w->a, "%s/**", strcmp(p, "/") ? p : "");
+	sub.text = lplan_join(w->a, p, "**", 2);
 	path_classify(&sub);
 	enum pat_ans o, c;
 	rel_to_sub(w, &w->full.t.path, p, &sub, &o, &c);
@@ -218,7 +218,7 @@ static void walk(struct xwalk *w, const char *dir, unsigned depth)
 			w->too_big = true;
 			break;
 		}
-		char *e = arena_printf(w->a, "%s/%s", strcmp(dir, "/") ? dir : "", l->names[k]);
+		char *e = lplan_join(w->a, dir, l->names[k], strlen(l->names[k]));
 		struct stat st;
 		if (lplan_lstat(w->rc, e, &st) != 0)
 			continue; /* gone since readdir: it no longer needs a mount */

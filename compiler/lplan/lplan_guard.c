@@ -186,7 +186,9 @@ bool lplan_guard_denies(const struct lplan *plan, const char *path, enum lplan_m
 			while (g->pat.kind != IR_PAT_EXACT && cut > 0 && t[cut] != '/')
 				cut--;
 			char lit[4096];
-			snprintf(lit, sizeof lit, "%.*s", (int)cut, t);
+			size_t ln = cut < sizeof lit ? cut : sizeof lit - 1;
+			memcpy(lit, t, ln);
+			lit[ln] = '\0';
 			bool definite = g->pat.kind == IR_PAT_GLOB ? at_or_above(path, *lit ? lit : "/")
 								    : at_or_above(path, lit) && strcmp(path, lit);
 			if (!definite) {

@@ -91,6 +91,9 @@ struct lplan_anchors {
 	uint32_t *scratch;
 };
 const char *lplan_anchor(struct arena *a, const struct ir_path *pp);
+/* Whether `path` is at or below pp's anchor: false means pp cannot match
+ * it, so the full match need not be tried. */
+bool lplan_may_match(const struct ir_path *pp, const char *path);
 void lplan_anchors_init(struct arena *a, const struct ir_profile *p, struct lplan_anchors *an);
 /* The rules of `from` whose anchor is in line with `dir` (the same, above
  * or below), in from's order: all the rules that can match `dir` or a
@@ -98,6 +101,8 @@ void lplan_anchors_init(struct arena *a, const struct ir_profile *p, struct lpla
 void lplan_cand_filter(struct arena *a, const struct lplan_anchors *an,
 		       const struct lplan_cand *from, const char *dir, struct lplan_cand *to);
 
+/* dir + "/" + name[0..n), where dir "/" adds no second slash. */
+char *lplan_join(struct arena *a, const char *dir, const char *name, size_t n);
 /* The directory holding `path` ("/" for a top-level name). */
 char *lplan_parent_dir(struct arena *a, const char *path);
 /* True when `anc` is `path` or a directory above it. */

@@ -110,7 +110,7 @@ const char *lplan_query_path(struct arena *a, uint32_t access, const char *path)
 		return lplan_resolve_path(a, path);
 	const char *base = strrchr(path, '/') + 1;
 	const char *dir = lplan_resolve_path(a, lplan_parent_dir(a, path));
-	return arena_printf(a, "%s/%s", strcmp(dir, "/") ? dir : "", base);
+	return lplan_join(a, dir, base, strlen(base));
 }
 
 /* One access, from the rights at the path and (for create and delete) at

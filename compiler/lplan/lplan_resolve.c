@@ -52,7 +52,7 @@ static void walk(struct walk *w, const char *dir, const struct path_comp *comps,
 		return;
 	}
 	if (!path_has_glob(c, cl)) {
-		char *next = arena_printf(w->a, "%s/%.*s", strcmp(dir, "/") ? dir : "", (int)cl, c);
+		char *next = lplan_join(w->a, dir, c, cl);
 		struct stat st;
 		if (lplan_lstat(w->rc, next, &st) == 0)
 			walk(w, next, comps, i + 1, n, depth);
@@ -73,7 +73,7 @@ static void walk(struct walk *w, const char *dir, const struct path_comp *comps,
 			w->too_big = true;
 			break;
 		}
-		char *next = arena_printf(w->a, "%s/%s", strcmp(dir, "/") ? dir : "", name);
+		char *next = lplan_join(w->a, dir, name, strlen(name));
 		if (dstar) {
 			/* Descend through real directories only: a symlink loop must
 			 * not make the walk endless. */
@@ -111,8 +111,7 @@ void lplan_rules_add(struct arena *a, struct lplan_rules *v, const struct ir_rul
 	struct ir_rule *r = &v->rules[v->n];
 	*r = *orig;
 	r->index = (uint32_t)v->n;
-	const char *text = subtree ? arena_printf(a, "%s/**", strcmp(path, "/") ? path : "")
-				   : path;
+	const char *text = subtree ? lplan_join(a, path, "**", 2) : path;
 	r->t.path.text = text;
 	r->t.path.len = (uint32_t)strlen(text);
 	r->t.path.home_len = 0;

@@ -134,6 +134,8 @@ Test(lplan_cand, every_match_is_at_or_below_the_anchor_and_stays_a_candidate)
 			cr_assert(lplan_at_or_above(an.anchor[i], path),
 				  "%s matches %s, but its anchor %s is not at or above it", pp->text,
 				  path, an.anchor[i]);
+			cr_assert(lplan_may_match(pp, path), "%s matches %s, but may_match says no",
+				  pp->text, path);
 			cr_assert_eq(seen[i], (uint32_t)p + 1,
 				     "%s matches %s but was filtered out of its candidates", pp->text,
 				     path);
