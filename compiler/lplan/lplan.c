@@ -475,12 +475,16 @@ static bool plan_missing(struct arena *a, struct lplan *plan, const struct ir_pr
 	const uint64_t cover = LP_READ | LP_WRITEISH | LP_EXECUTE;
 	bool uncovered = (eff & LP_MAKE) && ((eff & ~rights_of(self) & cover) ||
 					     (eff & ~rights_of(below) & cover));
-	struct ir_verdict cv;
-	ir_eval_path(dp, IR_A_CREATE, n->path, &cv);
-	if (later && glob_matches(plan, n->path)) {
-		struct ir_verdict gv;
-		ir_eval_path(&plan->gprof, IR_A_CREATE, n->path, &gv);
-		cv = *lplan_later_pick(&gv, &cv);
+	/* Whether the policy lets the command create it matters only where
+	 * something below could be made that the policy does not cover. */
+	struct ir_verdict cv = { 0 };
+	if (uncovered) {
+		ir_eval_path(dp, IR_A_CREATE, n->path, &cv);
+		if (later && glob_matches(plan, n->path)) {
+			struct ir_verdict gv;
+			ir_eval_path(&plan->gprof, IR_A_CREATE, n->path, &gv);
+			cv = *lplan_later_pick(&gv, &cv);
+		}
 	}
 	if (uncovered && !cv.allowed) {
 		/* The policy denies creating it: cagerun's create guard keeps
