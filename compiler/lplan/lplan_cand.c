@@ -15,8 +15,7 @@
 
 #include <string.h>
 
-/* The anchor's length in pp->text (0: the root). */
-static size_t anchor_len(const struct ir_path *pp)
+size_t lplan_anchor_len(const struct ir_path *pp)
 {
 	if (pp->kind == IR_PAT_EXACT)
 		return pp->len;
@@ -30,13 +29,13 @@ const char *lplan_anchor(struct arena *a, const struct ir_path *pp)
 {
 	if (pp->kind == IR_PAT_EXACT)
 		return pp->text;
-	size_t cut = anchor_len(pp);
+	size_t cut = lplan_anchor_len(pp);
 	return cut ? arena_strndup(a, pp->text, cut) : "/";
 }
 
 bool lplan_may_match(const struct ir_path *pp, const char *path)
 {
-	size_t k = anchor_len(pp);
+	size_t k = lplan_anchor_len(pp);
 	return k == 0 || (strncmp(path, pp->text, k) == 0 && (path[k] == '/' || path[k] == '\0'));
 }
 

@@ -153,13 +153,14 @@ bool lplan_strictly_above(const struct path_comp *pc, size_t pi, size_t n,
 	       lplan_strictly_above(pc, pi + 1, n, tc, ti + 1, m, depth + 1);
 }
 
-/* Whether t is `dir` or above it. */
-static bool at_or_above(const char *t, const char *dir)
+/* Whether t is dir[0..dn) or above it (dn 0 stands for the root, as
+ * lplan_anchor_len gives it). */
+static bool at_or_above(const char *t, const char *dir, size_t dn)
 {
 	size_t n = strlen(t);
 	if (n == 1)
 		return true;
-	return strncmp(t, dir, n) == 0 && (dir[n] == '/' || dir[n] == '\0');
+	return n <= dn && memcmp(t, dir, n) == 0 && (n == dn || dir[n] == '/');
 }
 
 bool lplan_guard_denies(const struct lplan *plan, const char *path, enum lplan_mk kind,
@@ -180,17 +181,14 @@ bool lplan_guard_denies(const struct lplan *plan, const char *path, enum lplan_m
 		} else if (kind == LPLAN_MK_DIR) {
 			continue;
 		} else {
-			/* The directory every match lies in or below. */
+			/* The directory every match lies in or below: the
+			 * pattern's anchor, t[0..cut). */
 			const char *t = g->pat.text;
-			size_t cut = g->pat.kind == IR_PAT_EXACT ? strlen(t) : g->pat.lit_prefix;
-			while (g->pat.kind != IR_PAT_EXACT && cut > 0 && t[cut] != '/')
-				cut--;
-			char lit[4096];
-			size_t ln = cut < sizeof lit ? cut : sizeof lit - 1;
-			memcpy(lit, t, ln);
-			lit[ln] = '\0';
-			bool definite = g->pat.kind == IR_PAT_GLOB ? at_or_above(path, *lit ? lit : "/")
-								    : at_or_above(path, lit) && strcmp(path, lit);
+			size_t cut = lplan_anchor_len(&g->pat);
+			bool definite = g->pat.kind == IR_PAT_GLOB
+						? at_or_above(path, cut ? t : "/", cut ? cut : 1)
+						: at_or_above(path, t, cut) &&
+							  !(strlen(path) == cut && !memcmp(path, t, cut));
 			if (!definite) {
 				if (kind != LPLAN_MK_TREE)
 					continue;

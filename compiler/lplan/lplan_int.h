@@ -91,6 +91,8 @@ struct lplan_anchors {
 	uint32_t *scratch;
 };
 const char *lplan_anchor(struct arena *a, const struct ir_path *pp);
+/* The anchor's length in pp->text; 0 for the root. */
+size_t lplan_anchor_len(const struct ir_path *pp);
 /* Whether `path` is at or below pp's anchor: false means pp cannot match
  * it, so the full match need not be tried. */
 bool lplan_may_match(const struct ir_path *pp, const char *path);
