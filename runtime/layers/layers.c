@@ -61,11 +61,8 @@ static bool exists(const char *p)
 	return lstat(p, &st) == 0;
 }
 
-/* Whether `import "NAME"` finds a file: -I directories, then the
+/* The file `import "NAME"` loads, into p: -I directories, then the
  * standard library's platform folder, then its portable one. */
-/* The file an import of module `name` loads, searched as the resolver
- * does: each -I folder, then the standard library's platform folder, then
- * the standard library. */
 static bool module_path(const cage_options *o, const char *name, char *p, size_t size)
 {
 	for (size_t i = 0; i < o->nincludes; i++) {
@@ -86,6 +83,7 @@ static bool module_path(const cage_options *o, const char *name, char *p, size_t
 	return is_file(p);
 }
 
+/* Whether `import "NAME"` finds a file. */
 static bool module_exists(const cage_options *o, const char *name)
 {
 	char p[2 * PATH_MAX];
@@ -1058,10 +1056,10 @@ static int compose(struct layers *L, const struct layers_req *rq)
 	bool declared = false;
 	for (size_t i = 0; i < L->n && !declared; i++) {
 		char p[2 * PATH_MAX];
-		const char *file = L->v[i].import[0] == '/' ? L->v[i].import
-				   : module_path(rq->copts, L->v[i].import, p, sizeof p) ? p
-											   : NULL;
-		declared = file && declares_workspace(file);
+		if (L->v[i].import[0] == '/')
+			declared = declares_workspace(L->v[i].import);
+		else if (module_path(rq->copts, L->v[i].import, p, sizeof p))
+			declared = declares_workspace(p);
 	}
 	/* The agent's private caches (std/guard's `cache`): the agent layer's
 	 * name, the command's base name. */
