@@ -3,13 +3,17 @@
  * shell does not use (testsuite/qual/guard.sh). Run in the workspace:
  *
  *   guardprobe openat|creat|mknod|symlinkat|linkat|renameat2|exchange|xlink|procself|tmpfile|race
+ *   guardprobe umask
  *
  * Exits 0 when the call(s) ran (whatever they returned): the test looks
  * at the filesystem afterwards, never at what this program believes.
  * `race` flips a path buffer between a harmless name and ".envrc" from a
  * second thread while the first keeps calling openat(O_CREAT) on it: a
  * guard that let the kernel re-read the path after checking it would lose
- * this race. Bounded to 20000 calls and 10 seconds.
+ * this race. Bounded to 20000 calls and 10 seconds. `umask` is ordinary
+ * work, not an attack: it prints the modes of names made under umasks
+ * other threads and processes set, which must be the same with and
+ * without the guard.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -21,6 +25,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -65,6 +70,96 @@ static int race(void)
 	}
 	atomic_store(&stop, 1);
 	pthread_join(t, NULL);
+	return 0;
+}
+
+/* ---- umask: the mode of what the guard creates ----
+ * Each step is a name the guard creates (with mode 0666 or 0777) under
+ * a umask another thread or process set, in an order that a supervisor
+ * keeping a stale umask would get wrong. Prints each name's mode. */
+static pthread_mutex_t um_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t um_cond = PTHREAD_COND_INITIALIZER;
+static int um_step;
+
+static void um_make(const char *name)
+{
+	int fd = open(name, O_WRONLY | O_CREAT | O_EXCL, 0666);
+	if (fd >= 0)
+		close(fd);
+}
+
+static void um_wait(int step)
+{
+	pthread_mutex_lock(&um_lock);
+	while (um_step < step)
+		pthread_cond_wait(&um_cond, &um_lock);
+	pthread_mutex_unlock(&um_lock);
+}
+
+static void um_go(int step)
+{
+	pthread_mutex_lock(&um_lock);
+	um_step = step;
+	pthread_cond_broadcast(&um_cond);
+	pthread_mutex_unlock(&um_lock);
+}
+
+static void *um_setter(void *arg)
+{
+	(void)arg;
+	umask(077);
+	um_make("t1");
+	return NULL;
+}
+
+static void *um_maker(void *arg)
+{
+	(void)arg;
+	um_make("b1");
+	um_go(1);
+	um_wait(2);
+	um_make("b2");
+	return NULL;
+}
+
+static int umask_probe(void)
+{
+	umask(022);
+	um_make("m1");
+	pthread_t t;
+	if (pthread_create(&t, NULL, um_setter, NULL) != 0 || pthread_join(t, NULL) != 0)
+		return 2;
+	um_make("m2"); /* the thread's umask is the process's */
+	mkdir("d2", 0777);
+	umask(022);
+	um_make("m3");
+	pid_t pid = fork();
+	if (pid == 0) {
+		umask(027);
+		um_make("c1");
+		_exit(0);
+	}
+	if (pid < 0 || waitpid(pid, NULL, 0) != pid)
+		return 2;
+	um_make("m4"); /* the child's umask was its own */
+	/* A thread that made a name before the umask changed, and one after. */
+	if (pthread_create(&t, NULL, um_maker, NULL) != 0)
+		return 2;
+	um_wait(1);
+	umask(007);
+	um_go(2);
+	if (pthread_join(t, NULL) != 0)
+		return 2;
+	mkdir("d5", 0777);
+	static const char *const names[] = { "m1", "t1", "m2", "d2", "m3", "c1",
+					     "m4", "b1", "b2", "d5" };
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+		struct stat st;
+		if (stat(names[i], &st) != 0)
+			printf("%s missing\n", names[i]);
+		else
+			printf("%s %03o\n", names[i], (unsigned)(st.st_mode & 0777));
+	}
 	return 0;
 }
 
@@ -122,6 +217,8 @@ int main(int argc, char **argv)
 			linkat(AT_FDCWD, p, AT_FDCWD, ".envrc", AT_SYMLINK_FOLLOW);
 	} else if (!strcmp(m, "race")) {
 		return race();
+	} else if (!strcmp(m, "umask")) {
+		return umask_probe();
 	} else {
 		return 2;
 	}

@@ -37,6 +37,7 @@
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -219,6 +220,11 @@ int lnx_super_serve(struct lnx_child *c, struct lnx_super *sv)
 			;
 		return lnx_status_code(st);
 	}
+	/* Each name the guard makes has its mode from the tracee's umask
+	 * already (lnx_guard.c); its own, cagerun's, must take nothing more
+	 * away: a command under umask 002 would get 644 for 664 files. The
+	 * command has its own copy since the clone (no CLONE_FS). */
+	umask(0);
 	struct lnx_notify *nt = sv->nt = lnx_notify_new(l);
 	if (nt && sv->status_sock >= 0) {
 		lnx_notify_use_status_reader(nt, sv->status_sock); /* it owns it now */
