@@ -196,6 +196,18 @@ static bool lnx_sc_deny_clone_ns(struct lnx_sc *sc)
 	return true;
 }
 
+/* A thread made without CLONE_FS has a umask, root and cwd of its own.
+ * Refused, so that every thread of a process shares them: the create
+ * guard keeps a process's umask between calls (lnx_notify.c, "The task
+ * cache") and relies on it. Every thread library passes CLONE_FS; fork
+ * and vfork (no CLONE_THREAD) are unaffected. */
+static bool lnx_sc_deny_thread_own_fs(struct lnx_sc *sc)
+{
+	return lnx_sc_rule_if(sc, SCMP_ACT_ERRNO(EPERM), "clone", NULL,
+			      lnx_sc_cmp(0, SCMP_CMP_MASKED_EQ, CLONE_THREAD | CLONE_FS,
+					 CLONE_THREAD));
+}
+
 /* TIOCSTI pushes bytes into a terminal's input queue and TIOCLINUX can paste
  * a console selection: either types commands into the user's shell. The
  * kernel reads the request as 32 bits, so only those are compared. */
@@ -398,6 +410,7 @@ bool lnx_seccomp_build(const struct lnx_seccomp_opts *o, struct lnx_seccomp_prog
 		   * about 210 to 170 us here. */
 		  lnx_sc_attr(&sc, SCMP_FLTATR_CTL_OPTIMIZE, 2, "the binary-tree layout") &&
 		  lnx_sc_deny_names(&sc) && lnx_sc_deny_clone_ns(&sc) &&
+		  lnx_sc_deny_thread_own_fs(&sc) &&
 		  lnx_sc_deny_tty_inject(&sc) && lnx_sc_deny_personality(&sc) &&
 		  lnx_sc_deny_setid_modes(&sc) && lnx_sc_socket(&sc, o) &&
 		  lnx_sc_export(sc.ctx, p, err, errlen);

@@ -20,6 +20,7 @@
 #include <ifaddrs.h>
 #include <linux/bpf.h>
 #include <linux/io_uring.h>
+#include <linux/futex.h>
 #include <linux/kcmp.h>
 #include <linux/keyctl.h>
 #include <linux/netlink.h>
@@ -340,6 +341,40 @@ static long c_clone3(long a)
 	return sc_forked(syscall(SYS_clone3, &ca, sizeof ca));
 }
 
+/* A thread (CLONE_THREAD) without CLONE_FS, through glibc's clone(),
+ * which runs the function on the new stack. The thread leaves at once;
+ * CLONE_CHILD_CLEARTID clears `tid` and wakes its futex when it is gone.
+ * The wait is bounded (5 s), and a thread still running after it is
+ * reported, not left to touch a freed stack (the stack is static). */
+static int sc_thread_exit(void *arg)
+{
+	(void)arg;
+	syscall(SYS_exit, 0); /* this thread only */
+	return 0;
+}
+
+static long c_thread_own_fs(long a)
+{
+	(void)a;
+	static char stack[64 * 1024] __attribute__((aligned(16)));
+	static pid_t tid;
+	__atomic_store_n(&tid, 1, __ATOMIC_SEQ_CST);
+	long r = clone(sc_thread_exit, stack + sizeof stack,
+		       CLONE_VM | CLONE_SIGHAND | CLONE_THREAD | CLONE_FILES | CLONE_SYSVSEM |
+			       CLONE_CHILD_CLEARTID,
+		       NULL, NULL, NULL, &tid);
+	if (r < 0)
+		return -(long)errno;
+	for (int i = 0; i < 50; i++) {
+		pid_t v = __atomic_load_n(&tid, __ATOMIC_SEQ_CST);
+		if (v == 0)
+			return 0;
+		struct timespec ts = {0, 100 * 1000 * 1000};
+		syscall(SYS_futex, &tid, FUTEX_WAIT, v, &ts, NULL, 0);
+	}
+	return -ETIMEDOUT;
+}
+
 /* ---- terminals and personality ---- */
 
 /* The slave side of a new pty: TIOCSTI works on it for root. */
@@ -519,6 +554,7 @@ static const struct sc_case sc_refused[] = {
 	{"clone(CLONE_NEWUSER|CLONE_NEWNET)", NULL, c_clone, CLONE_NEWUSER | CLONE_NEWNET,
 	 EPERM, true},
 	{"clone3(fork)", NULL, c_clone3, 0, ENOSYS, true},
+	{"clone(CLONE_THREAD without CLONE_FS)", NULL, c_thread_own_fs, 0, EPERM, true},
 	/* terminals and personality */
 	{"ioctl(TIOCSTI)", s_pty, c_tiocsti, 0, EPERM, true},
 	{"chmod(04755)", s_scratch, c_chmod_setuid, 0, EPERM, true},
