@@ -153,6 +153,9 @@ size_t lnx_guard_rules(struct lnx_notify_rule *out, size_t max)
 		{ SYS_linkat, -1, 0 },
 		{ SYS_renameat, -1, 0 },
 		{ SYS_renameat2, -1, 0 },
+		/* Not a name: the supervisor keeps each process's umask
+		 * between calls and must see it change (lnx_tasks.h). */
+		{ SYS_umask, -1, 0 },
 	};
 	size_t n = sizeof all / sizeof *all;
 	if (n > max)
@@ -734,12 +737,21 @@ bool lnx_guard_attach_all_opens(struct lnx_guard *g, struct lnx_notify *nt)
 	return true;
 }
 
+/* umask(2) makes no name and reads no memory: it goes on unchanged,
+ * once what was kept about umasks is forgotten. */
+static void handle_umask(void *ctx, struct lnx_notify_call *c)
+{
+	(void)ctx;
+	lnx_notify_umask_call(c);
+	lnx_notify_reply_continue(c);
+}
+
 bool lnx_guard_attach(struct lnx_guard *g, struct lnx_notify *nt)
 {
 	struct lnx_notify_rule r[LNX_NOTIFY_MAX_RULES];
 	size_t n = lnx_guard_rules(r, LNX_NOTIFY_MAX_RULES);
 	for (size_t i = 0; i < n; i++)
-		if (!lnx_notify_on(nt, r[i].nr, handle, g))
+		if (!lnx_notify_on(nt, r[i].nr, r[i].nr == SYS_umask ? handle_umask : handle, g))
 			return false;
 	return n > 0;
 }

@@ -6,6 +6,7 @@
 #include "lnx_notify.h"
 
 #include "lnx_landlock.h"
+#include "lnx_tasks.h"
 #include "lplan.h"
 
 #include <errno.h>
@@ -184,6 +185,7 @@ struct lnx_notify {
 	} observers[LNX_NOTIFY_MAX_OBSERVERS];
 	size_t nobservers;
 	int status_sock; /* lnx_notify_status_reader's socket, or -1 */
+	struct lnx_tasks *tasks; /* tgid and umask kept between calls */
 };
 
 struct lnx_notify *lnx_notify_new(int listener)
@@ -196,11 +198,16 @@ struct lnx_notify *lnx_notify_new(int listener)
 	struct lnx_notify *nt = calloc(1, sizeof *nt);
 	size_t rs = sz.seccomp_notif > sizeof(struct seccomp_notif) ? sz.seccomp_notif
 								     : sizeof(struct seccomp_notif);
-	if (nt)
+	if (nt) {
 		nt->req = calloc(1, rs);
-	if (!nt || !nt->req) {
-		if (nt)
+		nt->tasks = lnx_tasks_new();
+	}
+	if (!nt || !nt->req || !nt->tasks) {
+		if (nt) {
+			free(nt->req);
+			lnx_tasks_free(nt->tasks);
 			free(nt);
+		}
 		close(listener);
 		return NULL;
 	}
@@ -224,6 +231,7 @@ void lnx_notify_free(struct lnx_notify *nt)
 	close(nt->listener);
 	if (nt->status_sock >= 0)
 		close(nt->status_sock);
+	lnx_tasks_free(nt->tasks);
 	free(nt->req);
 	free(nt);
 }
@@ -280,6 +288,7 @@ int lnx_notify_handle(struct lnx_notify *nt)
 	c.nt = nt;
 	c.req = nt->req;
 	c.tid = (pid_t)nt->req->pid;
+	lnx_tasks_seen(nt->tasks, c.tid);
 	for (size_t i = 0; i < nt->nobservers; i++)
 		nt->observers[i].fn(nt->observers[i].ctx, &c);
 	const struct lnx_notify_slot *h = NULL;
@@ -523,10 +532,10 @@ void lnx_notify_use_status_reader(struct lnx_notify *nt, int sock)
 	nt->status_sock = sock;
 }
 
-int lnx_notify_status(struct lnx_notify_call *c)
+/* The status, read afresh; pidfd (the caller's, or -1) was opened
+ * before it and is kept with its answers once the request proves live. */
+static int status_read(struct lnx_notify_call *c, int pidfd)
 {
-	if (c->have_status)
-		return 0;
 	char buf[STATUS_MAX];
 	ssize_t n = c->nt->status_sock >= 0 ? status_ask(c->nt->status_sock, c->tid, buf, sizeof buf)
 					    : status_text(c->tid, buf, sizeof buf);
@@ -541,7 +550,33 @@ int lnx_notify_status(struct lnx_notify_call *c)
 	if (!lnx_notify_valid(c))
 		return -ESRCH;
 	c->have_status = true;
+	if (pidfd >= 0) {
+		lnx_tasks_keep(c->nt->tasks, c->tid, pidfd, c->tgid, c->umask);
+		return 1; /* pidfd is kept */
+	}
 	return 0;
+}
+
+int lnx_notify_status(struct lnx_notify_call *c)
+{
+	if (c->have_status)
+		return 0;
+	if (lnx_tasks_find(c->nt->tasks, c->tid, &c->tgid, &c->umask)) {
+		c->have_status = true;
+		return 0;
+	}
+	int pidfd = lnx_tasks_pin(c->nt->tasks, c->tid);
+	int rc = status_read(c, pidfd);
+	if (rc == 1)
+		return 0;
+	if (pidfd >= 0)
+		close(pidfd);
+	return rc;
+}
+
+void lnx_notify_umask_call(struct lnx_notify_call *c)
+{
+	lnx_tasks_umask_call(c->nt->tasks, c->tid);
 }
 
 int lnx_notify_tracee_fd(struct lnx_notify_call *c, int fd)

@@ -142,8 +142,13 @@ bool lnx_notify_valid(const struct lnx_notify_call *c);
  * buf. 0, -EFAULT, -ENAMETOOLONG (no NUL within size), or -ESRCH when the
  * request is no longer valid after the read. */
 int lnx_notify_read_string(struct lnx_notify_call *c, uint64_t addr, char *buf, size_t size);
-/* Reads tgid and umask of the caller (once per call). 0 or -errno. */
+/* Reads tgid and umask of the caller (once per call), or takes them
+ * from what an earlier call of the same thread left (lnx_tasks.h says
+ * when). 0 or -errno. */
 int lnx_notify_status(struct lnx_notify_call *c);
+/* The caller is in umask(2), not yet answered: what is kept is forgotten
+ * (lnx_tasks_umask_call). Answer it "continue" after this. */
+void lnx_notify_umask_call(struct lnx_notify_call *c);
 
 /* The supervisor's reader of /proc/TID/status. The supervisor holds the
  * command's Landlock rules, which need not grant /proc; this process of
