@@ -5,7 +5,10 @@
 # runs) and with the same policy less its deny rules (no guards, no
 # supervisor), and bare for reference.
 #
-#   guard.sh CAGERUN CREATE_BENCH SRCDIR [N]
+#   [R=rounds] [BASE=other/cagerun] guard.sh CAGERUN CREATE_BENCH SRCDIR [N]
+#
+# The per-call rows run R times (default 3), interleaved; BASE adds that
+# build's guarded row to each round, for a before-and-after in one run.
 set -eu
 CAGERUN=$1 BENCH=$2 SRC=$3 N=${4:-20000}
 base=$(mktemp -d "${TMPDIR:-/tmp}/cage-gbench.XXXXXX")
@@ -24,11 +27,18 @@ if "$(dirname "$CAGERUN")/cagec" "$F/noguard.cage" -D workspace="$WS" --emit lin
 	echo "guard.sh: the policy without guards still has some" >&2
 	exit 1
 fi
-run() { (cd "$WS" && "$CAGERUN" -p "$1" -D workspace="$WS" --quiet -- "$@"); }
-echo "per call, N=$N:"
-printf '  bare:           '; (cd "$WS" && ./cb "$N")
-printf '  cagerun:        '; (cd "$WS" && "$CAGERUN" -p "$F/noguard.cage" -D workspace="$WS" --quiet -- ./cb "$N")
-printf '  cagerun+guard:  '; (cd "$WS" && "$CAGERUN" -p "$SRC/testsuite/qual/policies/guard.cage" -D workspace="$WS" --quiet -- ./cb "$N")
+R=${R:-3} BASE=${BASE:-}
+echo "per call, N=$N, $R rounds:"
+r=0
+while [ $r -lt "$R" ]; do
+	printf '  bare:           '; (cd "$WS" && ./cb "$N")
+	printf '  cagerun:        '; (cd "$WS" && "$CAGERUN" -p "$F/noguard.cage" -D workspace="$WS" --quiet -- ./cb "$N")
+	printf '  cagerun+guard:  '; (cd "$WS" && "$CAGERUN" -p "$SRC/testsuite/qual/policies/guard.cage" -D workspace="$WS" --quiet -- ./cb "$N")
+	if [ -n "$BASE" ]; then
+		printf '  base+guard:     '; (cd "$WS" && "$BASE" -p "$SRC/testsuite/qual/policies/guard.cage" -D workspace="$WS" --quiet -- ./cb "$N")
+	fi
+	r=$((r + 1))
+done
 # A small C build: 20 files, one object each, linked.
 mkdir "$WS/proj"
 i=0
@@ -47,4 +57,7 @@ for k in 1 2 3; do
 	printf '  bare:           '; build
 	printf '  cagerun:        '; build "$CAGERUN" -p "$F/noguard.cage" -D workspace="$WS" --quiet --
 	printf '  cagerun+guard:  '; build "$CAGERUN" -p "$SRC/testsuite/qual/policies/guard.cage" -D workspace="$WS" --quiet --
+	if [ -n "$BASE" ]; then
+		printf '  base+guard:     '; build "$BASE" -p "$SRC/testsuite/qual/policies/guard.cage" -D workspace="$WS" --quiet --
+	fi
 done
