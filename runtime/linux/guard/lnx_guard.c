@@ -325,10 +325,7 @@ static int resolve(struct gctx *x, int dirfd, const char *path, struct lnx_walke
 		if (start < 0)
 			return start;
 	}
-	int rc = lnx_walk_parent(&x->w, start, path, out);
-	if (start >= 0)
-		close(start);
-	return rc;
+	return lnx_walk_parent_from(&x->w, start, path, out);
 }
 
 /* A symlink in procfs, as the last component: in its root, /proc/self and

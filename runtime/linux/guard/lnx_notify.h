@@ -195,6 +195,10 @@ struct lnx_walked {
  * opened through the kernel. 0 with *out filled (close out->dirfd), or
  * -errno. */
 int lnx_walk_parent(struct lnx_walk *w, int start_fd, const char *path, struct lnx_walked *out);
+/* The same, taking start_fd over (closed whatever happens; -1 or any
+ * descriptor for an absolute path), which saves duplicating it. */
+int lnx_walk_parent_from(struct lnx_walk *w, int start_fd, const char *path,
+			 struct lnx_walked *out);
 /* Whether `name`, in procfs's root, is the supervisor or one of its
  * threads (never to be walked into for the tracee). */
 bool lnx_walk_is_self(const struct lnx_walk *w, const char *name);

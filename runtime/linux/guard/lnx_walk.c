@@ -106,18 +106,36 @@ static void set_cur(int *cur, int fd)
 
 int lnx_walk_parent(struct lnx_walk *w, int start_fd, const char *path, struct lnx_walked *out)
 {
+	if (path[0] == '/')
+		return lnx_walk_parent_from(w, -1, path, out);
+	int cur = fcntl(start_fd, F_DUPFD_CLOEXEC, 0);
+	if (cur < 0)
+		return -errno;
+	return lnx_walk_parent_from(w, cur, path, out);
+}
+
+int lnx_walk_parent_from(struct lnx_walk *w, int start_fd, const char *path,
+			 struct lnx_walked *out)
+{
 	enum { BUF = 2 * PATH_MAX };
-	if (!*path)
-		return -ENOENT;
+	int cur = start_fd;
+	if (path[0] == '/') { /* the kernel ignores the start then */
+		if (cur >= 0)
+			close(cur);
+		cur = fcntl(w->root_fd, F_DUPFD_CLOEXEC, 0);
+		if (cur < 0)
+			return -errno;
+	} else if (cur < 0) {
+		return -EBADF;
+	}
 	size_t plen = strlen(path);
-	if (plen >= PATH_MAX)
-		return -ENAMETOOLONG;
-	char *buf = malloc(BUF);
-	if (!buf)
-		return -ENOMEM;
+	int rc = !plen ? -ENOENT : plen >= PATH_MAX ? -ENAMETOOLONG : 0;
+	char *buf = rc ? NULL : malloc(BUF);
+	if (!buf) {
+		close(cur);
+		return rc ? rc : -ENOMEM;
+	}
 	memcpy(buf, path, plen + 1);
-	int cur = fcntl(path[0] == '/' ? w->root_fd : start_fd, F_DUPFD_CLOEXEC, 0);
-	int rc = cur < 0 ? -errno : 0;
 	char *p = buf;
 	while (!rc) {
 		if (*p == '/') {
