@@ -78,6 +78,20 @@ static bool is_proc(int fd, bool *root)
 	return true;
 }
 
+/* A name procfs's root gives a meaning of its own: self, thread-self,
+ * or a process id (the supervisor's own is refused). */
+static bool proc_special(const char *name)
+{
+	if (!strcmp(name, "self") || !strcmp(name, "thread-self"))
+		return true;
+	if (!*name)
+		return false;
+	for (const char *c = name; *c; c++)
+		if (*c < '0' || *c > '9')
+			return false;
+	return true;
+}
+
 static bool same_file(int a, int b)
 {
 	struct stat sa, sb;
@@ -191,8 +205,13 @@ int lnx_walk_parent_from(struct lnx_walk *w, int start_fd, const char *path,
 				set_cur(&cur, up);
 			continue;
 		}
+		/* Where cur is procfs matters for the names its root treats
+		 * apart (self, thread-self, a process id) and for a symlink
+		 * (a magic link below /proc/PID): asked only then, which spares
+		 * two calls for every other component. */
 		bool proot = false;
-		bool inproc = is_proc(cur, &proot);
+		bool asked = proc_special(comp);
+		bool inproc = asked && is_proc(cur, &proot);
 		if (proot) {
 			char repl[64];
 			int n = -1;
@@ -218,7 +237,18 @@ int lnx_walk_parent_from(struct lnx_walk *w, int start_fd, const char *path,
 				break;
 			}
 		}
-		int nfd = openat(cur, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		/* A directory, the common case, in one call; ENOTDIR means a
+		 * symlink or another kind of file, looked at below. */
+		int nfd = openat(cur, comp, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
+		if (nfd >= 0) {
+			set_cur(&cur, nfd);
+			continue;
+		}
+		if (errno != ENOTDIR) {
+			rc = -errno;
+			break;
+		}
+		nfd = openat(cur, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 		struct stat st;
 		if (nfd < 0 || fstat(nfd, &st) != 0) {
 			rc = -errno;
@@ -240,6 +270,8 @@ int lnx_walk_parent_from(struct lnx_walk *w, int start_fd, const char *path,
 			rc = -ELOOP;
 			break;
 		}
+		if (!asked)
+			inproc = is_proc(cur, &proot);
 		if (inproc && !proot) {
 			/* A magic link (/proc/PID/cwd, fd/N, root): let the kernel
 			 * jump to what it denotes. */
