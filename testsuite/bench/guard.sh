@@ -1,6 +1,8 @@
 #!/bin/sh
 # guard.sh - what the create guard costs (docs/benchmarks.md, "The create
-# guard"): per creating call (create_bench) and for a small C build, under
+# guard"): per creating call (create_bench), for extracting a tarball of
+# 4000 files in nested folders (what a package install does), and for a
+# small C build, under
 # cagerun with testsuite/qual/policies/guard.cage (guards: the supervisor
 # runs) and with the same policy less its deny rules (no guards, no
 # supervisor), and bare for reference.
@@ -60,4 +62,38 @@ for k in 1 2 3; do
 	if [ -n "$BASE" ]; then
 		printf '  base+guard:     '; build "$BASE" -p "$SRC/testsuite/qual/policies/guard.cage" -D workspace="$WS" --quiet --
 	fi
+done
+# An archive of 4000 small files three folders deep (20 x 10 x 20), as
+# a package install unpacks; extracted into a fresh folder each time.
+mkdir "$WS/src"
+a=0
+while [ $a -lt 20 ]; do
+	b=0
+	while [ $b -lt 10 ]; do
+		mkdir -p "$WS/src/pkg$a/lib$b/mod"
+		c=0
+		while [ $c -lt 20 ]; do
+			echo "$a $b $c" >"$WS/src/pkg$a/lib$b/mod/f$c.js"
+			c=$((c + 1))
+		done
+		b=$((b + 1))
+	done
+	a=$((a + 1))
+done
+tar cf "$WS/tree.tar" -C "$WS/src" .
+rm -rf "$WS/src"
+untar() {
+	(cd "$WS" && rm -rf out && mkdir out && s=$(date +%s%N) &&
+		"$@" tar xf tree.tar -C out && e=$(date +%s%N) && echo "$(((e - s) / 1000000)) ms")
+}
+echo "tar x of 4000 files in 600 folders, $R runs each:"
+r=0
+while [ $r -lt "$R" ]; do
+	printf '  bare:           '; untar
+	printf '  cagerun:        '; untar "$CAGERUN" -p "$F/noguard.cage" -D workspace="$WS" --quiet --
+	printf '  cagerun+guard:  '; untar "$CAGERUN" -p "$SRC/testsuite/qual/policies/guard.cage" -D workspace="$WS" --quiet --
+	if [ -n "$BASE" ]; then
+		printf '  base+guard:     '; untar "$BASE" -p "$SRC/testsuite/qual/policies/guard.cage" -D workspace="$WS" --quiet --
+	fi
+	r=$((r + 1))
 done
