@@ -141,10 +141,13 @@ void lnx_tasks_umask_call(struct lnx_tasks *ts, pid_t tid)
 	forget_all(ts);
 	if (ts->off)
 		return;
-	/* If the caller is gone already, the pidfd (of the TID's next owner,
-	 * or none) only makes the wait longer. Without one, or without room,
-	 * the end of the call cannot be seen: keep nothing again. */
+	/* A caller gone already (ESRCH) never runs its call: nothing to wait
+	 * for. A pidfd of the TID's next owner only makes the wait longer.
+	 * Without a pidfd otherwise, or without room, the end of the call
+	 * cannot be seen: keep nothing again. */
 	int fd = ts->n_open_umask < LNX_TASKS_UMASK_CALLS ? thread_pidfd(tid) : -1;
+	if (fd < 0 && errno == ESRCH && ts->n_open_umask < LNX_TASKS_UMASK_CALLS)
+		return;
 	if (fd < 0) {
 		ts->off = true;
 		for (size_t i = 0; i < ts->n_open_umask; i++)
