@@ -4,13 +4,16 @@
  * other creation behaves as before. It is a set of lnx_notify handlers,
  * run by the sandbox's supervisor (lnx_super.c), for every call that
  * makes or moves a name: open/creat/openat with O_CREAT, mkdir(at),
- * mknod(at), symlink(at), link(at), rename(at/at2).
+ * mknod(at), symlink(at), link(at), rename(at/at2); and umask, which
+ * names nothing and is let run once the supervisor has forgotten the
+ * umasks it kept (lnx_tasks.h).
  *
- * Each call is emulated, never continued: the supervisor reads the
- * path once, resolves it itself (lnx_walk_parent), asks the plan
- * (lplan_guard_denies) about the resolved directory and last name, and
- * performs the call on that pinned directory with the tracee's umask,
- * answering with its result (a new descriptor for opens). A continued
+ * Each call that makes a name is emulated, never continued: the
+ * supervisor reads the path once, resolves it itself (lnx_walk_parent),
+ * asks the plan (lplan_guard_denies) about the resolved directory and
+ * last name, and performs the call on that pinned directory with the
+ * tracee's umask (the supervisor's own is 0), answering with its
+ * result (a new descriptor for opens). A continued
  * call would be re-read by the kernel after the check, when another
  * thread of the tracee may have changed the path. The supervisor runs
  * under the same Landlock rules as the command, so an emulated call can
