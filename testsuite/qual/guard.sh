@@ -157,6 +157,7 @@ work fifo '' 'mkfifo p && { cat p > got & } && echo data > p && wait && cat got'
 work umask '' 'umask 077 && touch u7 && mkdir d7 && mkfifo f7 && umask 022 && touch u2 &&
 	mkdir d2 && stat -c "%n %a" u7 d7 f7 u2 d2'
 work c-umask "cp $PROBE gp" './gp umask'
+work c-ownfiles "cp $PROBE gp" './gp ownfiles'
 work symlink-followed '' 'ln -s target.txt lnk && echo x > lnk && cat target.txt'
 work proc-self-last '' '(echo x > /proc/self) 2>/dev/null; echo $?; (echo y > /proc/self/fd/1) | cat'
 work exclusive-exists '' 'touch e && (set -C; echo x > e) 2>/dev/null; echo $?'

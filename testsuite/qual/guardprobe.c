@@ -3,7 +3,7 @@
  * shell does not use (testsuite/qual/guard.sh). Run in the workspace:
  *
  *   guardprobe openat|creat|mknod|symlinkat|linkat|renameat2|exchange|xlink|procself|tmpfile|race
- *   guardprobe umask
+ *   guardprobe umask|ownfiles
  *
  * Exits 0 when the call(s) ran (whatever they returned): the test looks
  * at the filesystem afterwards, never at what this program believes.
@@ -13,12 +13,14 @@
  * this race. Bounded to 20000 calls and 10 seconds. `umask` is ordinary
  * work, not an attack: it prints the modes of names made under umasks
  * other threads and processes set, which must be the same with and
- * without the guard.
+ * without the guard; `ownfiles` creates a name relative to a descriptor
+ * of a thread with a descriptor table of its own.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -163,6 +165,61 @@ static int umask_probe(void)
 	return 0;
 }
 
+/* ---- ownfiles: a thread with a descriptor table of its own ----
+ * A thread made without CLONE_FILES (allowed, unlike one without
+ * CLONE_FS) opens folder `sub` and creates a name relative to that
+ * descriptor, whose number the main thread uses for `.` in its own
+ * table. The name must land in sub/, as without the guard. */
+static atomic_int of_stage;
+static int of_fd = -1;
+static char of_stack[256 * 1024] __attribute__((aligned(16)));
+
+static int of_wait(int want)
+{
+	for (int i = 0; i < 5000 && atomic_load(&of_stage) < want; i++)
+		usleep(1000);
+	return atomic_load(&of_stage) >= want ? 0 : -1;
+}
+
+static int of_thread(void *arg)
+{
+	(void)arg;
+	of_fd = open("sub", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	atomic_store(&of_stage, 1);
+	if (of_wait(2) == 0) {
+		int fd = openat(of_fd, "made", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		if (fd >= 0)
+			close(fd);
+	}
+	atomic_store(&of_stage, 3);
+	syscall(SYS_exit, 0); /* this thread only */
+	return 0;
+}
+
+static int ownfiles_probe(void)
+{
+	if (mkdir("sub", 0755) != 0)
+		return 2;
+	static pid_t tid = 1;
+	if (clone(of_thread, of_stack + sizeof of_stack,
+		  CLONE_VM | CLONE_FS | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM |
+			  CLONE_CHILD_CLEARTID,
+		  NULL, NULL, NULL, &tid) < 0 ||
+	    of_wait(1) != 0)
+		return 2;
+	/* The same number, here ".": the lowest free in both tables. */
+	int mine = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	atomic_store(&of_stage, 2);
+	if (of_wait(3) != 0)
+		return 2;
+	for (int i = 0; i < 5000 && __atomic_load_n(&tid, __ATOMIC_SEQ_CST); i++)
+		usleep(1000);
+	printf("same number: %s\n", mine == of_fd ? "yes" : "no");
+	printf("sub/made: %s\n", access("sub/made", F_OK) == 0 ? "yes" : "no");
+	printf("made: %s\n", access("made", F_OK) == 0 ? "yes" : "no");
+	return 0;
+}
+
 static void file(const char *name)
 {
 	int fd = open(name, O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -219,6 +276,8 @@ int main(int argc, char **argv)
 		return race();
 	} else if (!strcmp(m, "umask")) {
 		return umask_probe();
+	} else if (!strcmp(m, "ownfiles")) {
+		return ownfiles_probe();
 	} else {
 		return 2;
 	}

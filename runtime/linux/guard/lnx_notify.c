@@ -43,6 +43,7 @@
 #define LNX_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
 #define LNX_NOTIF_SYNC_WAKE_UP 1UL
 #define LNX_NOTIFY_MAX_HANDLERS 32
+#define LNX_PIDFD_THREAD 0x80 /* PIDFD_THREAD (O_EXCL), Linux 6.9 */
 #define LNX_NOTIFY_MAX_OBSERVERS 8
 
 unsigned short lnx_notify_filter(const struct lnx_notify_rule *rules, size_t n,
@@ -579,17 +580,36 @@ void lnx_notify_umask_call(struct lnx_notify_call *c)
 	lnx_tasks_umask_call(c->nt->tasks, c->tid);
 }
 
-int lnx_notify_tracee_fd(struct lnx_notify_call *c, int fd)
+/* A pidfd whose descriptor table is the caller's: of the calling thread
+ * (a thread made without CLONE_FILES has a table of its own), the one
+ * kept for it if any (*owned false), else a new one; before Linux 6.9,
+ * which has no thread pidfds, of its thread group. -errno on failure. */
+static int caller_pidfd(struct lnx_notify_call *c, bool *owned)
 {
+	int fd = lnx_tasks_pidfd(c->nt->tasks, c->tid);
+	*owned = fd < 0;
+	if (fd >= 0)
+		return fd;
+	fd = (int)syscall(SYS_pidfd_open, c->tid, LNX_PIDFD_THREAD);
+	if (fd >= 0 || errno != EINVAL)
+		return fd >= 0 ? fd : -errno;
 	int rc = lnx_notify_status(c);
 	if (rc)
 		return rc;
-	long pfd = syscall(SYS_pidfd_open, c->tgid, 0);
+	fd = (int)syscall(SYS_pidfd_open, c->tgid, 0);
+	return fd >= 0 ? fd : -errno;
+}
+
+int lnx_notify_tracee_fd(struct lnx_notify_call *c, int fd)
+{
+	bool owned;
+	int pfd = caller_pidfd(c, &owned);
 	if (pfd < 0)
-		return -errno;
-	long dup = syscall(SYS_pidfd_getfd, (int)pfd, fd, 0);
+		return pfd;
+	long dup = syscall(SYS_pidfd_getfd, pfd, fd, 0);
 	int e = errno;
-	close((int)pfd);
+	if (owned)
+		close(pfd);
 	if (dup < 0)
 		return e == ESRCH ? -ESRCH : -EBADF;
 	/* The pid may have been reused before pidfd_open. */

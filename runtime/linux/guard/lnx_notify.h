@@ -164,7 +164,8 @@ int lnx_notify_status_reader(int abi, pid_t *pid, char *err, size_t errlen);
  * then on) instead of opening /proc itself; -1 closes the one it has,
  * which ends the reader. */
 void lnx_notify_use_status_reader(struct lnx_notify *nt, int sock);
-/* A duplicate of the tracee's descriptor fd (close-on-exec). -errno on failure. */
+/* A duplicate of the tracee's descriptor fd, from the calling thread's
+ * own table (close-on-exec). -errno on failure. */
 int lnx_notify_tracee_fd(struct lnx_notify_call *c, int fd);
 /* An O_PATH descriptor of where a *at() call with dirfd starts:
  * the caller's cwd for AT_FDCWD, else its descriptor. -errno on failure. */

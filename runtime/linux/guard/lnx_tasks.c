@@ -113,6 +113,13 @@ bool lnx_tasks_find(struct lnx_tasks *ts, pid_t tid, pid_t *tgid, mode_t *umask)
 	return true;
 }
 
+int lnx_tasks_pidfd(struct lnx_tasks *ts, pid_t tid)
+{
+	/* A pidfd names its thread whatever umask calls are open. */
+	struct lnx_task *t = slot_of(ts, tid);
+	return tid > 0 && t->tid == tid && alive(t->pidfd) ? t->pidfd : -1;
+}
+
 int lnx_tasks_pin(struct lnx_tasks *ts, pid_t tid)
 {
 	if (!may_keep(ts) || tid <= 0)
