@@ -58,31 +58,12 @@ Test(lnx_tasks, kept_for_its_thread)
 	lnx_tasks_free(ts);
 }
 
-struct ended {
-	pid_t tid;
-};
-
-static void *note_tid(void *arg)
-{
-	((struct ended *)arg)->tid = my_tid();
-	return NULL;
-}
-
-/* A thread that has run and been joined: its TID is free. */
-static pid_t ended_thread(void)
-{
-	struct ended e = { 0 };
-	pthread_t t;
-	cr_assert_eq(pthread_create(&t, NULL, note_tid, &e), 0);
-	cr_assert_eq(pthread_join(t, NULL), 0);
-	return e.tid;
-}
-
 struct held {
 	pthread_mutex_t m;
 	pthread_cond_t c;
 	int stage; /* 1: tid set; 2: may end */
 	pid_t tid;
+	int pidfd; /* the thread's, to see it gone */
 };
 
 static void *hold(void *arg)
@@ -113,15 +94,34 @@ static void stage(struct held *h, int want)
 /* A thread that waits to be let end, its TID known. */
 static void held_start(struct held *h, pthread_t *t)
 {
-	*h = (struct held){ PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0 };
+	*h = (struct held){ PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, -1 };
 	cr_assert_eq(pthread_create(t, NULL, hold, h), 0);
 	stage(h, 1);
+	h->pidfd = (int)syscall(SYS_pidfd_open, h->tid, PIDFD_THREAD);
+	cr_assert(h->pidfd >= 0);
 }
 
+/* Lets the thread end and waits until the kernel has it gone: a join
+ * returns when the thread's TID word is cleared, a little before it has
+ * exited. At most 5 s. */
 static void held_end(struct held *h, pthread_t t)
 {
 	stage(h, 2);
 	cr_assert_eq(pthread_join(t, NULL), 0);
+	for (int i = 0; i < 5000 && syscall(SYS_pidfd_send_signal, h->pidfd, 0, NULL, 0) == 0; i++)
+		usleep(1000);
+	cr_assert_neq(syscall(SYS_pidfd_send_signal, h->pidfd, 0, NULL, 0), 0, "the thread ended");
+	close(h->pidfd);
+}
+
+/* A thread that has run and is gone: its TID is free. */
+static pid_t ended_thread(void)
+{
+	struct held h;
+	pthread_t t;
+	held_start(&h, &t);
+	held_end(&h, t);
+	return h.tid;
 }
 
 Test(lnx_tasks, not_for_a_thread_that_ended)
