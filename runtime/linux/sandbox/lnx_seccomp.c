@@ -267,17 +267,19 @@ static bool lnx_sc_deny_setid_modes(struct lnx_sc *sc)
  * personas turn off address-space randomisation (ADDR_NO_RANDOMIZE), make
  * data executable (READ_IMPLIES_EXEC) or map page zero, and survive exec.
  * glibc and ld.so never change the persona. The kernel reads 32 bits, and
- * those are all equal exactly when no two neighbouring bits differ, so the
- * rules refuse "bit i+1, bit i" = 01 or 10 for each i: one comparison each.
+ * those are all equal exactly when no bit is 1 while the next one round the
+ * circle (bit 31's next is bit 0) is 0: going round a word that has both
+ * values, some 1 is followed by a 0. So 32 rules refuse "bit i set, bit
+ * i+1 mod 32 clear", one masked comparison each. No set of masked
+ * comparisons is smaller: a word with one bit set is refused only by a
+ * rule whose wanted ones are that bit alone, one rule per bit.
  */
 static bool lnx_sc_deny_personality(struct lnx_sc *sc)
 {
-	for (unsigned i = 0; i < 31; i++) {
-		uint32_t pair = 3u << i;
+	for (unsigned i = 0; i < 32; i++) {
+		uint32_t bit = 1u << i, next = 1u << ((i + 1) % 32);
 		if (!lnx_sc_rule_if(sc, SCMP_ACT_ERRNO(EPERM), "personality", NULL,
-				 lnx_sc_cmp(0, SCMP_CMP_MASKED_EQ, pair, 1u << i)) ||
-		    !lnx_sc_rule_if(sc, SCMP_ACT_ERRNO(EPERM), "personality", NULL,
-				 lnx_sc_cmp(0, SCMP_CMP_MASKED_EQ, pair, 2u << i)))
+				 lnx_sc_cmp(0, SCMP_CMP_MASKED_EQ, bit | next, bit)))
 			return false;
 	}
 	return true;
