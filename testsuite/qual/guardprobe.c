@@ -198,6 +198,14 @@ static int of_thread(void *arg)
 
 static int ownfiles_probe(void)
 {
+	/* Before Linux 6.9 the guard cannot name a thread's own table
+	 * (docs/security-model.md): said, not tried, with and without it. */
+	int self = (int)syscall(SYS_pidfd_open, (pid_t)syscall(SYS_gettid), 0x80 /* PIDFD_THREAD */);
+	if (self < 0) {
+		printf("no thread pidfds (%s): not tried\n", strerror(errno));
+		return 0;
+	}
+	close(self);
 	if (mkdir("sub", 0755) != 0)
 		return 2;
 	static pid_t tid = 1;
