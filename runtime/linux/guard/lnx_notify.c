@@ -43,7 +43,6 @@
 #define LNX_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
 #define LNX_NOTIF_SYNC_WAKE_UP 1UL
 #define LNX_NOTIFY_MAX_HANDLERS 32
-#define LNX_PIDFD_THREAD 0x80 /* PIDFD_THREAD (O_EXCL), Linux 6.9 */
 #define LNX_NOTIFY_MAX_OBSERVERS 8
 
 unsigned short lnx_notify_filter(const struct lnx_notify_rule *rules, size_t n,
@@ -590,9 +589,11 @@ static int caller_pidfd(struct lnx_notify_call *c, bool *owned)
 	*owned = fd < 0;
 	if (fd >= 0)
 		return fd;
-	fd = (int)syscall(SYS_pidfd_open, c->tid, LNX_PIDFD_THREAD);
-	if (fd >= 0 || errno != EINVAL)
-		return fd >= 0 ? fd : -errno;
+	fd = lnx_tasks_thread_pidfd(c->tid);
+	if (fd >= 0)
+		return fd;
+	if (errno != EINVAL)
+		return -errno;
 	int rc = lnx_notify_status(c);
 	if (rc)
 		return rc;

@@ -71,7 +71,7 @@ static bool alive(int pidfd)
 	return syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) == 0;
 }
 
-static int thread_pidfd(pid_t tid)
+int lnx_tasks_thread_pidfd(pid_t tid)
 {
 	return (int)syscall(SYS_pidfd_open, tid, PIDFD_THREAD);
 }
@@ -124,7 +124,7 @@ int lnx_tasks_pin(struct lnx_tasks *ts, pid_t tid)
 {
 	if (!may_keep(ts) || tid <= 0)
 		return -1;
-	int fd = thread_pidfd(tid);
+	int fd = lnx_tasks_thread_pidfd(tid);
 	if (fd < 0 && errno == EINVAL)
 		ts->off = true; /* no PIDFD_THREAD: a kernel before 6.9 */
 	return fd;
@@ -152,7 +152,7 @@ void lnx_tasks_umask_call(struct lnx_tasks *ts, pid_t tid)
 	 * for. A pidfd of the TID's next owner only makes the wait longer.
 	 * Without a pidfd otherwise, or without room, the end of the call
 	 * cannot be seen: keep nothing again. */
-	int fd = ts->n_open_umask < LNX_TASKS_UMASK_CALLS ? thread_pidfd(tid) : -1;
+	int fd = ts->n_open_umask < LNX_TASKS_UMASK_CALLS ? lnx_tasks_thread_pidfd(tid) : -1;
 	if (fd < 0 && errno == ESRCH && ts->n_open_umask < LNX_TASKS_UMASK_CALLS)
 		return;
 	if (fd < 0) {

@@ -44,6 +44,9 @@ bool lnx_tasks_find(struct lnx_tasks *ts, pid_t tid, pid_t *tgid, mode_t *umask)
  * notification is still live after reading (then the pidfd is the
  * caller's) and passes it to lnx_tasks_keep, or closes it. */
 int lnx_tasks_pin(struct lnx_tasks *ts, pid_t tid);
+/* A new pidfd of thread tid itself (PIDFD_THREAD), owned by the caller;
+ * -1 with errno set (EINVAL: a kernel before 6.9, which has none). */
+int lnx_tasks_thread_pidfd(pid_t tid);
 /* The kept pidfd of thread tid, while that thread lives (still owned
  * here: valid until the next call into this table), or -1. */
 int lnx_tasks_pidfd(struct lnx_tasks *ts, pid_t tid);
