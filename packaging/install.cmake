@@ -1,7 +1,7 @@
 # packaging/install.cmake - what `cmake --install build --prefix P` puts
 # where, and the Debian package `cpack -G DEB` makes of it (docs/install.md).
 #
-#   P/bin/cagec, P/bin/cagerun
+#   P/bin/cagec, P/bin/cagerun, P/bin/cage-launch (Linux)
 #   P/libexec/cage/cage-lookup     cagerun's name-service lookups (its
 #                                  getaddrinfo, getpwnam), found from bin/
 #                                  by the relative path ../libexec/cage
@@ -15,6 +15,10 @@
 set(CAGE_PROGRAMS cagec)
 if(TARGET cagerun)
   list(APPEND CAGE_PROGRAMS cagerun)
+endif()
+# The launcher's client runs cagerun from its own folder when it falls back.
+if(TARGET cage-launch)
+  list(APPEND CAGE_PROGRAMS cage-launch)
 endif()
 install(TARGETS ${CAGE_PROGRAMS} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(TARGETS cage-lookup RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/cage)

@@ -111,6 +111,7 @@ static void usage(FILE *f, bool full)
 	      "       cagerun trust [FILE]                       approve a project layer\n"
 	      "       cagerun denials [--follow] [PID]           a running session's denials\n"
 	      "       cagerun --proxy-only -p POLICY [OPTIONS]   serve the filtering proxy alone\n"
+	      "       cagerun launcher [--socket PATH] [-v]      start runs for cage-launch\n"
 	      "       cagerun --version | --help\n",
 	      f);
 	if (!full) {
@@ -534,9 +535,20 @@ static int run_layers(struct run *r, struct args *a)
 	return status;
 }
 
+static int cagerun_main(int argc, char **argv);
+
 int main(int argc, char **argv)
 {
 	run_alloc_tune();
+	/* `cagerun launcher`: starts the launches cage-launch asks for, each
+	 * in a fork of itself that runs cagerun_main (run.h). */
+	if (argc >= 2 && !strcmp(argv[1], "launcher"))
+		return run_launcher(argc, argv, cagerun_main);
+	return cagerun_main(argc, argv);
+}
+
+static int cagerun_main(int argc, char **argv)
+{
 	/* `cagerun denials [--follow] [PID]`: a session's denials, from
 	 * another terminal (slog.h). */
 	if (argc >= 2 && !strcmp(argv[1], "denials")) {

@@ -86,6 +86,12 @@ int run_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * be executed. Messages go to stderr. */
 int run_command(const struct run_opts *o);
 
+/* `cagerun launcher [--socket PATH] [-v]`: serves launches to cage-launch
+ * until SIGINT or SIGTERM (Linux: lch_server.h; elsewhere it says it is
+ * not there). Each one runs `run(argc, argv)`, cagerun's main, in a child
+ * of its own. Returns the exit status. */
+int run_launcher(int argc, char **argv, int (*run)(int argc, char **argv));
+
 /* `--proxy-only`: a note on out when the selected profile's mode is not
  * enforce (enforce-fs, off, monitor), saying what that mode means for the
  * network and that the proxy alone still enforces the connect rules. */

@@ -10,3 +10,11 @@ int run_command(const struct run_opts *o)
 {
 	return sbx_run_command(o);
 }
+
+int run_launcher(int argc, char **argv, int (*run)(int argc, char **argv))
+{
+	(void)argc;
+	(void)argv;
+	(void)run;
+	return run_fail("cagerun launcher: there is no launcher on macOS yet; run cagerun itself");
+}

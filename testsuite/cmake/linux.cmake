@@ -70,3 +70,17 @@ if(CMAKE_SYSTEM_NAME STREQUAL "Linux")
     /bin/sh ${CMAKE_CURRENT_SOURCE_DIR}/linux/plancache.sh $<TARGET_FILE:cagerun> $<TARGET_FILE:cagec>)
   set_tests_properties(linux/plan-cache linux/plan-cache/user PROPERTIES TIMEOUT 300)
 endif()
+if(CMAKE_SYSTEM_NAME STREQUAL "Linux" AND TARGET cage-launch)
+  # The per-user launcher and its client (testsuite/linux/launcher.sh), as
+  # root and as cage-test.
+  add_executable(lnx_confine ${CMAKE_CURRENT_SOURCE_DIR}/linux/lnx_confine.c)
+  target_compile_options(lnx_confine PRIVATE -fno-sanitize=all)
+  target_link_options(lnx_confine PRIVATE -fno-sanitize=all)
+  set(cage_launcher_args $<TARGET_FILE:cagerun> $<TARGET_FILE:cage-launch>
+    $<TARGET_FILE:lnx_confine> ${CMAKE_CURRENT_SOURCE_DIR}/linux/launcher_client.py)
+  add_test(NAME linux/launcher COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/linux/launcher.sh
+    ${cage_launcher_args})
+  add_test(NAME linux/launcher/user COMMAND ${CAGE_AS_USER}
+    /bin/sh ${CMAKE_CURRENT_SOURCE_DIR}/linux/launcher.sh ${cage_launcher_args})
+  set_tests_properties(linux/launcher linux/launcher/user PROPERTIES TIMEOUT 300)
+endif()

@@ -1,0 +1,105 @@
+/*
+ * lch_sys.h - the few system calls cage-launch makes, without a C library.
+ *
+ * cage-launch exists to cost less than a program's start-up: glibc's own
+ * start reads the CPU's cache description with cpuid, which a hypervisor
+ * traps (about 0.55 ms per exec on the project's machine, docs/benchmarks.md
+ * "The C library's start-up"). So the client is built with -nostdlib and
+ * makes its calls here: x86_64 and aarch64, the *at and p* forms only
+ * (aarch64 has no open, readlink or poll), raw kernel results (-errno on
+ * failure). The structures are the kernel's, from the uapi headers, or
+ * spelled out where those headers have none (msghdr, cmsghdr, ucred).
+ */
+#ifndef CAGE_LCH_SYS_H
+#define CAGE_LCH_SYS_H
+
+#include <asm/unistd.h>
+#include <linux/fcntl.h>
+#include <linux/stat.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(__x86_64__)
+static inline long lsys6(long n, long a, long b, long c, long d, long e, long f)
+{
+	register long r10 __asm__("r10") = d;
+	register long r8 __asm__("r8") = e;
+	register long r9 __asm__("r9") = f;
+	long ret;
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
+			 : "rcx", "r11", "memory");
+	return ret;
+}
+#elif defined(__aarch64__)
+static inline long lsys6(long n, long a, long b, long c, long d, long e, long f)
+{
+	register long x8 __asm__("x8") = n;
+	register long x0 __asm__("x0") = a;
+	register long x1 __asm__("x1") = b;
+	register long x2 __asm__("x2") = c;
+	register long x3 __asm__("x3") = d;
+	register long x4 __asm__("x4") = e;
+	register long x5 __asm__("x5") = f;
+	__asm__ volatile("svc 0"
+			 : "+r"(x0)
+			 : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x5)
+			 : "memory");
+	return x0;
+}
+#else
+#error "cage-launch: no system call stubs for this architecture"
+#endif
+
+#define lsys(n, a, b, c) lsys6((n), (long)(a), (long)(b), (long)(c), 0, 0, 0)
+
+/* Kernel structures the uapi headers do not export under these names. */
+struct lch_iovec {
+	void *base;
+	size_t len;
+};
+struct lch_msghdr {
+	void *name;
+	int namelen;
+	struct lch_iovec *iov;
+	size_t iovlen;
+	void *control;
+	size_t controllen;
+	unsigned flags;
+};
+struct lch_cmsghdr {
+	size_t len;
+	int level, type;
+};
+struct lch_ucred {
+	int32_t pid;
+	uint32_t uid, gid;
+};
+struct lch_pollfd {
+	int fd;
+	short events, revents;
+};
+struct lch_sockaddr_un {
+	uint16_t family;
+	char path[108];
+};
+
+#define LCH_AF_UNIX 1
+#define LCH_SOCK_SEQPACKET 5
+#define LCH_SOCK_CLOEXEC 02000000
+#define LCH_SOL_SOCKET 1
+#define LCH_SO_PEERCRED 17
+#define LCH_SCM_RIGHTS 1
+#define LCH_MSG_NOSIGNAL 0x4000
+#define LCH_MSG_CMSG_CLOEXEC 0x40000000
+#define LCH_POLLIN 1
+#define LCH_SIG_BLOCK 0
+#define LCH_SIG_SETMASK 2
+#define LCH_TCGETS 0x5401
+#define LCH_AT_FDCWD (-100)
+#define LCH_AT_EMPTY_PATH 0x1000
+#define LCH_EINTR 4
+#define LCH_EAGAIN 11
+
+#endif

@@ -1,0 +1,253 @@
+#!/bin/sh
+# launcher.sh CAGERUN CAGE_LAUNCH CONFINE CLIENT_PY - the per-user launcher
+# (docs/launcher.md): `cagerun launcher` and its client cage-launch.
+#   - a run through it is the run cagerun makes: the same working
+#     directory, umask, limits, identity and environment (all but the
+#     private TMPDIR's random name), the same statuses and output, the
+#     key unreadable (and, the control, readable without cagerun);
+#   - it starts nothing for a client that is confined otherwise: with
+#     no_new_privs, a seccomp filter, another user namespace, or a
+#     Landlock domain (a client that sends its own memfd as its proof,
+#     which is all a process in a domain can send, against the control
+#     that sends the launcher's and is accepted); and the client falls
+#     back to cagerun, so the command is still sandboxed;
+#   - no launcher, or a terminal on descriptors 0 to 2: cagerun runs it;
+#   - SIGTERM to the client ends the command with 143; the client killed,
+#     or the launcher stopped, ends the run, and nothing of it outlives;
+#   - the socket's folder must be the user's alone, and one launcher
+#     listens on it at a time; another user's client never reaches it.
+# Every wait is bounded.
+set -u
+cagerun=$1
+launch=$2
+confine=$3
+client_py=$4
+tmp=$(mktemp -d)
+lpid=
+stop_launcher() {
+	[ -n "$lpid" ] && kill "$lpid" 2>/dev/null && wait "$lpid" 2>/dev/null
+	lpid=
+}
+trap 'stop_launcher; pkill -f "sleep 3[0-9].$$" 2>/dev/null; rm -rf "$tmp"' EXIT
+export PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8
+unset CAGE_LAUNCHER_SOCKET XDG_CACHE_HOME 2>/dev/null
+fails=0 passes=0
+ok() { passes=$((passes + 1)); }
+bad() {
+	echo "FAIL: $*" >&2
+	[ -f "$tmp/out" ] && tail -c 1500 "$tmp/out" >&2
+	fails=$((fails + 1))
+}
+export HOME="$tmp/home" XDG_RUNTIME_DIR="$tmp/rt"
+mkdir -p "$HOME/w" "$XDG_RUNTIME_DIR"
+chmod 700 "$XDG_RUNTIME_DIR"
+echo "key-$$" >"$HOME/key"
+sock=$XDG_RUNTIME_DIR/cage/launcher.sock
+cat >"$tmp/p.cage" <<'POL'
+cage 1
+profile t {
+    mode enforce-fs
+    allow read exec "/usr/**", "/bin/**", "/lib/**", "/lib64/**", "/etc/**", "/proc/**"
+    allow read write "/dev/null"
+    allow read write "~/**"
+    deny read write "~/key"
+}
+POL
+cd "$HOME/w" || exit 1
+log=$tmp/launcher.log
+: >"$log"
+
+start_launcher() {
+	"$cagerun" launcher -v "$@" >>"$log" 2>&1 </dev/null &
+	lpid=$!
+	i=0
+	while [ ! -S "$sock" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+	[ -S "$sock" ]
+}
+started() { grep -c ': started cagerun' "$log"; }
+# run CLIENT MODE CMD...: the command under CLIENT (cagerun or cage-launch).
+run() {
+	c=$1 m=$2
+	shift 2
+	timeout -s KILL 60 "$c" -q -p "$tmp/p.cage" --mode "$m" -- "$@" </dev/null
+}
+alive() { pgrep -f "$1" >/dev/null; }
+
+if ! start_launcher; then
+	echo "FAIL: the launcher did not start: $(cat "$log")" >&2
+	exit 1
+fi
+
+# ---- the same run as cagerun's ------------------------------------------
+if cat "$HOME/key" 2>/dev/null | grep -q "key-$$"; then ok; else bad "control: the key is not readable"; fi
+obs='pwd; umask; ulimit -Sn; ulimit -Hn; id; env | grep -v "^TMPDIR=" | sort; cat ~/key 2>&1 | sed "s/: .*/: denied/"'
+for m in enforce-fs enforce; do
+	n0=$(started)
+	(umask 027; ulimit -Sn 700; run "$cagerun" $m sh -c "$obs" >"$tmp/direct" 2>&1)
+	(umask 027; ulimit -Sn 700; run "$launch" $m sh -c "$obs" >"$tmp/out" 2>&1)
+	if [ "$(started)" -ne $((n0 + 1)) ]; then
+		bad "$m: the launcher did not run it"
+	elif ! cmp -s "$tmp/direct" "$tmp/out"; then
+		bad "$m: not what cagerun gives: $(diff "$tmp/direct" "$tmp/out" | head -n 8)"
+	elif grep -q "key-$$" "$tmp/out" || ! grep -q "0027" "$tmp/out" || ! grep -qx 700 "$tmp/out"; then
+		bad "$m: key read, or umask or limit not carried over"
+	else
+		ok
+	fi
+	run "$launch" $m sh -c 'exit 7' >"$tmp/out" 2>&1
+	s1=$?
+	run "$launch" $m sh -c 'kill -TERM $$' >"$tmp/out" 2>&1
+	s2=$?
+	run "$launch" $m sh -c 'i=0; while [ $i -lt 2000 ]; do echo "line $i"; i=$((i + 1)); done' \
+		>"$tmp/out" 2>&1
+	s3=$?
+	n=$(grep -c '^line ' "$tmp/out")
+	if [ $s1 -eq 7 ] && [ $s2 -eq 143 ] && [ $s3 -eq 0 ] && [ "$n" -eq 2000 ]; then ok; else
+		bad "$m: statuses $s1 $s2 $s3 and $n lines, expected 7 143 0 and 2000"
+	fi
+done
+
+# ---- where it is not used, cagerun runs it ------------------------------
+n0=$(started)
+CAGE_LAUNCHER_SOCKET=$tmp/nowhere.sock run "$launch" enforce-fs sh -c 'cat ~/key; exit 6' >"$tmp/out" 2>&1
+s=$?
+if [ $s -ne 6 ] || grep -q "key-$$" "$tmp/out" || [ "$(started)" -ne "$n0" ]; then
+	bad "no launcher: status $s (expected 6 from cagerun itself, the key denied)"
+else
+	ok
+fi
+if command -v script >/dev/null; then
+	n0=$(started)
+	timeout -s KILL 60 script -qec "'$launch' -q -p '$tmp/p.cage' -- sh -c 'echo on-a-tty; cat ~/key'" \
+		/dev/null >"$tmp/out" 2>&1 </dev/null
+	if ! grep -q on-a-tty "$tmp/out" || grep -q "key-$$" "$tmp/out" || [ "$(started)" -ne "$n0" ]; then
+		bad "a terminal: not run by cagerun itself, or the key read"
+	else
+		ok
+	fi
+fi
+
+# ---- clients confined otherwise: refused, and sandboxed anyway ----------
+for how in nnp seccomp; do
+	n0=$(started) r0=$(grep -c refused "$log")
+	"$confine" $how -- "$launch" -q -p "$tmp/p.cage" -- sh -c 'echo ran; cat ~/key' \
+		>"$tmp/out" 2>&1 </dev/null
+	if [ "$(started)" -ne "$n0" ] || [ "$(grep -c refused "$log")" -ne $((r0 + 1)) ]; then
+		bad "$how: the launcher did not refuse it"
+	elif ! grep -q '^ran$' "$tmp/out" || grep -q "key-$$" "$tmp/out"; then
+		bad "$how: the fallback did not run it in the cage"
+	else
+		ok
+	fi
+done
+if unshare -U true 2>/dev/null; then
+	r0=$(grep -c refused "$log")
+	unshare -U "$launch" -q -p "$tmp/p.cage" -- true >"$tmp/out" 2>&1 </dev/null
+	if [ "$(grep -c refused "$log")" -eq $((r0 + 1)) ]; then ok; else bad "another user namespace: not refused"; fi
+fi
+# A Landlock domain hides nothing /proc shows: only the proof tells.
+py() { timeout -s KILL 60 python3 "$client_py" "$sock" "$@" -- -q -p "$tmp/p.cage" -- sh -c 'exit 5' </dev/null; }
+py fair >"$tmp/out" 2>&1
+if ! grep -q '^status 5$' "$tmp/out"; then
+	bad "control: a client sending the launcher's memfd is not accepted: $(cat "$tmp/out")"
+else
+	py own >"$tmp/out" 2>&1
+	if ! grep -q '^refused: it could not look at the launcher' "$tmp/out"; then bad "its own memfd as proof: not refused"; else ok; fi
+	# As root the domain comes without no_new_privs, so the proof alone
+	# can tell; an ordinary user's domain needs no_new_privs, seen first.
+	want='^refused: '
+	[ "$(id -u)" = 0 ] && want='^refused: it could not look at the launcher'
+	"$confine" landlock -- python3 "$client_py" "$sock" own -- -q -p "$tmp/p.cage" -- true \
+		>"$tmp/out" 2>&1 </dev/null
+	if grep -q "$want" "$tmp/out"; then ok; else
+		bad "a client in a Landlock domain: not refused: $(cat "$tmp/out")"
+	fi
+	n0=$(started)
+	"$confine" landlock -- "$launch" -q -p "$tmp/p.cage" -- true >"$tmp/out" 2>&1 </dev/null
+	if [ "$(started)" -eq "$n0" ]; then ok; else bad "cage-launch in a Landlock domain was run by the launcher"; fi
+fi
+
+# ---- signals and ends ----------------------------------------------------
+# bg TAG: cage-launch running a shell that starts `sleep TAG` and waits.
+bg() {
+	rm -f "$HOME/w/ready"
+	"$launch" -q -p "$tmp/p.cage" -- sh -c "sleep $1 & echo ready > ready; wait" \
+		>"$tmp/out" 2>&1 </dev/null &
+	job=$!
+	i=0
+	while [ ! -e "$HOME/w/ready" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+	[ -e "$HOME/w/ready" ]
+}
+gone() { # gone TAG: bounded wait until nothing of the run is left
+	i=0
+	while alive "sleep $1" && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+	! alive "sleep $1"
+}
+tag=31.$$
+if ! bg $tag; then bad "the command did not start"; kill "$job"; else
+	kill -TERM "$job"
+	wait "$job"
+	s=$?
+	if [ $s -ne 143 ] || ! gone $tag; then bad "SIGTERM to the client: status $s, or the run lived on"; else ok; fi
+fi
+tag=32.$$
+if ! bg $tag; then bad "the command did not start"; kill "$job"; else
+	kill -KILL "$job"
+	wait "$job" 2>/dev/null
+	if gone $tag; then ok; else bad "the client killed: the run lived on"; fi
+fi
+tag=33.$$
+if ! bg $tag; then bad "the command did not start"; kill "$job"; else
+	stop_launcher
+	wait "$job"
+	s=$?
+	if [ $s -ne 125 ] || ! grep -q 'launcher went away' "$tmp/out" || ! gone $tag; then
+		bad "the launcher stopped: status $s, or the run lived on"
+	else
+		ok
+	fi
+fi
+
+# ---- an upgrade: the launcher's program replaced ------------------------
+# Its children would run the old program, which looks for its standard
+# library beside itself; so it refuses, and the client runs the new one.
+mkdir -p "$tmp/bin"
+cp "$cagerun" "$launch" "$tmp/bin/"
+cagerun_was=$cagerun
+cagerun=$tmp/bin/$(basename "$cagerun_was")
+start_launcher
+rm "$cagerun"
+cp "$cagerun_was" "$cagerun"
+r0=$(grep -c 'program was replaced' "$log")
+"$tmp/bin/$(basename "$launch")" -q -p "$tmp/p.cage" -- sh -c 'exit 9' \
+	>"$tmp/out" 2>&1 </dev/null
+s=$?
+if [ "$(grep -c 'program was replaced' "$log")" -ne $((r0 + 1)) ] || [ $s -ne 9 ]; then
+	bad "the launcher's program replaced: not refused, or the fallback failed (status $s)"
+else
+	ok
+fi
+stop_launcher
+cagerun=$cagerun_was
+
+# ---- the socket's folder -------------------------------------------------
+start_launcher
+"$cagerun" launcher --socket "$sock" >"$tmp/out" 2>&1 </dev/null
+s=$?
+if [ $s -eq 125 ] && grep -q 'already listens' "$tmp/out"; then ok; else bad "a second launcher on the socket: status $s"; fi
+mkdir -p "$tmp/open"
+chmod 755 "$tmp/open"
+"$cagerun" launcher --socket "$tmp/open/s.sock" >"$tmp/out" 2>&1 </dev/null
+s=$?
+if [ $s -eq 125 ] && grep -q 'only it can open' "$tmp/out"; then ok; else bad "a folder others may enter: status $s"; fi
+if [ "$(id -u)" = 0 ] && id cage-test >/dev/null 2>&1; then
+	n0=$(started)
+	chmod 755 "$tmp" "$tmp/home" "$tmp/home/w"
+	runuser -u cage-test -- env CAGE_LAUNCHER_SOCKET="$sock" HOME=/nonexistent \
+		timeout -s KILL 60 "$launch" -q -p "$tmp/p.cage" --mode off -- true >"$tmp/out" 2>&1 </dev/null
+	if [ "$(started)" -eq "$n0" ]; then ok; else bad "another user's client was run by the launcher"; fi
+fi
+stop_launcher
+
+echo "launcher.sh: $passes passed, $fails failed"
+[ $fails -eq 0 ]
