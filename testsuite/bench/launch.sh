@@ -27,6 +27,9 @@
 # every row in a mount namespace of its own with N more mounts (small
 # tmpfs), as on hosts with many (snap packages, container runtimes' layers),
 # since making the sandbox's view read-only is work per mount.
+# With cage-launch in BUILD_DIR, a launcher (`cagerun launcher`, on a
+# socket in the scratch folder) serves two more rows, the same two runs
+# through cage-launch (docs/launcher.md); SKIP="launcher" leaves them out.
 # A row whose tool is missing or fails its trial run is skipped with the
 # reason; the benchmark never installs system packages itself.
 set -eu
@@ -42,7 +45,9 @@ if [ "$mounts" -gt 0 ] && [ -z "${CAGE_LAUNCH_MOUNTS_IN:-}" ]; then
 	CAGE_LAUNCH_MOUNTS_IN=1 exec unshare -m --propagation private sh "$0" "$@"
 fi
 tmp=$(mktemp -d)
-trap 'if [ "$mounts" -gt 0 ]; then umount -R "$tmp/mounts" 2>/dev/null || :; fi; rm -rf "$tmp"' EXIT
+lpid=
+trap 'if [ -n "$lpid" ]; then kill "$lpid"; wait "$lpid"; fi
+if [ "$mounts" -gt 0 ]; then umount -R "$tmp/mounts" 2>/dev/null || :; fi; rm -rf "$tmp"' EXIT
 if [ "$mounts" -gt 0 ]; then
 	mkdir "$tmp/mounts"
 	mount -t tmpfs -o size=1m cage-bench "$tmp/mounts"
@@ -93,6 +98,20 @@ rows=""
 add "true" /bin/true
 add "cagerun-enforce-fs" "$cagerun" -p "$policy" -D "workspace=$ws" --mode enforce-fs -- /bin/true
 add "cagerun-enforce" "$cagerun" -p "$policy" -D "workspace=$ws" --mode enforce -- /bin/true
+case "$skip" in *" launcher "*) ;; *)
+	if [ -x "$build/cage-launch" ]; then
+		mkdir -m 700 "$tmp/rt"
+		export CAGE_LAUNCHER_SOCKET="$tmp/rt/cage/launcher.sock"
+		"$cagerun" launcher --socket "$CAGE_LAUNCHER_SOCKET" >"$tmp/launcher.log" 2>&1 </dev/null &
+		lpid=$!
+		i=0
+		while [ ! -S "$CAGE_LAUNCHER_SOCKET" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+		add "launch-enforce-fs" "$build/cage-launch" -p "$policy" -D "workspace=$ws" --mode enforce-fs -- /bin/true
+		add "launch-enforce" "$build/cage-launch" -p "$policy" -D "workspace=$ws" --mode enforce -- /bin/true
+	else
+		echo "skipped launcher: no $build/cage-launch"
+	fi;;
+esac
 if [ -n "${BASE:-}" ]; then
 	base=$(cd "$BASE" && pwd)
 	case "$base" in *[[:space:]\'\"\\]*)
