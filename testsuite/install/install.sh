@@ -70,6 +70,12 @@ grep -qx "name lookups: $m/libexec/cage/cage-lookup" "$tmp/v.out" ||
 	{ cat "$tmp/v.out" >&2; fail "moved tree: cagerun does not find its cage-lookup"; }
 hidden "$m/bin/cagec" --help | grep -q -- "(default: $m/share/cage/stdlib," ||
 	fail "moved tree: cagec --help does not name the standard library beside it"
+# cage-launch, with no launcher to use, runs the cagerun beside it.
+if [ -e "$build/cage-launch" ]; then
+	CAGE_LAUNCHER_SOCKET=$tmp/none.sock hidden "$m/bin/cage-launch" --version </dev/null 2>&1 |
+		grep -qx "name lookups: $m/libexec/cage/cage-lookup" ||
+		fail "moved tree: cage-launch does not run the cagerun beside it"
+fi
 # a missing import names the moved tree's directories
 printf 'cage 1\nimport "std/nope"\n' >"$tmp/nope.cage"
 hidden "$m/bin/cagec" "$tmp/nope.cage" --target linux --emit ir >"$tmp/n.out" 2>&1
@@ -128,7 +134,7 @@ for lib in libc6 libxxhash0 libseccomp2; do
 done
 # exactly the files we mean to ship
 dpkg-deb -c "$deb" | awk '{ print $6 }' | grep -v '/$' | sort >"$tmp/files"
-grep -v -E '^\./usr/(bin/(cagec|cagerun)|libexec/cage/cage-lookup|share/cage/stdlib/.*\.cage|share/man/man1/(cagec|cagerun)\.1\.gz|share/man/man5/cage\.5\.gz|share/doc/cage/(README\.md|docs/[a-z-]+\.md|examples/[a-z-]+\.cage))$' \
+grep -v -E '^\./usr/(bin/(cagec|cagerun|cage-launch)|libexec/cage/cage-lookup|share/cage/stdlib/.*\.cage|share/man/man1/(cagec|cagerun)\.1\.gz|share/man/man5/cage\.5\.gz|share/doc/cage/(README\.md|docs/[a-z-]+\.md|examples/[a-z-]+\.cage))$' \
 	"$tmp/files" >"$tmp/extra" && { cat "$tmp/extra" >&2; fail "the package holds files it should not"; }
 for f in usr/bin/cagec usr/bin/cagerun usr/libexec/cage/cage-lookup usr/share/cage/stdlib/linux/std/base.cage \
 	usr/share/man/man1/cagec.1.gz usr/share/man/man1/cagerun.1.gz usr/share/man/man5/cage.5.gz "usr/$ex"; do
@@ -175,6 +181,12 @@ inroot /usr/bin/cagerun --version 2>&1 | grep -qx "name lookups: /usr/libexec/ca
 	fail "package: cagerun does not find /usr/libexec/cage/cage-lookup"
 inroot /usr/bin/cagec --help | grep -q -- '(default: /usr/share/cage/stdlib,' ||
 	fail "package: cagec does not name /usr/share/cage/stdlib as its standard library"
+if [ -e "$build/cage-launch" ]; then
+	grep -qx './usr/bin/cage-launch' "$tmp/files" || fail "the package lacks /usr/bin/cage-launch"
+	inroot /usr/bin/cage-launch --version </dev/null 2>&1 |
+		grep -qx "name lookups: /usr/libexec/cage/cage-lookup" ||
+		fail "package: cage-launch does not run /usr/bin/cagerun"
+fi
 
 if [ "$fails" -ne 0 ]; then
 	echo "install: $fails check(s) failed" >&2
