@@ -162,6 +162,15 @@ else
 	if grep -q "$want" "$tmp/out"; then ok; else
 		bad "a client in a Landlock domain: not refused: $(cat "$tmp/out")"
 	fi
+	# Malformed requests are refused whole, and the launcher serves on.
+	for how in bad-magic short fewfds badcount unended; do
+		py $how >"$tmp/out" 2>&1
+		if grep -q '^refused: a malformed request' "$tmp/out"; then ok; else
+			bad "a request with $how: not refused as malformed: $(cat "$tmp/out")"
+		fi
+	done
+	py fair >"$tmp/out" 2>&1
+	if grep -q '^status 5$' "$tmp/out"; then ok; else bad "the launcher did not serve on after malformed requests"; fi
 	n0=$(started)
 	"$confine" landlock -- "$launch" -q -p "$tmp/p.cage" -- true >"$tmp/out" 2>&1 </dev/null
 	if [ "$(started)" -eq "$n0" ]; then ok; else bad "cage-launch in a Landlock domain was run by the launcher"; fi

@@ -3,11 +3,15 @@
 written from docs/launcher.md, not from cage-launch, that says what the
 launcher answered (testsuite/linux/launcher.sh).
 
-PROOF is what it sends as its look at the launcher:
-  fair  the launcher's memfd, opened through /proc/LAUNCHER/fd/M, as
-        cage-launch does (the control: the run starts)
-  own   its own memfd instead, which is all a process in a Landlock domain
-        can send (the launcher must refuse it)
+PROOF is what it sends as its look at the launcher, and how:
+  fair       the launcher's memfd, opened through /proc/LAUNCHER/fd/M, as
+             cage-launch does (the control: the run starts)
+  own        its own memfd instead, which is all a process in a Landlock
+             domain can send (the launcher must refuse it)
+  bad-magic, short, fewfds, badcount, unended
+             a fair proof in a malformed request: a wrong magic number, a
+             header cut short, four descriptors instead of five, more
+             strings counted than sent, the last string without its NUL
 Prints "refused: REASON", or "accepted" and then "status N"."""
 import os
 import resource
@@ -21,7 +25,10 @@ MAGIC, VERSION = 0x31474C43, 1
 
 
 def recv(s):
-    data, fds, _, _ = socket.recv_fds(s, MSG.size, 1)
+    try:
+        data, fds, _, _ = socket.recv_fds(s, MSG.size, 1)
+    except ConnectionResetError:  # refused and closed before we read why
+        return "R", 0, -1, "the connection was reset", []
     t, v, fd, text = MSG.unpack(data)
     return chr(t), v, fd, text.split(b"\0")[0].decode(), fds
 
@@ -41,7 +48,7 @@ def main():
     if t != "H":
         print("refused:", text)
         return 0
-    if proof == "fair":
+    if proof != "own":
         pid = struct.unpack("=iII", s.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12))[0]
         look = os.open("/proc/%d/fd/%d" % (pid, their_fd), os.O_RDONLY)
     else:
@@ -58,9 +65,17 @@ def main():
         limits += [cur & 0xFFFFFFFFFFFFFFFF, mx & 0xFFFFFFFFFFFFFFFF]
     um = os.umask(0o22)
     os.umask(um)
-    head = REQ.pack(ord("Q"), MAGIC, VERSION, len(args), len(env), um, len(strings), 0, *limits)
+    argc = len(args) + (1 if proof == "badcount" else 0)
+    if proof == "unended":
+        strings = strings[:-1]
+    head = REQ.pack(ord("Q"), MAGIC + (proof == "bad-magic"), VERSION, argc, len(env), um,
+                    len(strings), 0, *limits)
+    if proof == "short":
+        head = head[:20]
+        strings = b""
     cwd = os.open(".", os.O_PATH | os.O_DIRECTORY)
-    socket.send_fds(s, [head + strings], [0, 1, 2, cwd, look])
+    fds = [0, 1, 2, cwd, look] if proof != "fewfds" else [0, 1, 2, cwd]
+    socket.send_fds(s, [head + strings], fds)
     t, _, _, text, _ = recv(s)
     if t != "A":
         print("refused:", text)

@@ -228,6 +228,18 @@ static void slot_end(struct slot *sl)
 
 static void on_greet(struct server *s, struct slot *sl);
 
+/* REFUSE, then close. What the client sent and we did not read is read
+ * first: closing a unix socket with data unread resets the connection,
+ * and the client could lose the reason to ECONNRESET. */
+static void refuse_close(int conn, const char *why)
+{
+	send_msg(conn, LCH_REFUSE, 0, why, -1, -1);
+	char sink[sizeof(struct lch_msg)];
+	for (int i = 0; i < 4 && recv(conn, sink, sizeof sink, MSG_DONTWAIT) > 0; i++)
+		;
+	close(conn);
+}
+
 static void on_accept(struct server *s)
 {
 	for (int k = 0; k < LCH_MAX_RUNS; k++) {
@@ -237,15 +249,13 @@ static void on_accept(struct server *s)
 		struct slot *sl = free_slot(s);
 		char why[LCH_MAX_REASON];
 		if (!sl) {
-			send_msg(c, LCH_REFUSE, 0, "the launcher is busy", -1, -1);
-			close(c);
+			refuse_close(c, "the launcher is busy");
 			continue;
 		}
 		struct lch_peer p;
 		if (!lch_peer_check(&s->me, c, &p, why, sizeof why)) {
 			say("refused a client: %s", why);
-			send_msg(c, LCH_REFUSE, 0, why, -1, -1);
-			close(c);
+			refuse_close(c, why);
 			continue;
 		}
 		sl->state = SLOT_GREET;
@@ -288,7 +298,8 @@ static void on_greet(struct server *s, struct slot *sl)
 		snprintf(why, sizeof why, "it left before its request");
 	}
 	say("refused pid %d: %s", (int)sl->peer.pid, why);
-	send_msg(sl->conn, LCH_REFUSE, 0, why, -1, -1);
+	refuse_close(sl->conn, why);
+	sl->conn = -1;
 	slot_end(sl);
 }
 
@@ -495,7 +506,8 @@ static void on_request(struct server *s, struct slot *sl)
 			say("pid %d: started %s", (int)sl->peer.pid, rq.argv[0]);
 	} else {
 		say("refused pid %d: %s", (int)sl->peer.pid, why);
-		send_msg(sl->conn, LCH_REFUSE, 0, why, -1, -1);
+		refuse_close(sl->conn, why);
+		sl->conn = -1;
 		slot_end(sl);
 	}
 	request_free(&rq);
