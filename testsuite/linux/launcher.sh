@@ -241,6 +241,9 @@ cagerun=$cagerun_was
 
 # ---- the socket's folder -------------------------------------------------
 start_launcher
+if [ "$(stat -c %a "$sock")" = 600 ] && [ "$(stat -c %a "$(dirname "$sock")")" = 700 ]; then ok; else
+	bad "the socket is $(stat -c %a "$sock") in a folder $(stat -c %a "$(dirname "$sock")"), not 600 in 700"
+fi
 "$cagerun" launcher --socket "$sock" >"$tmp/out" 2>&1 </dev/null
 s=$?
 if [ $s -eq 125 ] && grep -q 'already listens' "$tmp/out"; then ok; else bad "a second launcher on the socket: status $s"; fi

@@ -189,7 +189,7 @@ static int listen_on(const char *path, char *err, size_t errlen)
 			return -1;
 		}
 	}
-	mode_t old = umask(077);
+	mode_t old = umask(0177); /* the socket 0600 */
 	int rc = bind(fd, (struct sockaddr *)&sa, sizeof sa);
 	umask(old);
 	if (rc != 0 || listen(fd, LCH_MAX_RUNS) != 0) {
