@@ -397,6 +397,4 @@ __attribute__((used)) int lch_client_start(long *sp)
 #if defined(__x86_64__)
 __asm__(".text\n.global _start\n_start:\n\txor %rbp, %rbp\n\tmov %rsp, %rdi\n"
 	"\tand $-16, %rsp\n\tcall lch_client_start\n\thlt\n");
-#elif defined(__aarch64__)
-__asm__(".text\n.global _start\n_start:\n\tmov x0, sp\n\tbl lch_client_start\n\tbrk #0\n");
 #endif

@@ -5,9 +5,9 @@
  * start reads the CPU's cache description with cpuid, which a hypervisor
  * traps (about 0.55 ms per exec on the project's machine, docs/benchmarks.md
  * "The C library's start-up"). So the client is built with -nostdlib and
- * makes its calls here: x86_64 and aarch64, the *at and p* forms only
- * (aarch64 has no open, readlink or poll), raw kernel results (-errno on
- * failure). The structures are the kernel's, from the uapi headers, or
+ * makes its calls here: x86_64 only (the one architecture it is built and
+ * tested on; another needs its own stub and _start), the *at and p* forms
+ * (which every architecture has), raw kernel results (-errno on failure). The structures are the kernel's, from the uapi headers, or
  * spelled out where those headers have none (msghdr, cmsghdr, ucred).
  */
 #ifndef CAGE_LCH_SYS_H
@@ -31,22 +31,6 @@ static inline long lsys6(long n, long a, long b, long c, long d, long e, long f)
 			 : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
 			 : "rcx", "r11", "memory");
 	return ret;
-}
-#elif defined(__aarch64__)
-static inline long lsys6(long n, long a, long b, long c, long d, long e, long f)
-{
-	register long x8 __asm__("x8") = n;
-	register long x0 __asm__("x0") = a;
-	register long x1 __asm__("x1") = b;
-	register long x2 __asm__("x2") = c;
-	register long x3 __asm__("x3") = d;
-	register long x4 __asm__("x4") = e;
-	register long x5 __asm__("x5") = f;
-	__asm__ volatile("svc 0"
-			 : "+r"(x0)
-			 : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x5)
-			 : "memory");
-	return x0;
 }
 #else
 #error "cage-launch: no system call stubs for this architecture"
