@@ -50,6 +50,7 @@ profile t {
     allow read exec "/usr/**", "/bin/**", "/lib/**", "/lib64/**", "/etc/**", "/proc/**"
     allow read write "/dev/null"
     allow read write "~/**"
+    allow read exec "~/bin/**"
     deny read write "~/key"
 }
 POL
@@ -57,7 +58,7 @@ cd "$HOME/w" || exit 1
 log=$tmp/launcher.log
 : >"$log"
 
-start_launcher() {
+start_launcher() { # [--socket PATH]: then $sock must be PATH
 	"$cagerun" launcher -v "$@" >>"$log" 2>&1 </dev/null &
 	lpid=$!
 	i=0
@@ -126,6 +127,52 @@ if command -v script >/dev/null; then
 		ok
 	fi
 fi
+
+# ---- a caged command cannot ask for a wider run -------------------------
+# The launcher would start `--mode off` for an unconfined caller (the
+# control reads the key that way). A command inside a cage, run through
+# the launcher, with the socket's path readable to it, gets nowhere: the
+# cage refuses unix sockets, and its fallback cagerun cannot build a
+# sandbox inside one.
+inner_sock=$HOME/rt/launcher.sock
+mkdir -p "$HOME/rt" "$HOME/bin"
+chmod 700 "$HOME/rt"
+# The clients where the cage lets the command run them (the build and
+# source trees are not in the test's policy).
+cp "$cagerun" "$launch" "$client_py" "$tmp/p.cage" "$HOME/bin/"
+in_launch=$HOME/bin/$(basename "$launch")
+in_py=$HOME/bin/$(basename "$client_py")
+stop_launcher
+sock=$inner_sock
+start_launcher --socket "$inner_sock"
+ask_off="python3 '$client_py' '$inner_sock' fair -- -q -p '$tmp/p.cage' --mode off -- cat '$HOME/key'"
+sh -c "$ask_off" >"$tmp/out" 2>&1 </dev/null
+if ! grep -q "key-$$" "$tmp/out"; then
+	bad "control: --mode off through the launcher did not read the key: $(cat "$tmp/out")"
+else
+	for m in enforce-fs enforce; do
+		n0=$(started)
+		inner="export HOME='$HOME'; python3 '$in_py' '$inner_sock' fair -- -q -p '$HOME/bin/p.cage' --mode off -- cat '$HOME/key'"
+		inner="$inner; CAGE_LAUNCHER_SOCKET='$inner_sock' '$in_launch' -q -p '$HOME/bin/p.cage' --mode off -- cat '$HOME/key'"
+		CAGE_LAUNCHER_SOCKET=$inner_sock run "$launch" $m sh -c "$inner; echo inner-done" \
+			>"$tmp/out" 2>&1
+		# Both got as far as the socket: the cage refused the Python
+		# client's (EAFNOSUPPORT), and cage-launch ran cagerun, whose
+		# --mode off runs cat inside the outer cage.
+		if [ "$(started)" -ne $((n0 + 1)) ] || ! grep -q inner-done "$tmp/out" ||
+			! grep -q 'Address family not supported' "$tmp/out" ||
+			[ "$(grep -c 'WITHOUT any sandbox' "$tmp/out")" -ne 1 ]; then
+			bad "$m: the caged attempt did not run as expected: $(tail -n 5 "$tmp/out")"
+		elif grep -q "key-$$" "$tmp/out"; then
+			bad "$m: a caged command got a run without its cage through the launcher"
+		else
+			ok
+		fi
+	done
+fi
+stop_launcher
+sock=$XDG_RUNTIME_DIR/cage/launcher.sock
+start_launcher
 
 # ---- clients confined otherwise: refused, and sandboxed anyway ----------
 for how in nnp seccomp; do
