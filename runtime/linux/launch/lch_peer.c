@@ -15,8 +15,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -211,16 +209,12 @@ bool lch_peer_check(const struct lch_self *self, int conn, struct lch_peer *p, c
 	char path[32];
 	snprintf(path, sizeof path, "/proc/%d", (int)uc.pid);
 	p->proc_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	int self_fd = open("/proc/self", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	bool ok = p->proc_fd >= 0 && self_fd >= 0;
-	if (!ok)
-		refuse(why, whylen, "cannot open its /proc directory");
-	ok = ok && lch_peer_alive(p);
-	if (!ok && p->proc_fd >= 0)
-		refuse(why, whylen, "it is gone");
+	bool ok = p->proc_fd >= 0 || refuse(why, whylen, "cannot open its /proc directory");
+	if (ok && !lch_peer_alive(p))
+		ok = refuse(why, whylen, "it is gone");
 	char cg[4096];
 	ssize_t cgl = -1;
-	if (ok && (cgl = read_small(self_fd, "cgroup", cg, sizeof cg)) < 0)
+	if (ok && (cgl = read_small(AT_FDCWD, "/proc/self/cgroup", cg, sizeof cg)) < 0)
 		ok = refuse(why, whylen, "cannot read the launcher's cgroup");
 	ok = ok && same_status(p->proc_fd, self->status, why, whylen) &&
 	     same_namespaces(p->proc_fd, self, why, whylen) &&
@@ -230,8 +224,6 @@ bool lch_peer_check(const struct lch_self *self, int conn, struct lch_peer *p, c
 	/* Read while it lived: all of the above was the peer's. */
 	if (ok && !lch_peer_alive(p))
 		ok = refuse(why, whylen, "it is gone");
-	if (self_fd >= 0)
-		close(self_fd);
 	if (!ok)
 		lch_peer_close(p);
 	return ok;

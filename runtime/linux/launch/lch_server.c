@@ -261,8 +261,6 @@ static void on_accept(struct server *s)
 		sl->state = SLOT_GREET;
 		sl->conn = c;
 		sl->peer = p;
-		sl->child = 0;
-		sl->child_fd = -1;
 		sl->since_ms = now_ms();
 		on_greet(s, sl); /* the client greets as it connects: usually here already */
 	}
