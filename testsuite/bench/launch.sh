@@ -102,12 +102,18 @@ case "$skip" in *" launcher "*) ;; *)
 	if [ -x "$build/cage-launch" ]; then
 		mkdir -m 700 "$tmp/rt"
 		export CAGE_LAUNCHER_SOCKET="$tmp/rt/cage/launcher.sock"
-		"$cagerun" launcher --socket "$CAGE_LAUNCHER_SOCKET" >"$tmp/launcher.log" 2>&1 </dev/null &
+		"$cagerun" launcher -v --socket "$CAGE_LAUNCHER_SOCKET" >"$tmp/launcher.log" 2>&1 </dev/null &
 		lpid=$!
 		i=0
 		while [ ! -S "$CAGE_LAUNCHER_SOCKET" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
 		add "launch-enforce-fs" "$build/cage-launch" -p "$policy" -D "workspace=$ws" --mode enforce-fs -- /bin/true
 		add "launch-enforce" "$build/cage-launch" -p "$policy" -D "workspace=$ws" --mode enforce -- /bin/true
+		# cage-launch falls back to cagerun silently: rows the launcher
+		# did not serve would be cagerun's, under another name.
+		if [ "$(grep -c ': started ' "$tmp/launcher.log")" -lt 2 ]; then
+			echo "launch.sh: the launcher did not serve the trial runs: $(tail -n 3 "$tmp/launcher.log")" >&2
+			exit 2
+		fi
 	else
 		echo "skipped launcher: no $build/cage-launch"
 	fi;;
