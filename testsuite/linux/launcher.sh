@@ -286,6 +286,104 @@ fi
 stop_launcher
 cagerun=$cagerun_was
 
+# ---- spares: forked ahead, holding nothing ------------------------------
+# spares: the launcher's children that run nothing yet (all of them, when
+# no run is going on), once there are $1 of them; bounded.
+spares() {
+	i=0
+	while [ $i -lt 100 ]; do
+		set -- "$1" $(pgrep -P "$lpid")
+		[ $(($# - 1)) -ge "$1" ] && break
+		sleep 0.05
+		i=$((i + 1))
+	done
+	shift
+	echo "$@"
+}
+fds() { ls "/proc/$1/fd" 2>/dev/null | sort -n | tr '\n' ' '; }
+start_launcher
+sp=$(spares 2)
+set -- $sp
+if [ $# -eq 2 ] && [ "$(fds "$1")" = "0 1 2 3 " ] && [ "$(fds "$2")" = "0 1 2 3 " ] &&
+	[ "$(ps -o sid= -p "$1" | tr -d ' ')" = "$1" ] && [ "$(ls "/proc/$lpid/fd" | wc -l)" -ge 6 ]; then
+	ok
+else
+	bad "idle spares: [$sp], descriptors [$(fds "${1:-0}")], launcher's [$(fds "$lpid")]"
+fi
+# A spare forked while a client is connected holds nothing of it.
+n0=$(grep -c '(spare)' "$log")
+run "$launch" enforce-fs sh -c 'sleep 2' >"$tmp/out" 2>&1 &
+bg=$!
+i=0
+new=
+while [ -z "$new" ] && [ $i -lt 100 ]; do
+	for p in $(pgrep -P "$lpid"); do
+		case " $sp " in *" $p "*) ;; *) [ "$(fds "$p")" = "0 1 2 3 " ] && new=$p ;; esac
+	done
+	sleep 0.05
+	i=$((i + 1))
+done
+lfds=$(ls "/proc/$lpid/fd" | wc -l)
+wait $bg
+s=$?
+if [ -n "$new" ] && [ $s -eq 0 ] && [ "$(grep -c '(spare)' "$log")" -eq $((n0 + 1)) ] && [ "$lfds" -ge 8 ]; then
+	ok
+else
+	bad "a spare beside a run: new spare [$new] with [$(fds "${new:-0}")], launcher's $lfds descriptors, status $s"
+fi
+# A signal to an idle spare acts now: it does not wait, blocked, for the
+# run the spare is handed later (which it would end with 143).
+sp=$(spares 2)
+kill -TERM $sp 2>/dev/null
+i=0
+while [ $i -lt 100 ] && ps -o stat= -p $sp 2>/dev/null | grep -qv Z; do sleep 0.05; i=$((i + 1)); done
+run "$launch" enforce-fs sh -c 'echo after' >"$tmp/out" 2>&1
+s=$?
+if [ $s -eq 0 ] && grep -qx after "$tmp/out" && [ "$(started)" -gt 0 ]; then ok; else
+	bad "a run after SIGTERM to the spares [$sp]: status $s"
+fi
+# The launcher moved to another cgroup: spares forked before stay behind,
+# and a run goes where the launcher (and so the client) is now.
+cgdir=
+if [ "$(id -u)" = 0 ]; then
+	if [ -w /sys/fs/cgroup/freezer/cgroup.procs ]; then
+		cgdir=/sys/fs/cgroup/freezer/cage-launcher-$$ cgkey=freezer
+	elif [ -w /sys/fs/cgroup/cgroup.procs ] && [ -f /sys/fs/cgroup/cgroup.controllers ]; then
+		cgdir=/sys/fs/cgroup/cage-launcher-$$ cgkey=0
+	fi
+fi
+if [ -n "$cgdir" ] && mkdir "$cgdir"; then
+	spares 2 >/dev/null
+	n0=$(grep -c '(spare)' "$log")
+	echo "$lpid" >"$cgdir/cgroup.procs"
+	cgrun() {
+		sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' sh "$cgdir" \
+			timeout -s KILL 60 "$launch" -q -p "$tmp/p.cage" --mode off -- cat /proc/self/cgroup \
+			</dev/null >"$tmp/out" 2>&1
+	}
+	cgrun
+	s1=$?
+	g1=$(grep "^[0-9]*:$cgkey:" "$tmp/out")
+	n1=$(grep -c '(spare)' "$log")
+	spares 2 >/dev/null
+	cgrun
+	s2=$?
+	g2=$(grep "^[0-9]*:$cgkey:" "$tmp/out")
+	n2=$(grep -c '(spare)' "$log")
+	if [ $s1 -eq 0 ] && [ $s2 -eq 0 ] && [ "${g1##*:}" = "/cage-launcher-$$" ] &&
+		[ "${g2##*:}" = "/cage-launcher-$$" ] && [ "$n1" -eq "$n0" ] && [ "$n2" -eq $((n1 + 1)) ]; then
+		ok
+	else
+		bad "a moved launcher: statuses $s1 $s2, cgroups [$g1] [$g2], spares used $n0 $n1 $n2"
+	fi
+	stop_launcher
+	i=0
+	while ! rmdir "$cgdir" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+else
+	echo "launcher.sh: not root or no cgroup to move to: the moved launcher's check is skipped"
+fi
+stop_launcher
+
 # ---- the socket's folder -------------------------------------------------
 start_launcher
 if [ "$(stat -c %a "$sock")" = 600 ] && [ "$(stat -c %a "$(dirname "$sock")")" = 700 ]; then ok; else

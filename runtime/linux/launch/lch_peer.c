@@ -190,8 +190,15 @@ void lch_peer_close(struct lch_peer *p)
 	}
 }
 
-bool lch_peer_check(const struct lch_self *self, int conn, struct lch_peer *p, char *why,
-		    size_t whylen)
+bool lch_cgroup_read(struct lch_cgroup *cg)
+{
+	ssize_t n = read_small(AT_FDCWD, "/proc/self/cgroup", cg->text, sizeof cg->text);
+	cg->len = n < 0 ? -1 : (int)n;
+	return n >= 0;
+}
+
+bool lch_peer_check(const struct lch_self *self, int conn, struct lch_peer *p,
+		    struct lch_cgroup *cg, char *why, size_t whylen)
 {
 	p->pidfd = p->proc_fd = -1;
 	struct ucred uc;
@@ -212,13 +219,12 @@ bool lch_peer_check(const struct lch_self *self, int conn, struct lch_peer *p, c
 	bool ok = p->proc_fd >= 0 || refuse(why, whylen, "cannot open its /proc directory");
 	if (ok && !lch_peer_alive(p))
 		ok = refuse(why, whylen, "it is gone");
-	char cg[4096];
-	ssize_t cgl = -1;
-	if (ok && (cgl = read_small(AT_FDCWD, "/proc/self/cgroup", cg, sizeof cg)) < 0)
+	cg->len = -1;
+	if (ok && !lch_cgroup_read(cg))
 		ok = refuse(why, whylen, "cannot read the launcher's cgroup");
 	ok = ok && same_status(p->proc_fd, self->status, why, whylen) &&
 	     same_namespaces(p->proc_fd, self, why, whylen) &&
-	     same_file(p->proc_fd, "cgroup", cg, cgl, "cgroup", why, whylen) &&
+	     same_file(p->proc_fd, "cgroup", cg->text, cg->len, "cgroup", why, whylen) &&
 	     same_file(p->proc_fd, "attr/current", self->attr, self->attrlen, "LSM label", why,
 		       whylen);
 	/* Read while it lived: all of the above was the peer's. */

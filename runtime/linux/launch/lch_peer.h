@@ -36,6 +36,13 @@ struct lch_self {
 	unsigned long long proof_dev, proof_ino;
 };
 
+/* The launcher's cgroup as /proc/self/cgroup shows it: unlike the rest,
+ * it can be changed from outside, so it is read again where it counts. */
+struct lch_cgroup {
+	char text[4096];
+	int len; /* -1: could not be read */
+};
+
 struct lch_peer {
 	pid_t pid;
 	int pidfd;    /* the peer at connect time (SO_PEERPIDFD) */
@@ -44,10 +51,12 @@ struct lch_peer {
 
 /* Reads the launcher's own state and makes its memfd; false with why set. */
 bool lch_peer_self(struct lch_self *self, char *why, size_t whylen);
-/* Checks the peer of conn against self. True with *p filled
- * (lch_peer_close frees it); false with why set and nothing held. */
-bool lch_peer_check(const struct lch_self *self, int conn, struct lch_peer *p, char *why,
-		    size_t whylen);
+bool lch_cgroup_read(struct lch_cgroup *cg);
+/* Checks the peer of conn against self, and against the launcher's
+ * cgroup, read into *cg. True with *p filled (lch_peer_close frees it);
+ * false with why set and nothing held. */
+bool lch_peer_check(const struct lch_self *self, int conn, struct lch_peer *p,
+		    struct lch_cgroup *cg, char *why, size_t whylen);
 /* The launcher's look at the peer: its descriptor fdnum (the peer's
  * memfd) opened through /proc/PID/fd, for HELLO; -1 with why set. */
 int lch_peer_open_fd(const struct lch_peer *p, int fdnum, char *why, size_t whylen);

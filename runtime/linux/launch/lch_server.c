@@ -3,7 +3,8 @@
  *
  * One thread, one poll: the listening socket, a signalfd for SIGINT and
  * SIGTERM, and per run its connection and the pidfd of the child that
- * runs it. The child is a fork of this process that takes on the
+ * runs it. The child is a fork of this process, usually one forked ahead
+ * (a spare, lch_spare.h) and handed the request, that takes on the
  * client's descriptors, directory, environment, umask and limits, leaves
  * this session (so the launcher's terminal is never the command's), and
  * calls cagerun's main; it dies with the launcher (PR_SET_PDEATHSIG), and
@@ -35,11 +36,14 @@
 
 #include "lch_peer.h"
 #include "lch_proto.h"
+#include "lch_spare.h"
 
 /* Runs at once; past it a client is refused (and starts cagerun itself). */
 #define LCH_MAX_RUNS 64
 /* A client that connected and sent nothing is dropped after this. */
 #define LCH_REQUEST_MS 5000
+/* Spares kept waiting (lch_spare.h): two, for two launches at once. */
+#define LCH_SPARES 2
 
 extern char **environ;
 
@@ -64,6 +68,9 @@ struct server {
 	pid_t self;
 	struct lch_self me;
 	struct rlimit limits[LCH_NLIMITS]; /* the launcher's own, as its children inherit them */
+	struct lch_cgroup cg; /* the launcher's, as the last peer check read it */
+	struct lch_spare spares[LCH_SPARES];
+	int64_t spares_after_ms; /* no spare is tried before (a fork failed) */
 };
 
 static int64_t now_ms(void)
@@ -253,7 +260,7 @@ static void on_accept(struct server *s)
 			continue;
 		}
 		struct lch_peer p;
-		if (!lch_peer_check(&s->me, c, &p, why, sizeof why)) {
+		if (!lch_peer_check(&s->me, c, &p, &s->cg, why, sizeof why)) {
 			say("refused a client: %s", why);
 			refuse_close(c, why);
 			continue;
@@ -268,6 +275,7 @@ static void on_accept(struct server *s)
 
 struct request {
 	const struct lch_req *h;
+	size_t len; /* of the whole request, header and strings */
 	char **argv, **envp; /* into s->req, NULL-ended (heap arrays) */
 	int fds[LCH_NFDS];
 };
@@ -375,6 +383,7 @@ static bool read_request(struct server *s, struct slot *sl, struct request *rq, 
 		snprintf(why, whylen, "a malformed request");
 		return false;
 	}
+	rq->len = (size_t)n;
 	if (!lch_peer_proof(&s->me, rq->fds[LCH_FD_PROOF], why, whylen))
 		return false;
 	struct stat st;
@@ -433,8 +442,9 @@ static _Noreturn void child_main(const struct server *s, const struct request *r
 		_exit(125);
 	}
 	(void)syscall(SYS_close_range, 3u, ~0u, 0u);
-	/* Out of the launcher's session: its terminal is nobody's here. */
-	if (setsid() < 0)
+	/* Out of the launcher's session: its terminal is nobody's here. (A
+	 * spare left it already, and leads a session of its own.) */
+	if (setsid() < 0 && getsid(0) != getpid())
 		_exit(125);
 	umask((mode_t)(rq->h->umask & 0777));
 	for (int r = 0; r < LCH_NLIMITS; r++) {
@@ -453,6 +463,79 @@ static _Noreturn void child_main(const struct server *s, const struct request *r
 	exit(s->o->run(argc, rq->argv));
 }
 
+/* In a spare: the request the launcher checked, made into what a child
+ * forked for it would have had. */
+_Static_assert(LCH_FD_STDIN == 0 && LCH_FD_STDOUT == 1 && LCH_FD_STDERR == 2 &&
+		       LCH_FD_CWD == LCH_SPARE_NFDS - 1,
+	       "a spare is handed exactly the client's 0, 1, 2 and cwd");
+static void spare_run(void *ctx, uint8_t *req, size_t n, const int fds[LCH_SPARE_NFDS])
+{
+	const struct server *s = ctx;
+	struct request rq;
+	memset(&rq, 0, sizeof rq);
+	for (int i = 0; i < LCH_NFDS; i++)
+		rq.fds[i] = i < LCH_SPARE_NFDS ? fds[i] : -1;
+	rq.h = (const struct lch_req *)req;
+	rq.len = n;
+	char why[LCH_MAX_REASON];
+	if (n < sizeof *rq.h || rq.h->strings != n - sizeof *rq.h ||
+	    !split_strings(&rq, (const char *)req + sizeof *rq.h, rq.h->strings, why, sizeof why))
+		_exit(125);
+	child_main(s, &rq);
+}
+
+/* Spares for every empty place, unless this program was replaced (they
+ * would run the old one). */
+static bool spares_missing(const struct server *s, int64_t now)
+{
+	for (size_t i = 0; i < LCH_SPARES; i++)
+		if (!s->spares[i].pid)
+			return now >= s->spares_after_ms;
+	return false;
+}
+
+static void fill_spares(struct server *s, int64_t now)
+{
+	for (size_t i = 0; i < LCH_SPARES; i++) {
+		if (s->spares[i].pid)
+			continue;
+		if (replaced()) {
+			s->spares_after_ms = INT64_MAX; /* refused from now on anyway */
+			return;
+		}
+		if (!lch_spare_start(&s->spares[i], LCH_MAX_REQUEST, spare_run, s)) {
+			/* Cannot fork now: each run forks its own until then. */
+			s->spares_after_ms = now + 1000;
+			return;
+		}
+	}
+}
+
+static void end_spares(struct server *s)
+{
+	for (size_t i = 0; i < LCH_SPARES; i++)
+		lch_spare_end(&s->spares[i]);
+}
+
+/* The request to a spare forked while the launcher was in the cgroup it
+ * is in now (the one the client's was checked against). */
+static bool give_spare(struct server *s, const struct request *rq, pid_t *pid, int *pidfd)
+{
+	for (size_t i = 0; i < LCH_SPARES; i++) {
+		struct lch_spare *sp = &s->spares[i];
+		if (!sp->pid)
+			continue;
+		if (sp->cg.len < 0 || sp->cg.len != s->cg.len ||
+		    memcmp(sp->cg.text, s->cg.text, (size_t)sp->cg.len) != 0) {
+			lch_spare_end(sp); /* the launcher was moved since */
+			continue;
+		}
+		if (lch_spare_give(sp, s->req, rq->len, rq->fds, pid, pidfd))
+			return true;
+	}
+	return false;
+}
+
 static void on_request(struct server *s, struct slot *sl)
 {
 	struct request rq;
@@ -465,13 +548,15 @@ static void on_request(struct server *s, struct slot *sl)
 		snprintf(why, sizeof why, "the launcher's program was replaced since it started; "
 					  "restart it");
 		ok = false;
+		end_spares(s);
 	}
 	pid_t pid = -1;
 	if (ok && !lch_peer_alive(&sl->peer)) {
 		snprintf(why, sizeof why, "it is gone");
 		ok = false;
 	}
-	if (ok) {
+	bool spared = ok && give_spare(s, &rq, &pid, &sl->child_fd);
+	if (ok && !spared) {
 		fflush(stderr);
 		pid = fork();
 		if (pid == 0)
@@ -481,8 +566,9 @@ static void on_request(struct server *s, struct slot *sl)
 			ok = false;
 		}
 	}
-	if (ok) {
+	if (ok)
 		sl->child = pid;
+	if (ok && !spared) {
 		sl->child_fd = (int)syscall(SYS_pidfd_open, pid, 0);
 		if (sl->child_fd < 0) {
 			/* Cannot watch it: stop it, and let the client run cagerun. */
@@ -501,7 +587,8 @@ static void on_request(struct server *s, struct slot *sl)
 	if (ok) {
 		sl->state = SLOT_RUNNING;
 		if (s->o->verbose)
-			say("pid %d: started %s", (int)sl->peer.pid, rq.argv[0]);
+			say("pid %d: started %s%s", (int)sl->peer.pid, rq.argv[0],
+			    spared ? " (spare)" : "");
 	} else {
 		say("refused pid %d: %s", (int)sl->peer.pid, why);
 		refuse_close(sl->conn, why);
@@ -573,11 +660,19 @@ static int serve_loop(struct server *s)
 				pf[n++] = (struct pollfd){ sl->child_fd, POLLIN, 0 };
 			}
 		}
-		if (poll(pf, n, 1000) < 0) {
+		/* Spares are made when nothing else waits: a client that is
+		 * there goes first. */
+		bool refill = spares_missing(s, now);
+		int ready = poll(pf, n, refill ? 0 : 1000);
+		if (ready < 0) {
 			if (errno == EINTR)
 				continue;
 			say("poll: %s", strerror(errno));
 			return 125;
+		}
+		if (ready == 0 && refill) {
+			fill_spares(s, now);
+			continue;
 		}
 		if (pf[1].revents) {
 			struct signalfd_siginfo si;
@@ -629,6 +724,9 @@ int lch_serve(const struct lch_opts *o)
 		}
 	for (size_t i = 0; i < LCH_MAX_RUNS; i++)
 		slot_init(&s->slots[i]);
+	for (size_t i = 0; i < LCH_SPARES; i++)
+		lch_spare_init(&s->spares[i]);
+	s->cg.len = -1;
 	for (int r = 0; r < LCH_NLIMITS; r++)
 		if (getrlimit(r, &s->limits[r]) != 0)
 			s->limits[r].rlim_cur = s->limits[r].rlim_max = 0; /* unknown here: any request is above */
@@ -655,6 +753,7 @@ int lch_serve(const struct lch_opts *o)
 		rc = serve_loop(s);
 		unlink(path);
 	}
+	end_spares(s);
 	/* The runs still going end with this process (their PR_SET_PDEATHSIG). */
 	for (size_t i = 0; i < LCH_MAX_RUNS; i++)
 		if (s->slots[i].state != SLOT_FREE)
