@@ -193,6 +193,7 @@ struct args {
 	bool record_covered, record_workspace, log_denials, max_conns_given;
 	char **argv; /* the command, or NULL */
 	const struct run_nofile *nofile;
+	const struct run_status_hook *hook; /* the launcher's, or NULL */
 };
 
 /* Parses the command line into a, cfg and r; returns -1 to go on, or an
@@ -484,7 +485,7 @@ static int run_layers(struct run *r, struct args *a)
 					       .record_covered = a->record_covered,
 					       .record_workspace = a->record_workspace,
 					       .log_denials = a->log_denials, .nofile = a->nofile,
-					       .path_prefix = L.cmd.path_prefix };
+					       .path_prefix = L.cmd.path_prefix, .status_hook = a->hook };
 			/* A version manager's shim: the program it resolved to runs in
 			 * its place (docs/cagerun.md, "Version managers"). */
 			char **shim_argv = NULL;
@@ -535,7 +536,7 @@ static int run_layers(struct run *r, struct args *a)
 	return status;
 }
 
-static int cagerun_main(int argc, char **argv);
+static run_main_fn cagerun_main;
 
 int main(int argc, char **argv)
 {
@@ -544,10 +545,10 @@ int main(int argc, char **argv)
 	 * in a fork of itself that runs cagerun_main (run.h). */
 	if (argc >= 2 && !strcmp(argv[1], "launcher"))
 		return run_launcher(argc, argv, cagerun_main);
-	return cagerun_main(argc, argv);
+	return cagerun_main(argc, argv, NULL);
 }
 
-static int cagerun_main(int argc, char **argv)
+static int cagerun_main(int argc, char **argv, const struct run_status_hook *hook)
 {
 	/* `cagerun denials [--follow] [PID]`: a session's denials, from
 	 * another terminal (slog.h). */
@@ -586,6 +587,7 @@ static int cagerun_main(int argc, char **argv)
 	struct run_nofile nofile;
 	run_nofile_raise(&nofile);
 	a.nofile = &nofile;
+	a.hook = hook;
 	int status;
 	if (!r.opts || !r.res)
 		status = run_fail("out of memory");

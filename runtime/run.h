@@ -47,6 +47,16 @@ bool run_nofile_restore(const struct run_nofile *n);
  * where there is none. False when it cannot be read. */
 bool run_nofile_start(const struct run_nofile *n, struct rlimit *out);
 
+/* What the launcher (lch_server.h) hears of a run it started: the exit
+ * status, as soon as the command and the sandbox are gone and cagerun has
+ * printed all it will print, but before cagerun cleans up after it (the
+ * run's cgroups, its TMPDIR, its own exit), so that the client does not
+ * wait for that. Linux only; a direct run has none. */
+struct run_status_hook {
+	void (*fn)(void *ctx, int status);
+	void *ctx;
+};
+
 struct run_opts {
 	const char *policy;          /* the .cage file, or a name for the composed policy */
 	const char *policy_file;     /* -p: the one file run as written, else NULL */
@@ -76,6 +86,8 @@ struct run_opts {
 	/* the command layer resolved a version manager's shim: the manager's
 	 * bin directories to put first on the command's PATH, or NULL */
 	const char *path_prefix;
+	/* the launcher's, or NULL */
+	const struct run_status_hook *status_hook;
 };
 
 /* "cagerun: MESSAGE" on stderr; returns RUN_SETUP_FAILED. */
@@ -86,11 +98,14 @@ int run_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * be executed. Messages go to stderr. */
 int run_command(const struct run_opts *o);
 
+/* cagerun's main, which the launcher calls in each run's process. */
+typedef int run_main_fn(int argc, char **argv, const struct run_status_hook *hook);
+
 /* `cagerun launcher [--socket PATH] [-v]`: serves launches to cage-launch
  * until SIGINT or SIGTERM (Linux: lch_server.h; elsewhere it says it is
- * not there). Each one runs `run(argc, argv)`, cagerun's main, in a child
- * of its own. Returns the exit status. */
-int run_launcher(int argc, char **argv, int (*run)(int argc, char **argv));
+ * not there). Each one runs `run(argc, argv, hook)`, cagerun's main, in a
+ * child of its own. Returns the exit status. */
+int run_launcher(int argc, char **argv, run_main_fn *run);
 
 /* `--proxy-only`: a note on out when the selected profile's mode is not
  * enforce (enforce-fs, off, monitor), saying what that mode means for the

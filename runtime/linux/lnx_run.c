@@ -692,11 +692,8 @@ int run_command(const struct run_opts *o)
 	free(r.agst);
 	lnx_seccomp_prog_free(&r.sc);
 	lnx_sandbox_kill(&r.sb);
-	if (r.have_lim) {
-		if (r.ran && !o->quiet)
-			lnx_limits_report(&r.lim, stderr);
-		lnx_limits_free(&r.lim);
-	}
+	if (r.have_lim && r.ran && !o->quiet)
+		lnx_limits_report(&r.lim, stderr);
 	lnx_observer_stop(r.obs);
 	if (r.obs_sock >= 0)
 		close(r.obs_sock);
@@ -730,6 +727,15 @@ int run_command(const struct run_opts *o)
 		}
 		mon_sink_free(&r.sink);
 	}
+	/* Everything said, the sandbox gone (init reaped, or killed and
+	 * reaped above): the launcher may answer its client now. What is
+	 * left is cleaning up, which the client need not wait for. */
+	if (o->status_hook) {
+		fflush(NULL);
+		o->status_hook->fn(o->status_hook->ctx, status);
+	}
+	if (r.have_lim)
+		lnx_limits_free(&r.lim);
 	prx_server_free(r.srv);
 	if (r.sig_fd >= 0)
 		close(r.sig_fd);

@@ -11,7 +11,7 @@ int run_command(const struct run_opts *o)
 	return sbx_run_command(o);
 }
 
-int run_launcher(int argc, char **argv, int (*run)(int argc, char **argv))
+int run_launcher(int argc, char **argv, run_main_fn *run)
 {
 	(void)argc;
 	(void)argv;

@@ -108,6 +108,28 @@ for m in enforce-fs enforce; do
 	fi
 done
 
+# The run answers its client before it cleans up (run.h, status_hook);
+# the client's leaving then must not stop that clean-up: no run's TMPDIR
+# is left behind (cagerun makes them in its TMPDIR, as cage-run.*: here a
+# folder of this test's, which other tests' runs do not use).
+mkdir -p "$tmp/leases"
+leases() { ls -d "$tmp/leases"/cage-run.* 2>/dev/null | wc -l; }
+l0=$(leases)
+n0=$(grep -c '(sent by the run)' "$log")
+i=0
+while [ $i -lt 20 ]; do
+	TMPDIR=$tmp/leases run "$launch" enforce-fs sh -c 'echo x >"$TMPDIR/f" && echo "$TMPDIR"' \
+		>"$tmp/out" 2>&1
+	i=$((i + 1))
+done
+sleep 0.5
+# (-ge: the launcher logs a status when it reaps the run, which can be
+# after the client of the run before has returned.)
+if [ "$(leases)" -eq "$l0" ] && [ "$(grep -c '(sent by the run)' "$log")" -ge $((n0 + 20)) ] &&
+	grep -q "^$tmp/leases/cage-run\." "$tmp/out"; then ok; else
+	bad "20 runs: $(($(leases) - l0)) TMPDIRs left, $(($(grep -c '(sent by the run)' "$log") - n0)) statuses sent by the run"
+fi
+
 # ---- where it is not used, cagerun runs it ------------------------------
 n0=$(started)
 CAGE_LAUNCHER_SOCKET=$tmp/nowhere.sock run "$launch" enforce-fs sh -c 'cat ~/key; exit 6' >"$tmp/out" 2>&1

@@ -7,7 +7,7 @@
 #include "lch_server.h"
 #include "run.h"
 
-int run_launcher(int argc, char **argv, int (*run)(int argc, char **argv))
+int run_launcher(int argc, char **argv, run_main_fn *run)
 {
 	struct lch_opts o = { .run = run };
 	for (int i = 2; i < argc; i++) {

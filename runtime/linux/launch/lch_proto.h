@@ -16,7 +16,10 @@
  *                     memfd through /proc/SERVER/fd/M
  *   server -> client  ACCEPT (the run started) or REFUSE
  *   client -> server  SIGNAL, any number, while the run goes on
- *   server -> client  STATUS, the run's exit status; then the server closes
+ *   run -> client     STATUS, the run's exit status, from the run's own
+ *                     process before its clean-up (or from the server
+ *                     when the run died without it); it may come before
+ *                     ACCEPT, and then stands for both
  *
  * Everything before ACCEPT that goes wrong makes the client start cagerun
  * itself with the same arguments; nothing ever runs without a sandbox

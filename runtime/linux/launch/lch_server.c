@@ -37,6 +37,7 @@
 #include "lch_peer.h"
 #include "lch_proto.h"
 #include "lch_spare.h"
+#include "run.h"
 
 /* Runs at once; past it a client is refused (and starts cagerun itself). */
 #define LCH_MAX_RUNS 64
@@ -57,6 +58,10 @@ struct slot {
 	struct lch_peer peer;
 	pid_t child;
 	int child_fd; /* pidfd of the child */
+	/* A pipe's read end: a byte there once the child sent STATUS itself
+	 * (before its clean-up), so the client's leaving ends nothing. */
+	int done_fd;
+	bool reported;
 	int64_t since_ms;
 };
 
@@ -219,7 +224,7 @@ static void slot_init(struct slot *sl)
 {
 	memset(sl, 0, sizeof *sl);
 	sl->state = SLOT_FREE;
-	sl->conn = sl->child_fd = -1;
+	sl->conn = sl->child_fd = sl->done_fd = -1;
 	sl->peer.pidfd = sl->peer.proc_fd = -1;
 }
 
@@ -229,6 +234,8 @@ static void slot_end(struct slot *sl)
 		close(sl->conn);
 	if (sl->child_fd >= 0)
 		close(sl->child_fd);
+	if (sl->done_fd >= 0)
+		close(sl->done_fd);
 	lch_peer_close(&sl->peer);
 	slot_init(sl);
 }
@@ -278,6 +285,9 @@ struct request {
 	size_t len; /* of the whole request, header and strings */
 	char **argv, **envp; /* into s->req, NULL-ended (heap arrays) */
 	int fds[LCH_NFDS];
+	/* For the child: the client's connection and the done pipe's write
+	 * end (the slot's); not the request's to close. */
+	int conn, done;
 };
 
 /* GREET: the client's memfd number; the launcher opens that memfd through
@@ -422,6 +432,20 @@ static bool replaced(void)
 	return (size_t)n >= sizeof tail - 1 && !strcmp(exe + n - (sizeof tail - 1), tail);
 }
 
+/* The child's own STATUS, sent when cagerun says the run is over
+ * (run.h): the pipe first, so that the launcher knows it was sent by the
+ * time the client, having read it, leaves. */
+struct status_out {
+	int conn, done;
+};
+
+static void send_status(void *ctx, int status)
+{
+	const struct status_out *o = ctx;
+	if (write(o->done, "s", 1) == 1)
+		send_msg(o->conn, LCH_STATUS, (uint8_t)status, NULL, -1, -1);
+}
+
 /* In the child: become the client's process, then run. */
 static _Noreturn void child_main(const struct server *s, const struct request *rq)
 {
@@ -441,7 +465,17 @@ static _Noreturn void child_main(const struct server *s, const struct request *r
 			strerror(errno));
 		_exit(125);
 	}
-	(void)syscall(SYS_close_range, 3u, ~0u, 0u);
+	/* The connection and the pipe to 3 and 4 (through numbers above both,
+	 * so neither overwrites the other), close-on-exec: the sandbox's
+	 * command never has them. Then nothing else of the launcher's. */
+	int hi_conn = fcntl(rq->conn, F_DUPFD_CLOEXEC, 16);
+	int hi_done = fcntl(rq->done, F_DUPFD_CLOEXEC, 16);
+	if (hi_conn < 0 || hi_done < 0 || dup3(hi_conn, 3, O_CLOEXEC) != 3 ||
+	    dup3(hi_done, 4, O_CLOEXEC) != 4)
+		_exit(125);
+	(void)syscall(SYS_close_range, 5u, ~0u, 0u);
+	struct status_out out = { 3, 4 };
+	const struct run_status_hook hook = { send_status, &out };
 	/* Out of the launcher's session: its terminal is nobody's here. (A
 	 * spare left it already, and leads a session of its own.) */
 	if (setsid() < 0 && getsid(0) != getpid())
@@ -460,21 +494,23 @@ static _Noreturn void child_main(const struct server *s, const struct request *r
 	environ = rq->envp;
 	optind = 0; /* getopt from the start, as in a fresh process */
 	int argc = (int)rq->h->argc;
-	exit(s->o->run(argc, rq->argv));
+	exit(s->o->run(argc, rq->argv, &hook));
 }
 
 /* In a spare: the request the launcher checked, made into what a child
  * forked for it would have had. */
 _Static_assert(LCH_FD_STDIN == 0 && LCH_FD_STDOUT == 1 && LCH_FD_STDERR == 2 &&
-		       LCH_FD_CWD == LCH_SPARE_NFDS - 1,
-	       "a spare is handed exactly the client's 0, 1, 2 and cwd");
+		       LCH_FD_CWD == 3 && LCH_SPARE_NFDS == 6,
+	       "a spare is handed the client's 0, 1, 2 and cwd, the connection and the done pipe");
 static void spare_run(void *ctx, uint8_t *req, size_t n, const int fds[LCH_SPARE_NFDS])
 {
 	const struct server *s = ctx;
 	struct request rq;
 	memset(&rq, 0, sizeof rq);
 	for (int i = 0; i < LCH_NFDS; i++)
-		rq.fds[i] = i < LCH_SPARE_NFDS ? fds[i] : -1;
+		rq.fds[i] = i <= LCH_FD_CWD ? fds[i] : -1;
+	rq.conn = fds[4];
+	rq.done = fds[5];
 	rq.h = (const struct lch_req *)req;
 	rq.len = n;
 	char why[LCH_MAX_REASON];
@@ -530,7 +566,10 @@ static bool give_spare(struct server *s, const struct request *rq, pid_t *pid, i
 			lch_spare_end(sp); /* the launcher was moved since */
 			continue;
 		}
-		if (lch_spare_give(sp, s->req, rq->len, rq->fds, pid, pidfd))
+		const int fds[LCH_SPARE_NFDS] = { rq->fds[LCH_FD_STDIN], rq->fds[LCH_FD_STDOUT],
+						   rq->fds[LCH_FD_STDERR], rq->fds[LCH_FD_CWD],
+						   rq->conn, rq->done };
+		if (lch_spare_give(sp, s->req, rq->len, fds, pid, pidfd))
 			return true;
 	}
 	return false;
@@ -555,6 +594,13 @@ static void on_request(struct server *s, struct slot *sl)
 		snprintf(why, sizeof why, "it is gone");
 		ok = false;
 	}
+	int done[2] = { -1, -1 };
+	if (ok && pipe2(done, O_CLOEXEC | O_NONBLOCK) != 0) {
+		snprintf(why, sizeof why, "pipe: %s", strerror(errno));
+		ok = false;
+	}
+	rq.conn = sl->conn;
+	rq.done = done[1];
 	bool spared = ok && give_spare(s, &rq, &pid, &sl->child_fd);
 	if (ok && !spared) {
 		fflush(stderr);
@@ -566,8 +612,14 @@ static void on_request(struct server *s, struct slot *sl)
 			ok = false;
 		}
 	}
-	if (ok)
+	if (done[1] >= 0)
+		close(done[1]);
+	if (ok) {
 		sl->child = pid;
+		sl->done_fd = done[0];
+	} else if (done[0] >= 0) {
+		close(done[0]);
+	}
 	if (ok && !spared) {
 		sl->child_fd = (int)syscall(SYS_pidfd_open, pid, 0);
 		if (sl->child_fd < 0) {
@@ -598,6 +650,15 @@ static void on_request(struct server *s, struct slot *sl)
 	request_free(&rq);
 }
 
+/* Whether the child has sent STATUS itself: it wrote to the pipe first. */
+static bool reported(struct slot *sl)
+{
+	char b;
+	if (!sl->reported && sl->done_fd >= 0 && read(sl->done_fd, &b, 1) == 1)
+		sl->reported = true;
+	return sl->reported;
+}
+
 /* A message from a running client: a signal for its run, or its end. */
 static void on_client(struct slot *sl)
 {
@@ -613,8 +674,11 @@ static void on_client(struct slot *sl)
 			kill(sl->child, sig);
 		return;
 	}
-	/* Gone, or talking nonsense: its run ends as if it had been killed. */
-	kill(sl->child, SIGKILL);
+	/* Gone, or talking nonsense: its run ends as if it had been killed,
+	 * unless it is over (the client read its STATUS and left) and only
+	 * cleaning up. */
+	if (!reported(sl))
+		kill(sl->child, SIGKILL);
 	close(sl->conn);
 	sl->conn = -1;
 }
@@ -628,10 +692,11 @@ static void on_child(const struct server *s, struct slot *sl)
 	if (p != sl->child)
 		return;
 	int code = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 125;
-	if (sl->conn >= 0)
+	bool sent = reported(sl);
+	if (sl->conn >= 0 && !sent)
 		send_msg(sl->conn, LCH_STATUS, (uint8_t)code, NULL, -1, -1);
 	if (s->o->verbose)
-		say("pid %d: status %d", (int)sl->peer.pid, code);
+		say("pid %d: status %d%s", (int)sl->peer.pid, code, sent ? " (sent by the run)" : "");
 	slot_end(sl);
 }
 

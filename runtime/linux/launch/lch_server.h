@@ -14,11 +14,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+struct run_status_hook;
+
 struct lch_opts {
 	const char *socket; /* NULL: $XDG_RUNTIME_DIR/cage/launcher.sock */
 	bool verbose;       /* a line per run, not only per refusal */
-	/* What a request runs, in a fresh child: cagerun's own main. */
-	int (*run)(int argc, char **argv);
+	/* What a request runs, in a fresh child: cagerun's own main, which
+	 * tells hook the run's status before it cleans up (run.h). */
+	int (*run)(int argc, char **argv, const struct run_status_hook *hook);
 };
 
 /* Where the socket is: o_socket, or the default; false when there is no

@@ -22,8 +22,9 @@
 
 #include "lch_peer.h"
 
-/* The client's descriptors a spare is handed: 0, 1, 2 and its cwd. */
-#define LCH_SPARE_NFDS 4
+/* The descriptors a spare is handed: the client's 0, 1, 2 and cwd, its
+ * connection, and the pipe on which the run says it sent its status. */
+#define LCH_SPARE_NFDS 6
 
 struct lch_spare {
 	pid_t pid; /* 0: no spare here */

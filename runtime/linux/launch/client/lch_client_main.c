@@ -343,6 +343,10 @@ static int ask(int argc, char **argv, char **envp, int *sigfd)
 	long got = recv_msg(s, &m, 0);
 	if (got == (long)sizeof m && m.type == LCH_REFUSE)
 		return -1;
+	/* The run answers for itself (run.h): it may have ended before the
+	 * launcher said ACCEPT. */
+	if (got == (long)sizeof m && m.type == LCH_STATUS)
+		leave(m.value);
 	if (got != (long)sizeof m || m.type != LCH_ACCEPT) {
 		say("the launcher went away before it said whether it started the run; not run again", 0);
 		leave(125);
