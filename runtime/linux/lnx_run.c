@@ -100,6 +100,11 @@ struct lrun {
 	struct lnx_guard_seen *seen; /* shared with the guard's supervisor, or NULL */
 	int status; /* init's exit status, once it exited */
 	bool exited;
+	/* With a status hook (the launcher's run): init's word, a pipe whose
+	 * input is signalled on sig_fd (WORD_SIG); init_done once it came, so
+	 * every process of the sandbox but init, which is exiting, is gone. */
+	int word_fd;
+	bool init_done;
 	bool had_terminal;
 	struct rlimit nofile_start; /* what the command gets without `limit files` */
 	struct lnx_limits lim;
@@ -235,11 +240,24 @@ static int adopt_listeners(struct lrun *r)
 
 /* The signalfd is readable: forward, or learn that init has exited.
  * True when the run is over. */
+/* The signal that says init's word is there (F_SETSIG on word_fd); one
+ * of the real-time signals the C library leaves to programs. */
+#define WORD_SIG (SIGRTMIN + 4)
+
 static bool on_signal(void *ctx)
 {
 	struct lrun *r = ctx;
 	struct signalfd_siginfo si;
 	while (read(r->sig_fd, &si, sizeof si) == (ssize_t)sizeof si) {
+		unsigned char code;
+		if ((int)si.ssi_signo == WORD_SIG) {
+			if (r->word_fd >= 0 && (int)si.ssi_fd == r->word_fd && r->sb.init > 0 &&
+			    read(r->word_fd, &code, 1) == 1) {
+				r->status = code;
+				r->exited = r->init_done = true;
+			}
+			continue;
+		}
 		if (si.ssi_signo != SIGCHLD) {
 			if (r->sb.init > 0)
 				kill(r->sb.init, (int)si.ssi_signo);
@@ -300,7 +318,7 @@ static int block_signals(struct lrun *r)
 {
 	sigset_t ss;
 	sigemptyset(&ss);
-	int sigs[] = { SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+	int sigs[] = { SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT, WORD_SIG };
 	for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++)
 		sigaddset(&ss, sigs[i]);
 	if (sigprocmask(SIG_BLOCK, &ss, NULL) != 0)
@@ -578,6 +596,7 @@ static int launch(struct lrun *r)
 		.take_terminal = r->had_terminal,
 		.quiet = r->o->quiet,
 		.observe_sock = -1,
+		.word_fd = -1,
 		.nproc = r->lim.nproc,
 		.nofile = r->lim.nofile,
 		.tmp_bytes = r->lim.tmp_bytes,
@@ -624,7 +643,23 @@ static int launch(struct lrun *r)
 		if (m != MAP_FAILED)
 			spec.guard_seen = r->seen = m;
 	}
+	/* Only a run that can answer before its clean-up listens for init's
+	 * word: cagerun itself waits for init's exit in any case. */
+	int word[2] = { -1, -1 };
+	if (r->o->status_hook && pipe2(word, O_CLOEXEC | O_NONBLOCK) == 0) {
+		if (fcntl(word[0], F_SETOWN, getpid()) == 0 && fcntl(word[0], F_SETSIG, WORD_SIG) == 0 &&
+		    fcntl(word[0], F_SETFL, O_NONBLOCK | O_ASYNC) == 0) {
+			r->word_fd = word[0];
+			spec.word_fd = word[1];
+		} else {
+			close(word[0]); /* without it, init's exit says the same, later */
+			close(word[1]);
+			word[1] = -1;
+		}
+	}
 	bool started = lnx_sandbox_start(&spec, &r->sb, err, sizeof err);
+	if (word[1] >= 0)
+		close(word[1]);
 	if (osp[1] >= 0)
 		close(osp[1]);
 	r->obs_sock = osp[0];
@@ -674,7 +709,7 @@ int run_command(const struct run_opts *o)
 	struct lrun r;
 	memset(&r, 0, sizeof r);
 	r.o = o;
-	r.log_fd = r.sig_fd = r.obs_sock = -1;
+	r.log_fd = r.sig_fd = r.obs_sock = r.word_fd = -1;
 	r.sb.init = -1;
 	r.sb.err_fd = -1;
 	r.sb.go_fd = -1;
@@ -691,7 +726,11 @@ int run_command(const struct run_opts *o)
 	int status = launch(&r);
 	free(r.agst);
 	lnx_seccomp_prog_free(&r.sc);
-	lnx_sandbox_kill(&r.sb);
+	/* After init's word nothing of the sandbox but init is left, and the
+	 * reports need not wait for its exit; otherwise the sandbox is
+	 * stopped (and init reaped) first. */
+	if (!r.init_done)
+		lnx_sandbox_kill(&r.sb);
 	if (r.have_lim && r.ran && !o->quiet)
 		lnx_limits_report(&r.lim, stderr);
 	lnx_observer_stop(r.obs);
@@ -734,6 +773,9 @@ int run_command(const struct run_opts *o)
 		fflush(NULL);
 		o->status_hook->fn(o->status_hook->ctx, status);
 	}
+	lnx_sandbox_kill(&r.sb);
+	if (r.word_fd >= 0)
+		close(r.word_fd);
 	if (r.have_lim)
 		lnx_limits_free(&r.lim);
 	prx_server_free(r.srv);

@@ -130,6 +130,31 @@ if [ "$(leases)" -eq "$l0" ] && [ "$(grep -c '(sent by the run)' "$log")" -ge $(
 	bad "20 runs: $(($(leases) - l0)) TMPDIRs left, $(($(grep -c '(sent by the run)' "$log") - n0)) statuses sent by the run"
 fi
 
+# Nothing of the run is left running when its status arrives: a
+# background loop that the command leaves behind appends to a file; it
+# grows after the status only if it survived (the control, without
+# cagerun, shows that it would).
+ticks=$HOME/ticks
+ticker="(while :; do echo t >>'$ticks'; sleep 0.01; done) & echo \$! >'$ticks.pid'; sleep 0.1; exit 4"
+grows() { # grows: whether $ticks grew in 0.3 s since now
+	a=$(wc -l <"$ticks" 2>/dev/null || echo 0)
+	sleep 0.3
+	[ "$(wc -l <"$ticks" 2>/dev/null || echo 0)" -gt "$a" ]
+}
+rm -f "$ticks"
+sh -c "$ticker"
+if grows; then ok; else bad "control: the left-behind loop did not run on"; fi
+kill "$(cat "$ticks.pid")"
+sleep 0.1
+for m in enforce-fs enforce; do
+	rm -f "$ticks"
+	run "$launch" $m sh -c "$ticker" >"$tmp/out" 2>&1
+	s=$?
+	if [ $s -eq 4 ] && [ -s "$ticks" ] && ! grows; then ok; else
+		bad "$m: status $s, or the loop ran on after the status"
+	fi
+done
+
 # ---- where it is not used, cagerun runs it ------------------------------
 n0=$(started)
 CAGE_LAUNCHER_SOCKET=$tmp/nowhere.sock run "$launch" enforce-fs sh -c 'cat ~/key; exit 6' >"$tmp/out" 2>&1

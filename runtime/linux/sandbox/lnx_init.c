@@ -161,6 +161,11 @@ static _Noreturn void end_run(const struct lnx_spec *s, int code, struct lnx_sup
 	report_tmp_full(s);
 	while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
 		;
+	/* Nothing of the sandbox is left but this process: say so. */
+	if (s->word_fd >= 0) {
+		unsigned char b = (unsigned char)code;
+		(void)write(s->word_fd, &b, 1);
+	}
 	_exit(code);
 }
 

@@ -53,6 +53,11 @@ struct lnx_spec {
 	bool observe;             /* --log-denials: the command installs the path observer
 	                             (lnx_observe.h) and sends its listener to observe_sock */
 	int observe_sock;
+	/* Where init writes the command's status (one byte) once it has
+	 * reaped every other process of the sandbox, right before it exits;
+	 * -1 for none. So cagerun can answer the launcher's client without
+	 * waiting for init's exit and the namespaces' teardown. */
+	int word_fd;
 	/* --log-denials when the plan has guards: the guard's supervisor holds
 	 * the tree's one listener, so it observes too, into this sink (its
 	 * log descriptor is inherited; the supervisor prints the summary). */
