@@ -155,6 +155,17 @@ for m in enforce-fs enforce; do
 	fi
 done
 
+# A run that ends at once (`--mode off` runs the command in cagerun's
+# place, so the launcher hears of its start and its end together) still
+# gets its status, 30 times in a row.
+i=0 bad_runs=0
+while [ $i -lt 30 ]; do
+	run "$launch" off sh -c 'exit 3' >"$tmp/out" 2>&1
+	[ $? -eq 3 ] || bad_runs=$((bad_runs + 1))
+	i=$((i + 1))
+done
+if [ $bad_runs -eq 0 ]; then ok; else bad "$bad_runs of 30 runs that ended at once lost their status"; fi
+
 # ---- where it is not used, cagerun runs it ------------------------------
 n0=$(started)
 CAGE_LAUNCHER_SOCKET=$tmp/nowhere.sock run "$launch" enforce-fs sh -c 'cat ~/key; exit 6' >"$tmp/out" 2>&1
@@ -348,24 +359,31 @@ spares() {
 	echo "$@"
 }
 fds() { ls "/proc/$1/fd" 2>/dev/null | sort -n | tr '\n' ' '; }
+# A spare's own: 0 to 2, its socket pair (3), the listening socket (4),
+# and its epoll set (5); 4 must be the launcher's listening socket.
+listening() { awk -v p="$sock" '$NF == p { print "socket:[" $7 "]" }' /proc/net/unix; }
+spare_ok() { [ "$(fds "$1")" = "0 1 2 3 4 5 " ] && [ "$(readlink "/proc/$1/fd/4")" = "$(listening)" ]; }
 start_launcher
 sp=$(spares 2)
 set -- $sp
-if [ $# -eq 2 ] && [ "$(fds "$1")" = "0 1 2 3 " ] && [ "$(fds "$2")" = "0 1 2 3 " ] &&
+if [ $# -eq 2 ] && spare_ok "$1" && spare_ok "$2" && [ -n "$(listening)" ] &&
 	[ "$(ps -o sid= -p "$1" | tr -d ' ')" = "$1" ] && [ "$(ls "/proc/$lpid/fd" | wc -l)" -ge 6 ]; then
 	ok
 else
 	bad "idle spares: [$sp], descriptors [$(fds "${1:-0}")], launcher's [$(fds "$lpid")]"
 fi
-# A spare forked while a client is connected holds nothing of it.
-n0=$(grep -c '(spare)' "$log")
+# A spare forked while clients are connected holds nothing of theirs:
+# two runs take both spares, and the launcher forks the next at once.
+n0=$(started)
+run "$launch" enforce-fs sh -c 'sleep 2' >"$tmp/out2" 2>&1 &
+bg2=$!
 run "$launch" enforce-fs sh -c 'sleep 2' >"$tmp/out" 2>&1 &
 bg=$!
 i=0
 new=
 while [ -z "$new" ] && [ $i -lt 100 ]; do
 	for p in $(pgrep -P "$lpid"); do
-		case " $sp " in *" $p "*) ;; *) [ "$(fds "$p")" = "0 1 2 3 " ] && new=$p ;; esac
+		case " $sp " in *" $p "*) ;; *) spare_ok "$p" && new=$p ;; esac
 	done
 	sleep 0.05
 	i=$((i + 1))
@@ -373,24 +391,30 @@ done
 lfds=$(ls "/proc/$lpid/fd" | wc -l)
 wait $bg
 s=$?
-if [ -n "$new" ] && [ $s -eq 0 ] && [ "$(grep -c '(spare)' "$log")" -eq $((n0 + 1)) ] && [ "$lfds" -ge 8 ]; then
+wait $bg2
+s2=$?
+if [ -n "$new" ] && [ $s -eq 0 ] && [ $s2 -eq 0 ] && [ "$(started)" -eq $((n0 + 2)) ] &&
+	[ "$lfds" -ge 10 ]; then
 	ok
 else
-	bad "a spare beside a run: new spare [$new] with [$(fds "${new:-0}")], launcher's $lfds descriptors, status $s"
+	bad "a spare beside two runs: new spare [$new] with [$(fds "${new:-0}")], launcher's $lfds descriptors, statuses $s $s2"
 fi
 # A signal to an idle spare acts now: it does not wait, blocked, for the
-# run the spare is handed later (which it would end with 143).
+# run the spare takes later (which it would end with 143).
 sp=$(spares 2)
 kill -TERM $sp 2>/dev/null
 i=0
 while [ $i -lt 100 ] && ps -o stat= -p $sp 2>/dev/null | grep -qv Z; do sleep 0.05; i=$((i + 1)); done
+n0=$(started)
 run "$launch" enforce-fs sh -c 'echo after' >"$tmp/out" 2>&1
 s=$?
-if [ $s -eq 0 ] && grep -qx after "$tmp/out" && [ "$(started)" -gt 0 ]; then ok; else
+if [ $s -eq 0 ] && grep -qx after "$tmp/out" && [ "$(started)" -eq $((n0 + 1)) ]; then ok; else
 	bad "a run after SIGTERM to the spares [$sp]: status $s"
 fi
-# The launcher moved to another cgroup: spares forked before stay behind,
-# and a run goes where the launcher (and so the client) is now.
+# The launcher moved to another cgroup: a spare forked before stays
+# behind, and refuses a client from the new one (its check reads its own
+# cgroup), so every run goes where the client is: the fallback's cagerun
+# at first, then spares forked in the new cgroup.
 cgdir=
 if [ "$(id -u)" = 0 ]; then
 	if [ -w /sys/fs/cgroup/freezer/cgroup.procs ]; then
@@ -401,27 +425,27 @@ if [ "$(id -u)" = 0 ]; then
 fi
 if [ -n "$cgdir" ] && mkdir "$cgdir"; then
 	spares 2 >/dev/null
-	n0=$(grep -c '(spare)' "$log")
+	n0=$(started)
+	r0=$(grep -c 'refused a client: its cgroup differs' "$log")
 	echo "$lpid" >"$cgdir/cgroup.procs"
 	cgrun() {
 		sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' sh "$cgdir" \
 			timeout -s KILL 60 "$launch" -q -p "$tmp/p.cage" --mode off -- cat /proc/self/cgroup \
 			</dev/null >"$tmp/out" 2>&1
 	}
-	cgrun
-	s1=$?
-	g1=$(grep "^[0-9]*:$cgkey:" "$tmp/out")
-	n1=$(grep -c '(spare)' "$log")
-	spares 2 >/dev/null
-	cgrun
-	s2=$?
-	g2=$(grep "^[0-9]*:$cgkey:" "$tmp/out")
-	n2=$(grep -c '(spare)' "$log")
-	if [ $s1 -eq 0 ] && [ $s2 -eq 0 ] && [ "${g1##*:}" = "/cage-launcher-$$" ] &&
-		[ "${g2##*:}" = "/cage-launcher-$$" ] && [ "$n1" -eq "$n0" ] && [ "$n2" -eq $((n1 + 1)) ]; then
+	good=0 k=0
+	while [ $k -lt 4 ]; do
+		cgrun && [ "$(grep "^[0-9]*:$cgkey:" "$tmp/out" | sed 's/.*://')" = "/cage-launcher-$$" ] &&
+			good=$((good + 1))
+		spares 2 >/dev/null
+		k=$((k + 1))
+	done
+	n1=$(started)
+	r1=$(grep -c 'refused a client: its cgroup differs' "$log")
+	if [ $good -eq 4 ] && [ $((r1 - r0)) -ge 1 ] && [ $((n1 - n0)) -ge 1 ]; then
 		ok
 	else
-		bad "a moved launcher: statuses $s1 $s2, cgroups [$g1] [$g2], spares used $n0 $n1 $n2"
+		bad "a moved launcher: $good of 4 runs in its new cgroup, $((r1 - r0)) refused by old spares, $((n1 - n0)) run by it"
 	fi
 	stop_launcher
 	i=0

@@ -13,12 +13,14 @@
 #include "lch_spare.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <link.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -28,6 +30,9 @@
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
+
+#include "lch_conn.h"
+#include "lch_wire.h"
 
 #ifndef MADV_POPULATE_READ
 #define MADV_POPULATE_READ 22 /* Linux 5.14 */
@@ -43,14 +48,14 @@
 #define SPARE_HEAP (896u * 1024u)
 #define SPARE_STEP (128u * 1024u)
 #define SPARE_STACK (192u * 1024u)
-/* The channel's descriptor in the spare. */
+/* The socket pair's and the listening socket's descriptors in a spare. */
 #define SPARE_CHAN 3
+#define SPARE_LISTEN 4
 
 void lch_spare_init(struct lch_spare *sp)
 {
 	sp->pid = 0;
 	sp->pidfd = sp->chan = -1;
-	sp->cg.len = -1;
 }
 
 /* [lo, hi) widened to whole pages; failure leaves the pages to be
@@ -102,15 +107,15 @@ static __attribute__((noinline)) void touch_stack(void)
 		pad[i] = 0;
 }
 
-/* Whether the launcher has handed the spare its request already: then
- * what is not faulted in yet is left to the run, which is waiting. */
-static bool asked(int chan)
+/* Whether a client is waiting: then what is not faulted in yet is left
+ * to the run, which is waiting too. */
+static bool asked(int listen_fd)
 {
-	struct pollfd p = { chan, POLLIN, 0 };
+	struct pollfd p = { listen_fd, POLLIN, 0 };
 	return poll(&p, 1, 0) != 0;
 }
 
-static void prefault(int chan)
+static void prefault(int listen_fd)
 {
 #ifdef __GLIBC__
 	/* The main arena is the heap below the break, nearly all of it free
@@ -122,24 +127,52 @@ static void prefault(int chan)
 		uintptr_t lo = top - mi.arena;
 		uintptr_t hi = top - lo > SPARE_HEAP ? lo + SPARE_HEAP : top;
 		for (uintptr_t at = lo; at < hi; at += SPARE_STEP) {
-			if (asked(chan))
+			if (asked(listen_fd))
 				return;
 			populate(at, hi - at > SPARE_STEP ? at + SPARE_STEP : hi, MADV_POPULATE_WRITE);
 		}
 	}
 #endif
-	if (asked(chan))
+	if (asked(listen_fd))
 		return;
 	touch_stack();
 	bool first = true;
 	dl_iterate_phdr(populate_object, &first);
 }
 
-static _Noreturn void spare_main(int chan, pid_t launcher, size_t bufsize,
-				 lch_spare_run_fn run, void *ctx)
+/* Waits for a client and accepts it; never returns without one (the
+ * launcher closing the socket pair ends the spare). Spares wait on one
+ * listening socket each with EPOLLEXCLUSIVE, so a client wakes one. */
+static int take_client(int listen_fd)
+{
+	int ep = epoll_create1(EPOLL_CLOEXEC);
+	struct epoll_event lev = { .events = EPOLLIN | EPOLLEXCLUSIVE, .data.fd = listen_fd };
+	struct epoll_event cev = { .events = EPOLLIN | EPOLLRDHUP, .data.fd = SPARE_CHAN };
+	if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, listen_fd, &lev) != 0 ||
+	    epoll_ctl(ep, EPOLL_CTL_ADD, SPARE_CHAN, &cev) != 0)
+		_exit(125);
+	for (;;) {
+		int c = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC);
+		if (c >= 0) {
+			close(ep);
+			return c;
+		}
+		if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED)
+			_exit(125);
+		struct epoll_event ev;
+		int n = epoll_wait(ep, &ev, 1, -1);
+		if (n < 0 && errno != EINTR)
+			_exit(125);
+		if (n > 0 && ev.data.fd == SPARE_CHAN)
+			_exit(0); /* ended by the launcher (EOF on the pair) */
+	}
+}
+
+static _Noreturn void spare_main(const struct lch_ctx *cx, int chan, int listen_fd,
+				 size_t bufsize)
 {
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() != launcher)
+	if (getppid() != cx->launcher)
 		_exit(0);
 	/* Out of the launcher's session and group: a ^C at its terminal is
 	 * not for a run that starts later. Every signal unblocked, so that
@@ -150,58 +183,41 @@ static _Noreturn void spare_main(int chan, pid_t launcher, size_t bufsize,
 	sigemptyset(&none);
 	if (sigprocmask(SIG_SETMASK, &none, NULL) != 0)
 		_exit(125);
-	if (chan != SPARE_CHAN && dup2(chan, SPARE_CHAN) != SPARE_CHAN)
+	/* The pair to 3 and the listening socket to 4, through numbers above
+	 * both; then nothing else of the launcher's: other clients'
+	 * connections, its runs' pidfds and pairs, its memfd, its signalfd. */
+	int hi_chan = fcntl(chan, F_DUPFD_CLOEXEC, 16);
+	int hi_listen = fcntl(listen_fd, F_DUPFD_CLOEXEC, 16);
+	if (hi_chan < 0 || hi_listen < 0 || dup3(hi_chan, SPARE_CHAN, O_CLOEXEC) != SPARE_CHAN ||
+	    dup3(hi_listen, SPARE_LISTEN, O_CLOEXEC) != SPARE_LISTEN)
 		_exit(125);
-	/* Nothing of the launcher's: its socket, other clients' connections,
-	 * its runs' pidfds and its memfd. */
-	if (syscall(SYS_close_range, SPARE_CHAN + 1u, ~0u, 0u) != 0)
+	if (syscall(SYS_close_range, SPARE_LISTEN + 1u, ~0u, 0u) != 0)
 		_exit(125);
 	uint8_t *buf = malloc(bufsize);
 	if (!buf)
 		_exit(125);
-	prefault(SPARE_CHAN);
-	union {
-		char buf[CMSG_SPACE(sizeof(int) * LCH_SPARE_NFDS)];
-		struct cmsghdr align;
-	} u;
-	struct iovec iov = { buf, bufsize };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
-			     .msg_controllen = sizeof u.buf };
-	ssize_t n;
-	while ((n = recvmsg(SPARE_CHAN, &mh, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
-		;
-	if (n <= 0)
-		_exit(0); /* ended by the launcher */
-	int fds[LCH_SPARE_NFDS];
-	size_t nfds = 0;
-	for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
-		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
-			continue;
-		size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		for (size_t i = 0; i < k && nfds < LCH_SPARE_NFDS; i++)
-			memcpy(&fds[nfds++], CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+	prefault(SPARE_LISTEN);
+	int conn = take_client(SPARE_LISTEN);
+	close(SPARE_LISTEN); /* one client per spare */
+	if (!lch_note_send(SPARE_CHAN, LCH_NOTE_TAKEN, 0, -1)) {
+		close(conn);
+		_exit(0);
 	}
-	/* The launcher sends exactly this; anything else is not a run. */
-	if (nfds != LCH_SPARE_NFDS || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)))
-		_exit(125);
-	close(SPARE_CHAN);
-	run(ctx, buf, (size_t)n, fds);
-	_exit(125);
+	lch_conn_serve(cx, conn, SPARE_CHAN, buf, bufsize);
 }
 
-bool lch_spare_start(struct lch_spare *sp, size_t bufsize, lch_spare_run_fn run, void *ctx)
+bool lch_spare_start(struct lch_spare *sp, const struct lch_ctx *cx, int listen_fd,
+		     size_t bufsize)
 {
 	lch_spare_init(sp);
 	int pair[2];
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0)
 		return false;
-	(void)lch_cgroup_read(&sp->cg); /* unread: the spare is never given */
-	pid_t launcher = getpid();
 	fflush(stderr);
 	pid_t pid = fork();
 	if (pid == 0) {
 		close(pair[0]);
-		spare_main(pair[1], launcher, bufsize, run, ctx);
+		spare_main(cx, pair[1], listen_fd, bufsize);
 	}
 	close(pair[1]);
 	int pidfd = pid > 0 ? (int)syscall(SYS_pidfd_open, pid, 0) : -1;
@@ -212,7 +228,6 @@ bool lch_spare_start(struct lch_spare *sp, size_t bufsize, lch_spare_run_fn run,
 				;
 		}
 		close(pair[0]);
-		sp->cg.len = -1;
 		return false;
 	}
 	sp->pid = pid;
@@ -221,46 +236,12 @@ bool lch_spare_start(struct lch_spare *sp, size_t bufsize, lch_spare_run_fn run,
 	return true;
 }
 
-bool lch_spare_give(struct lch_spare *sp, const uint8_t *req, size_t n,
-		    const int fds[LCH_SPARE_NFDS], pid_t *pid, int *pidfd)
-{
-	if (!sp->pid)
-		return false;
-	union {
-		char buf[CMSG_SPACE(sizeof(int) * LCH_SPARE_NFDS)];
-		struct cmsghdr align;
-	} u;
-	memset(&u, 0, sizeof u);
-	struct iovec iov = { (void *)req, n };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
-			     .msg_controllen = sizeof u.buf };
-	struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int) * LCH_SPARE_NFDS);
-	memcpy(CMSG_DATA(c), fds, sizeof(int) * LCH_SPARE_NFDS);
-	/* The spare's queue is empty and the request fits it: a send that
-	 * would wait, or fails (EPIPE: the spare is gone), is a spare lost. */
-	ssize_t k;
-	while ((k = sendmsg(sp->chan, &mh, MSG_NOSIGNAL | MSG_DONTWAIT)) < 0 && errno == EINTR)
-		;
-	if (k != (ssize_t)n) {
-		lch_spare_end(sp);
-		return false;
-	}
-	/* What was sent stays queued for the spare after this end closes. */
-	close(sp->chan);
-	*pid = sp->pid;
-	*pidfd = sp->pidfd;
-	lch_spare_init(sp);
-	return true;
-}
-
 void lch_spare_end(struct lch_spare *sp)
 {
 	if (!sp->pid)
 		return;
-	close(sp->chan);
+	if (sp->chan >= 0)
+		close(sp->chan);
 	(void)syscall(SYS_pidfd_send_signal, sp->pidfd, SIGKILL, NULL, 0);
 	while (waitpid(sp->pid, NULL, 0) < 0 && errno == EINTR)
 		;

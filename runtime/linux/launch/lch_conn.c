@@ -1,0 +1,290 @@
+/*
+ * lch_conn.c - one client, in the spare that accepted it (see lch_conn.h).
+ *
+ * Each step waits for the client only as long as LCH_REQUEST_MS allows
+ * from the accept; a client that is refused, leaves, or is too slow ends
+ * the spare without a run (the launcher forks another). From the RUN
+ * note on, the spare is the run: the launcher relays the client's
+ * signals to it and reaps it.
+ */
+#include "lch_conn.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lch_wire.h"
+#include "run.h"
+
+/* A client that connected and sent nothing is dropped after this. */
+#define LCH_REQUEST_MS 5000
+
+extern char **environ;
+
+struct request {
+	const struct lch_req *h;
+	char **argv, **envp; /* into the request's bytes, NULL-ended (heap arrays) */
+	int fds[LCH_NFDS];
+};
+
+static int64_t now_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* Whether conn has something to read before the deadline. */
+static bool readable_by(int conn, int64_t deadline)
+{
+	for (;;) {
+		int64_t left = deadline - now_ms();
+		if (left <= 0)
+			return false;
+		struct pollfd p = { conn, POLLIN, 0 };
+		int n = poll(&p, 1, (int)left);
+		if (n > 0)
+			return true;
+		if (n == 0 || errno != EINTR)
+			return false;
+	}
+}
+
+/* The request's strings: exactly argc + envc NUL-ended ones. */
+static bool split_strings(struct request *rq, const char *p, size_t n, char *why, size_t whylen)
+{
+	uint32_t argc = rq->h->argc, envc = rq->h->envc;
+	rq->argv = calloc((size_t)argc + 1, sizeof *rq->argv);
+	rq->envp = calloc((size_t)envc + 1, sizeof *rq->envp);
+	if (!rq->argv || !rq->envp) {
+		snprintf(why, whylen, "out of memory");
+		return false;
+	}
+	size_t off = 0;
+	for (uint32_t i = 0; i < argc + envc; i++) {
+		const char *nul = off < n ? memchr(p + off, '\0', n - off) : NULL;
+		if (!nul) {
+			snprintf(why, whylen, "a malformed request");
+			return false;
+		}
+		char *str = (char *)(p + off);
+		if (i < argc)
+			rq->argv[i] = str;
+		else
+			rq->envp[i - argc] = str;
+		off = (size_t)(nul - p) + 1;
+	}
+	if (off != n) {
+		snprintf(why, whylen, "a malformed request");
+		return false;
+	}
+	rq->argv[0] = (char *)"cagerun"; /* what it runs, whatever the client calls itself */
+	return true;
+}
+
+/* GREET: the client's memfd number; it is opened through /proc/PID/fd
+ * and sent back with HELLO, with the number of the launcher's own. */
+static bool greet(const struct lch_ctx *cx, int conn, const struct lch_peer *peer,
+		  int64_t deadline, char *why, size_t whylen)
+{
+	struct lch_msg m;
+	ssize_t n = -1;
+	if (readable_by(conn, deadline))
+		while ((n = recv(conn, &m, sizeof m, MSG_DONTWAIT)) < 0 && errno == EINTR)
+			;
+	if (n != (ssize_t)sizeof m || m.type != LCH_GREET) {
+		snprintf(why, whylen, n == 0 ? "it left before its request"
+				      : n < 0 ? "it sent nothing in time"
+					      : "a malformed greeting");
+		return false;
+	}
+	int fd = lch_peer_open_fd(peer, m.fd, why, whylen);
+	if (fd < 0)
+		return false;
+	bool sent = lch_send_msg(conn, LCH_HELLO, 0, NULL, fd, cx->me.proof_fd);
+	close(fd);
+	if (!sent)
+		snprintf(why, whylen, "it left before its request");
+	return sent;
+}
+
+static bool read_request(const struct lch_ctx *cx, int conn, int64_t deadline, uint8_t *buf,
+			 size_t bufsize, struct request *rq, char *why, size_t whylen)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int) * LCH_NFDS)];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = { buf, bufsize };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
+			     .msg_controllen = sizeof u.buf };
+	ssize_t n = -1;
+	if (readable_by(conn, deadline))
+		while ((n = recvmsg(conn, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT)) < 0 && errno == EINTR)
+			;
+	if (n <= 0) {
+		snprintf(why, whylen, n == 0 ? "it left before its request" : "it sent no request in time");
+		return false;
+	}
+	size_t nfds = 0;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (size_t i = 0; i < k; i++) {
+			int fd;
+			memcpy(&fd, CMSG_DATA(c) + i * sizeof fd, sizeof fd);
+			if (nfds < LCH_NFDS)
+				rq->fds[nfds++] = fd;
+			else
+				close(fd);
+		}
+	}
+	rq->h = (const struct lch_req *)buf;
+	if ((mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) || nfds != LCH_NFDS ||
+	    (size_t)n < sizeof *rq->h || rq->h->type != LCH_REQUEST || rq->h->magic != LCH_MAGIC ||
+	    rq->h->version != LCH_VERSION || rq->h->argc < 1 || rq->h->argc > LCH_MAX_ARGS ||
+	    rq->h->envc > LCH_MAX_ENV || rq->h->strings != (size_t)n - sizeof *rq->h) {
+		snprintf(why, whylen, "a malformed request");
+		return false;
+	}
+	if (!lch_peer_proof(&cx->me, rq->fds[LCH_FD_PROOF], why, whylen))
+		return false;
+	struct stat st;
+	if (fstat(rq->fds[LCH_FD_CWD], &st) != 0 || !S_ISDIR(st.st_mode)) {
+		snprintf(why, whylen, "its working directory did not come over");
+		return false;
+	}
+	for (int r = 0; r < LCH_NLIMITS; r++) {
+		if (rq->h->limits[r].max > (uint64_t)cx->limits[r].rlim_max) {
+			snprintf(why, whylen, "its hard limit %d is above the launcher's", r);
+			return false;
+		}
+	}
+	return split_strings(rq, (const char *)buf + sizeof *rq->h, rq->h->strings, why, whylen);
+}
+
+bool lch_replaced(void)
+{
+	char exe[4200];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n < 0)
+		return true;
+	exe[n] = '\0';
+	static const char tail[] = " (deleted)";
+	return (size_t)n >= sizeof tail - 1 && !strcmp(exe + n - (sizeof tail - 1), tail);
+}
+
+/* The run's own STATUS, sent when cagerun says the run is over (run.h):
+ * the note first, so that the launcher knows it was sent by the time the
+ * client, having read it, leaves. */
+struct status_out {
+	int conn, chan;
+};
+
+static void send_status(void *ctx, int status)
+{
+	const struct status_out *o = ctx;
+	if (lch_note_send(o->chan, LCH_NOTE_STATUS, 0, -1))
+		lch_send_msg(o->conn, LCH_STATUS, (uint8_t)status, NULL, -1, -1);
+}
+
+/* Become the client's process, then run. */
+static _Noreturn void run_request(const struct lch_ctx *cx, int conn, int chan,
+				  const struct request *rq)
+{
+	/* Left by the spare: its session, unblocked signals, PDEATHSIG. The
+	 * one disposition the launcher changed (lch_serve) goes back. */
+	signal(SIGPIPE, SIG_DFL);
+	for (int i = 0; i < 3; i++)
+		if (dup2(rq->fds[i], i) != i)
+			_exit(125);
+	if (fchdir(rq->fds[LCH_FD_CWD]) != 0) {
+		fprintf(stderr, "cagerun: launcher: cannot enter the working directory: %s\n",
+			strerror(errno));
+		_exit(125);
+	}
+	/* The connection and the socket pair to 3 and 4 (through numbers
+	 * above both, so neither overwrites the other), close-on-exec: the
+	 * sandbox's command never has them. Then nothing else. */
+	int hi_conn = fcntl(conn, F_DUPFD_CLOEXEC, 16);
+	int hi_chan = fcntl(chan, F_DUPFD_CLOEXEC, 16);
+	if (hi_conn < 0 || hi_chan < 0 || dup3(hi_conn, 3, O_CLOEXEC) != 3 ||
+	    dup3(hi_chan, 4, O_CLOEXEC) != 4)
+		_exit(125);
+	(void)syscall(SYS_close_range, 5u, ~0u, 0u);
+	struct status_out out = { 3, 4 };
+	const struct run_status_hook hook = { send_status, &out };
+	umask((mode_t)(rq->h->umask & 0777));
+	for (int r = 0; r < LCH_NLIMITS; r++) {
+		struct rlimit rl = { (rlim_t)rq->h->limits[r].cur, (rlim_t)rq->h->limits[r].max };
+		if (rl.rlim_cur == cx->limits[r].rlim_cur && rl.rlim_max == cx->limits[r].rlim_max)
+			continue; /* inherited as it is */
+		if (setrlimit(r, &rl) != 0 && errno != EINVAL) {
+			fprintf(stderr, "cagerun: launcher: cannot set limit %d: %s\n", r,
+				strerror(errno));
+			_exit(125);
+		}
+	}
+	environ = rq->envp;
+	optind = 0; /* getopt from the start, as in a fresh process */
+	int argc = (int)rq->h->argc;
+	exit(cx->o->run(argc, rq->argv, &hook));
+}
+
+_Noreturn void lch_conn_serve(const struct lch_ctx *cx, int conn, int chan, uint8_t *buf,
+			      size_t bufsize)
+{
+	int64_t deadline = now_ms() + LCH_REQUEST_MS;
+	char why[LCH_MAX_REASON];
+	struct lch_peer peer;
+	struct lch_cgroup cg; /* this spare's: where the run will be */
+	struct request rq;
+	memset(&rq, 0, sizeof rq);
+	for (int i = 0; i < LCH_NFDS; i++)
+		rq.fds[i] = -1;
+	if (!lch_peer_check(&cx->me, conn, &peer, &cg, why, sizeof why)) {
+		lch_say("refused a client: %s", why);
+		lch_refuse_close(conn, why);
+		_exit(0);
+	}
+	bool ok = greet(cx, conn, &peer, deadline, why, sizeof why) &&
+		  read_request(cx, conn, deadline, buf, bufsize, &rq, why, sizeof why);
+	if (ok && lch_replaced()) {
+		/* It would run the old program, which finds its standard
+		 * library and helpers beside itself: gone. */
+		snprintf(why, sizeof why, "the launcher's program was replaced since it started; "
+					  "restart it");
+		ok = false;
+	}
+	if (ok && !lch_peer_alive(&peer)) {
+		snprintf(why, sizeof why, "it is gone");
+		ok = false;
+	}
+	/* The launcher takes the connection before the client hears ACCEPT:
+	 * from then on the client's signals and its leaving go to it. */
+	if (ok && !lch_note_send(chan, LCH_NOTE_RUN, (int32_t)peer.pid, conn)) {
+		snprintf(why, sizeof why, "the launcher is stopping");
+		ok = false;
+	}
+	if (!ok) {
+		lch_say("refused pid %d: %s", (int)peer.pid, why);
+		lch_refuse_close(conn, why);
+		_exit(0);
+	}
+	if (cx->o->verbose)
+		lch_say("pid %d: started %s", (int)peer.pid, rq.argv[0]);
+	lch_send_msg(conn, LCH_ACCEPT, 0, NULL, -1, -1); /* a client gone hears nothing */
+	lch_peer_close(&peer);
+	run_request(cx, conn, chan, &rq);
+}

@@ -1,0 +1,39 @@
+/*
+ * lch_conn.h - one client, in the spare that accepted it: the checks of
+ * lch_peer.h, the exchange of lch_proto.h up to ACCEPT, then the spare
+ * becomes the client's process and runs cagerun's main. The launcher
+ * hears of it through notes on the spare's socket pair (lch_wire.h):
+ * when the request passed, with the client's connection, and when the
+ * run sent its status.
+ */
+#ifndef CAGE_LCH_CONN_H
+#define CAGE_LCH_CONN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/resource.h>
+#include <sys/types.h>
+
+#include "lch_peer.h"
+#include "lch_proto.h"
+#include "lch_server.h"
+
+/* What every spare inherits from the launcher, read once at its start. */
+struct lch_ctx {
+	const struct lch_opts *o;
+	struct lch_self me;
+	struct rlimit limits[LCH_NLIMITS]; /* the launcher's own, as its children inherit them */
+	pid_t launcher;
+};
+
+/* In a spare: conn was just accepted, chan is the spare's socket pair,
+ * buf (bufsize bytes) takes the request. Does not return. */
+_Noreturn void lch_conn_serve(const struct lch_ctx *cx, int conn, int chan, uint8_t *buf,
+			      size_t bufsize);
+
+/* True when the file this process runs was removed or replaced (an
+ * upgrade): the kernel then names it "PATH (deleted)". */
+bool lch_replaced(void);
+
+#endif

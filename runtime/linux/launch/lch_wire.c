@@ -1,0 +1,81 @@
+/*
+ * lch_wire.c - messages, refusals and notes (see lch_wire.h).
+ */
+#include "lch_wire.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "lch_proto.h"
+
+/* A fixed-size message with at most one descriptor. */
+static bool send_with_fd(int sock, const void *m, size_t n, int fd)
+{
+	struct iovec iov = { (void *)m, n };
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	if (fd >= 0) {
+		memset(&u, 0, sizeof u);
+		mh.msg_control = u.buf;
+		mh.msg_controllen = sizeof u.buf;
+		struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd, sizeof fd);
+	}
+	ssize_t k;
+	while ((k = sendmsg(sock, &mh, MSG_NOSIGNAL)) < 0 && errno == EINTR)
+		;
+	return k == (ssize_t)n;
+}
+
+bool lch_send_msg(int conn, uint8_t type, uint8_t value, const char *text, int fd, int fdnum)
+{
+	struct lch_msg m;
+	memset(&m, 0, sizeof m);
+	m.type = type;
+	m.value = value;
+	m.fd = fdnum;
+	if (text)
+		snprintf(m.text, sizeof m.text, "%s", text);
+	return send_with_fd(conn, &m, sizeof m, fd);
+}
+
+/* What the client sent and we did not read is read first: closing a
+ * unix socket with data unread resets the connection, and the client
+ * could lose the reason to ECONNRESET. */
+void lch_refuse_close(int conn, const char *why)
+{
+	lch_send_msg(conn, LCH_REFUSE, 0, why, -1, -1);
+	char sink[sizeof(struct lch_msg)];
+	for (int i = 0; i < 4 && recv(conn, sink, sizeof sink, MSG_DONTWAIT) > 0; i++)
+		;
+	close(conn);
+}
+
+void lch_say(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "cagerun launcher: ");
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+bool lch_note_send(int chan, uint8_t type, int32_t client, int fd)
+{
+	struct lch_note n;
+	memset(&n, 0, sizeof n);
+	n.type = type;
+	n.client = client;
+	return send_with_fd(chan, &n, sizeof n, fd);
+}

@@ -1,0 +1,38 @@
+/*
+ * lch_wire.h - what the launcher's processes (lch_server.c, lch_spare.c,
+ * lch_conn.c) all say and how: a message to a client, a refusal, a line
+ * on the launcher's standard error, and the notes a spare sends the
+ * launcher about the client it took (lch_spare.h).
+ */
+#ifndef CAGE_LCH_WIRE_H
+#define CAGE_LCH_WIRE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* One message to a client; fd >= 0 goes with it, and its number in the
+ * sender as m.fd is fdnum. */
+bool lch_send_msg(int conn, uint8_t type, uint8_t value, const char *text, int fd, int fdnum);
+/* REFUSE, then close. */
+void lch_refuse_close(int conn, const char *why);
+/* "cagerun launcher: ..." on standard error. */
+void lch_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* From a spare to the launcher, on the spare's socket pair. */
+enum lch_note_type {
+	LCH_NOTE_TAKEN = 'T',  /* it accepted a client: fork the next spare */
+	LCH_NOTE_RUN = 'R',    /* the client's request passed: its run starts; with
+				  the client's connection (for its signals and its
+				  leaving) */
+	LCH_NOTE_STATUS = 'S', /* the run sent the client its STATUS itself */
+};
+
+struct lch_note {
+	uint8_t type;
+	uint8_t pad[3];
+	int32_t client; /* the client's pid, for the launcher's lines */
+};
+
+bool lch_note_send(int chan, uint8_t type, int32_t client, int fd);
+
+#endif
