@@ -36,11 +36,12 @@
 #include "lch_spare.h"
 #include "lch_wire.h"
 
-/* Runs at once; past it a client is refused (and starts cagerun itself). */
+/* Runs at once, the spares waiting for one counted among them; past it
+ * a client is refused (and starts cagerun itself). */
 #define LCH_MAX_RUNS 64
 /* Spares kept waiting: two, for two launches at once. */
 #define LCH_SPARES 2
-#define LCH_CHILDREN (LCH_MAX_RUNS + LCH_SPARES)
+#define LCH_CHILDREN LCH_MAX_RUNS
 
 /* A child goes IDLE (a spare waiting), TAKEN (it accepted a client),
  * RUNNING (the client's request passed), then back to FREE when reaped. */
@@ -178,7 +179,7 @@ static void child_end(struct child *c)
 
 static bool runs_full(const struct server *s)
 {
-	return count(s, CH_TAKEN) + count(s, CH_RUNNING) >= LCH_MAX_RUNS;
+	return LCH_CHILDREN - count(s, CH_FREE) >= LCH_MAX_RUNS;
 }
 
 /* Spares up to LCH_SPARES, unless the runs are at their bound, a fork
