@@ -55,6 +55,23 @@ bool run_nofile_start(const struct run_nofile *n, struct rlimit *out);
 struct run_status_hook {
 	void (*fn)(void *ctx, int status);
 	void *ctx;
+	/* The same answer as bytes any process of the run may send: each
+	 * message on its descriptor, in order, with the status written at
+	 * code_at (-1: nowhere). When cagerun will print nothing after the
+	 * command (quiet, no logs), the sandbox's init sends them itself
+	 * the moment it has reaped the rest of the sandbox, and fn is not
+	 * called. None: nmsgs 0. */
+	const struct run_status_msg *msgs;
+	size_t nmsgs;
+};
+
+#define RUN_STATUS_MSG_MAX 256
+#define RUN_STATUS_MSGS 2
+struct run_status_msg {
+	int fd;
+	unsigned char bytes[RUN_STATUS_MSG_MAX];
+	size_t len;
+	int code_at;
 };
 
 struct run_opts {

@@ -105,6 +105,7 @@ struct lrun {
 	 * every process of the sandbox but init, which is exiting, is gone. */
 	int word_fd;
 	bool init_done;
+	bool answered; /* init sent the hook's messages itself (lnx_spec.answer) */
 	bool had_terminal;
 	struct rlimit nofile_start; /* what the command gets without `limit files` */
 	struct lnx_limits lim;
@@ -249,11 +250,12 @@ static bool on_signal(void *ctx)
 	struct lrun *r = ctx;
 	struct signalfd_siginfo si;
 	while (read(r->sig_fd, &si, sizeof si) == (ssize_t)sizeof si) {
-		unsigned char code;
+		unsigned char w[2];
 		if ((int)si.ssi_signo == WORD_SIG) {
 			if (r->word_fd >= 0 && (int)si.ssi_fd == r->word_fd && r->sb.init > 0 &&
-			    read(r->word_fd, &code, 1) == 1) {
-				r->status = code;
+			    read(r->word_fd, w, 2) == 2) {
+				r->status = w[0];
+				r->answered = w[1] == 1;
 				r->exited = r->init_done = true;
 			}
 			continue;
@@ -497,6 +499,30 @@ static int start_denial_observer(struct lrun *r)
 	return 0;
 }
 
+/* Init may answer the launcher's client itself only where cagerun has
+ * nothing to say or write after the command: quiet, no log, no denials
+ * to record. */
+static void set_answer(const struct lrun *r, struct lnx_spec *spec)
+{
+	const struct run_opts *o = r->o;
+	const struct run_status_hook *h = o->status_hook;
+	_Static_assert(sizeof spec->answer[0].bytes == RUN_STATUS_MSG_MAX &&
+			       sizeof spec->answer / sizeof spec->answer[0] == RUN_STATUS_MSGS,
+		       "the sandbox's answers are run.h's status messages");
+	if (!o->quiet || o->log_denials || o->log_path || h->nmsgs > RUN_STATUS_MSGS)
+		return;
+	for (size_t i = 0; i < h->nmsgs; i++) {
+		const struct run_status_msg *m = &h->msgs[i];
+		if (m->len > sizeof spec->answer[i].bytes)
+			return;
+		spec->answer[i].fd = m->fd;
+		memcpy(spec->answer[i].bytes, m->bytes, m->len);
+		spec->answer[i].len = m->len;
+		spec->answer[i].code_at = m->code_at;
+	}
+	spec->nanswer = h->nmsgs;
+}
+
 static int launch(struct lrun *r)
 {
 	int rc, abi;
@@ -651,6 +677,7 @@ static int launch(struct lrun *r)
 		    fcntl(word[0], F_SETFL, O_NONBLOCK | O_ASYNC) == 0) {
 			r->word_fd = word[0];
 			spec.word_fd = word[1];
+			set_answer(r, &spec);
 		} else {
 			close(word[0]); /* without it, init's exit says the same, later */
 			close(word[1]);
@@ -769,7 +796,7 @@ int run_command(const struct run_opts *o)
 	/* Everything said, the sandbox gone (init reaped, or killed and
 	 * reaped above): the launcher may answer its client now. What is
 	 * left is cleaning up, which the client need not wait for. */
-	if (o->status_hook) {
+	if (o->status_hook && !r.answered) {
 		fflush(NULL);
 		o->status_hook->fn(o->status_hook->ctx, status);
 	}

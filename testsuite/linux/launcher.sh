@@ -130,6 +130,23 @@ if [ "$(leases)" -eq "$l0" ] && [ "$(grep -c '(sent by the run)' "$log")" -ge $(
 	bad "20 runs: $(($(leases) - l0)) TMPDIRs left, $(($(grep -c '(sent by the run)' "$log") - n0)) statuses sent by the run"
 fi
 
+# Not quiet, cagerun has its last words after the command, and answers
+# the client itself after them (with -q, as above, init answers as soon
+# as the sandbox is empty): the status is the run's, and it came from
+# the run, not from the launcher reaping it.
+n0=$(grep -c '(sent by the run)' "$log")
+i=0 good=0
+while [ $i -lt 5 ]; do
+	TMPDIR=$tmp/leases timeout -s KILL 60 "$launch" -p "$tmp/p.cage" --mode enforce-fs -- \
+		sh -c 'exit 6' </dev/null >"$tmp/out" 2>&1
+	[ $? -eq 6 ] && good=$((good + 1))
+	i=$((i + 1))
+done
+sleep 0.3
+if [ $good -eq 5 ] && [ "$(grep -c '(sent by the run)' "$log")" -ge $((n0 + 5)) ] &&
+	[ "$(leases)" -eq "$l0" ]; then ok; else
+	bad "5 runs not quiet: $good with status 6, $(($(grep -c '(sent by the run)' "$log") - n0)) statuses from the run, $(($(leases) - l0)) TMPDIRs left"
+fi
 # Nothing of the run is left running when its status arrives: a
 # background loop that the command leaves behind appends to a file; it
 # grows after the status only if it survived (the control, without

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stddef.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -224,7 +225,20 @@ static _Noreturn void run_request(const struct lch_ctx *cx, int conn, int chan,
 		_exit(125);
 	(void)syscall(SYS_close_range, 5u, ~0u, 0u);
 	struct status_out out = { 3, 4 };
-	const struct run_status_hook hook = { send_status, &out };
+	/* The same two messages as bytes, for init to send when the run has
+	 * nothing more to print (run.h): the note, then STATUS. */
+	struct run_status_msg msgs[RUN_STATUS_MSGS];
+	memset(msgs, 0, sizeof msgs);
+	struct lch_note note = { .type = LCH_NOTE_STATUS };
+	struct lch_msg st = { .type = LCH_STATUS };
+	_Static_assert(sizeof note <= RUN_STATUS_MSG_MAX && sizeof st <= RUN_STATUS_MSG_MAX,
+		       "a status message fits");
+	msgs[0] = (struct run_status_msg){ .fd = 4, .len = sizeof note, .code_at = -1 };
+	memcpy(msgs[0].bytes, &note, sizeof note);
+	msgs[1] = (struct run_status_msg){ .fd = 3, .len = sizeof st,
+					   .code_at = (int)offsetof(struct lch_msg, value) };
+	memcpy(msgs[1].bytes, &st, sizeof st);
+	const struct run_status_hook hook = { send_status, &out, msgs, RUN_STATUS_MSGS };
 	umask((mode_t)(rq->h->umask & 0777));
 	for (int r = 0; r < LCH_NLIMITS; r++) {
 		struct rlimit rl = { (rlim_t)rq->h->limits[r].cur, (rlim_t)rq->h->limits[r].max };

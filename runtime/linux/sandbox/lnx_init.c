@@ -161,10 +161,17 @@ static _Noreturn void end_run(const struct lnx_spec *s, int code, struct lnx_sup
 	report_tmp_full(s);
 	while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
 		;
-	/* Nothing of the sandbox is left but this process: say so. */
+	/* Nothing of the sandbox is left but this process: answer, if this
+	 * run's answer may come from here, then say so. */
 	if (s->word_fd >= 0) {
-		unsigned char b = (unsigned char)code;
-		(void)write(s->word_fd, &b, 1);
+		unsigned char w[2] = { (unsigned char)code, s->nanswer > 0 };
+		for (size_t i = 0; i < s->nanswer && w[1]; i++) {
+			struct lnx_answer a = s->answer[i];
+			if (a.code_at >= 0 && (size_t)a.code_at < a.len)
+				a.bytes[a.code_at] = (unsigned char)code;
+			w[1] = send(a.fd, a.bytes, a.len, MSG_NOSIGNAL | MSG_DONTWAIT) == (ssize_t)a.len;
+		}
+		(void)write(s->word_fd, w, 2);
 	}
 	_exit(code);
 }

@@ -58,6 +58,17 @@ struct lnx_spec {
 	 * -1 for none. So cagerun can answer the launcher's client without
 	 * waiting for init's exit and the namespaces' teardown. */
 	int word_fd;
+	/* With word_fd: messages init sends itself, in order, before its word
+	 * (the status at code_at, -1 for none), so that the launcher's
+	 * client hears its status without waiting for cagerun; the word
+	 * then says whether they all went. */
+	struct lnx_answer {
+		int fd;
+		unsigned char bytes[256];
+		size_t len;
+		int code_at;
+	} answer[2];
+	size_t nanswer;
 	/* --log-denials when the plan has guards: the guard's supervisor holds
 	 * the tree's one listener, so it observes too, into this sink (its
 	 * log descriptor is inherited; the supervisor prints the summary). */
