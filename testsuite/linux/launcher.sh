@@ -416,6 +416,25 @@ if [ -n "$new" ] && [ $s -eq 0 ] && [ $s2 -eq 0 ] && [ "$(started)" -eq $((n0 + 
 else
 	bad "a spare beside two runs: new spare [$new] with [$(fds "${new:-0}")], launcher's $lfds descriptors, statuses $s $s2"
 fi
+# Sixteen clients at once: each is run, and the spares' lines in the
+# launcher's log stay whole (no line holds two, none is empty). That a
+# line is one write, which keeps it whole, is checked under strace below.
+n0=$(started)
+pids=
+k=0
+while [ $k -lt 16 ]; do
+	run "$launch" enforce-fs true >/dev/null 2>&1 &
+	pids="$pids $!"
+	k=$((k + 1))
+done
+fails6=0
+for p in $pids; do wait "$p" || fails6=$((fails6 + 1)); done
+if [ $fails6 -eq 0 ] && [ "$(started)" -ge $((n0 + 16)) ] &&
+	! grep -q 'cagerun launcher:.*cagerun launcher:' "$log" && ! grep -q '^$' "$log"; then
+	ok
+else
+	bad "sixteen at once: $fails6 failed, $(($(started) - n0)) started; log: $(tail -n 8 "$log")"
+fi
 # A signal to an idle spare acts now: it does not wait, blocked, for the
 # run the spare takes later (which it would end with 143).
 sp=$(spares 2)
@@ -471,6 +490,31 @@ else
 	echo "launcher.sh: not root or no cgroup to move to: the moved launcher's check is skipped"
 fi
 stop_launcher
+
+# ---- the launcher's lines: one write each --------------------------------
+# Its spares write to the same standard error at once, so a line written
+# in pieces can be cut into by another's (it was, once, in CI).
+if command -v strace >/dev/null 2>&1; then
+	mkdir -p "$tmp/s2"
+	chmod 700 "$tmp/s2"
+	strace -s 512 -o "$tmp/s2/trace" -e trace=write -e signal=none \
+		"$cagerun" launcher --socket "$tmp/s2/sock" >"$tmp/s2/log" 2>&1 </dev/null &
+	spid=$!
+	i=0
+	while [ ! -S "$tmp/s2/sock" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+	# The launcher is strace's child: stopping it ends strace too.
+	kill $(pgrep -P "$spid") 2>/dev/null
+	i=0
+	while kill -0 "$spid" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+	kill -KILL "$spid" 2>/dev/null
+	wait "$spid" 2>/dev/null
+	if grep -q '^write(2, "cagerun launcher: listening on .*\\n", [0-9]*) = ' "$tmp/s2/trace" &&
+		! grep -q '^write(2, "cagerun launcher: ", 18)' "$tmp/s2/trace"; then ok; else
+		bad "the launcher's line is not one write: $(grep '^write(2' "$tmp/s2/trace" | head -n 3)"
+	fi
+else
+	echo "launcher.sh: no strace: the one-write check is skipped"
+fi
 
 # ---- the socket's folder -------------------------------------------------
 start_launcher

@@ -61,14 +61,24 @@ void lch_refuse_close(int conn, const char *why)
 	close(conn);
 }
 
+/* One write per line: the spares write to the launcher's standard
+ * error at the same time, and a line made of several writes would be
+ * cut into by another's. */
 void lch_say(const char *fmt, ...)
 {
+	char line[LCH_MAX_REASON + 512];
+	int n = snprintf(line, sizeof line, "cagerun launcher: ");
 	va_list ap;
 	va_start(ap, fmt);
-	fprintf(stderr, "cagerun launcher: ");
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	int k = vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
 	va_end(ap);
+	size_t len = (size_t)n + (k < 0 ? 0 : (size_t)k < sizeof line - (size_t)n - 1
+						   ? (size_t)k
+						   : sizeof line - (size_t)n - 2);
+	line[len++] = '\n';
+	fflush(stderr);
+	while (write(STDERR_FILENO, line, len) < 0 && errno == EINTR)
+		;
 }
 
 bool lch_note_send(int chan, uint8_t type, int32_t client, int fd)
