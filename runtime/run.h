@@ -52,27 +52,29 @@ bool run_nofile_start(const struct run_nofile *n, struct rlimit *out);
  * printed all it will print, but before cagerun cleans up after it (the
  * run's cgroups, its TMPDIR, its own exit), so that the client does not
  * wait for that. Linux only; a direct run has none. */
-struct run_status_hook {
-	void (*fn)(void *ctx, int status);
-	void *ctx;
-	/* The same answer as bytes any process of the run may send: each
-	 * message on its descriptor, in order, with the status written at
-	 * code_at (-1: nowhere). When cagerun will print nothing after the
-	 * command (quiet, no logs), the sandbox's init sends them itself
-	 * the moment it has reaped the rest of the sandbox, and fn is not
-	 * called. None: nmsgs 0. */
-	const struct run_status_msg *msgs;
-	size_t nmsgs;
-};
-
 #define RUN_STATUS_MSG_MAX 256
 #define RUN_STATUS_MSGS 2
 struct run_status_msg {
 	int fd;
 	unsigned char bytes[RUN_STATUS_MSG_MAX];
 	size_t len;
-	int code_at;
+	int code_at; /* where the status goes in bytes; -1: nowhere */
 };
+
+/* The answer as bytes that any process of the run may send
+ * (run_status_send): cagerun once it has printed all it will, or, when
+ * it will print nothing after the command (quiet, no logs), the
+ * sandbox's init the moment it has reaped the rest of the sandbox. */
+struct run_status_hook {
+	const struct run_status_msg *msgs;
+	size_t nmsgs;
+};
+
+/* Sends h's messages in order, each on its descriptor with the status
+ * written in; stops at the first that does not go whole (without
+ * waiting, where a socket is full). True when all went. Allocates
+ * nothing: init calls it after its last fork. */
+bool run_status_send(const struct run_status_hook *h, int status);
 
 struct run_opts {
 	const char *policy;          /* the .cage file, or a name for the composed policy */

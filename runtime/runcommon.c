@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -34,6 +35,26 @@ void run_alloc_tune(void)
 	(void)mallopt(M_TRIM_THRESHOLD, 64 << 20);
 	(void)mallopt(M_TOP_PAD, 1 << 20);
 #endif
+}
+
+bool run_status_send(const struct run_status_hook *h, int status)
+{
+#ifdef MSG_NOSIGNAL
+	const int flags = MSG_NOSIGNAL | MSG_DONTWAIT;
+#else
+	const int flags = MSG_DONTWAIT; /* SIGPIPE is ignored in every run */
+#endif
+	for (size_t i = 0; i < h->nmsgs; i++) {
+		struct run_status_msg m = h->msgs[i];
+		if (m.code_at >= 0 && (size_t)m.code_at < m.len)
+			m.bytes[m.code_at] = (unsigned char)status;
+		ssize_t k;
+		while ((k = send(m.fd, m.bytes, m.len, flags)) < 0 && errno == EINTR)
+			;
+		if (k != (ssize_t)m.len)
+			return false;
+	}
+	return true;
 }
 
 void run_nofile_for(const struct ir_profile *p, const struct rlimit *start, struct rlimit *out)

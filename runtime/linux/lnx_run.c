@@ -239,12 +239,12 @@ static int adopt_listeners(struct lrun *r)
 	return 0;
 }
 
-/* The signalfd is readable: forward, or learn that init has exited.
- * True when the run is over. */
 /* The signal that says init's word is there (F_SETSIG on word_fd); one
  * of the real-time signals the C library leaves to programs. */
 #define WORD_SIG (SIGRTMIN + 4)
 
+/* The signalfd is readable: forward, or learn that init has exited.
+ * True when the run is over. */
 static bool on_signal(void *ctx)
 {
 	struct lrun *r = ctx;
@@ -499,30 +499,6 @@ static int start_denial_observer(struct lrun *r)
 	return 0;
 }
 
-/* Init may answer the launcher's client itself only where cagerun has
- * nothing to say or write after the command: quiet, no log, no denials
- * to record. */
-static void set_answer(const struct lrun *r, struct lnx_spec *spec)
-{
-	const struct run_opts *o = r->o;
-	const struct run_status_hook *h = o->status_hook;
-	_Static_assert(sizeof spec->answer[0].bytes == RUN_STATUS_MSG_MAX &&
-			       sizeof spec->answer / sizeof spec->answer[0] == RUN_STATUS_MSGS,
-		       "the sandbox's answers are run.h's status messages");
-	if (!o->quiet || o->log_denials || o->log_path || h->nmsgs > RUN_STATUS_MSGS)
-		return;
-	for (size_t i = 0; i < h->nmsgs; i++) {
-		const struct run_status_msg *m = &h->msgs[i];
-		if (m->len > sizeof spec->answer[i].bytes)
-			return;
-		spec->answer[i].fd = m->fd;
-		memcpy(spec->answer[i].bytes, m->bytes, m->len);
-		spec->answer[i].len = m->len;
-		spec->answer[i].code_at = m->code_at;
-	}
-	spec->nanswer = h->nmsgs;
-}
-
 static int launch(struct lrun *r)
 {
 	int rc, abi;
@@ -677,7 +653,11 @@ static int launch(struct lrun *r)
 		    fcntl(word[0], F_SETFL, O_NONBLOCK | O_ASYNC) == 0) {
 			r->word_fd = word[0];
 			spec.word_fd = word[1];
-			set_answer(r, &spec);
+			/* Init may answer the client itself only where cagerun
+			 * has nothing to say or write after the command. */
+			const struct run_opts *o = r->o;
+			if (o->quiet && !o->log_denials && !o->log_path)
+				spec.answer = o->status_hook;
 		} else {
 			close(word[0]); /* without it, init's exit says the same, later */
 			close(word[1]);
@@ -798,7 +778,7 @@ int run_command(const struct run_opts *o)
 	 * left is cleaning up, which the client need not wait for. */
 	if (o->status_hook && !r.answered) {
 		fflush(NULL);
-		o->status_hook->fn(o->status_hook->ctx, status);
+		(void)run_status_send(o->status_hook, status);
 	}
 	lnx_sandbox_kill(&r.sb);
 	if (r.word_fd >= 0)

@@ -186,20 +186,6 @@ bool lch_replaced(void)
 	return (size_t)n >= sizeof tail - 1 && !strcmp(exe + n - (sizeof tail - 1), tail);
 }
 
-/* The run's own STATUS, sent when cagerun says the run is over (run.h):
- * the note first, so that the launcher knows it was sent by the time the
- * client, having read it, leaves. */
-struct status_out {
-	int conn, chan;
-};
-
-static void send_status(void *ctx, int status)
-{
-	const struct status_out *o = ctx;
-	if (lch_note_send(o->chan, LCH_NOTE_STATUS, 0, -1))
-		lch_send_msg(o->conn, LCH_STATUS, (uint8_t)status, NULL, -1, -1);
-}
-
 /* Become the client's process, then run. */
 static _Noreturn void run_request(const struct lch_ctx *cx, int conn, int chan,
 				  const struct request *rq)
@@ -224,9 +210,9 @@ static _Noreturn void run_request(const struct lch_ctx *cx, int conn, int chan,
 	    dup3(hi_chan, 4, O_CLOEXEC) != 4)
 		_exit(125);
 	(void)syscall(SYS_close_range, 5u, ~0u, 0u);
-	struct status_out out = { 3, 4 };
-	/* The same two messages as bytes, for init to send when the run has
-	 * nothing more to print (run.h): the note, then STATUS. */
+	/* The run's answer (run.h): the note first, so that the launcher
+	 * knows the status was sent by the time the client, having read it,
+	 * leaves; then STATUS. */
 	struct run_status_msg msgs[RUN_STATUS_MSGS];
 	memset(msgs, 0, sizeof msgs);
 	struct lch_note note = { .type = LCH_NOTE_STATUS };
@@ -238,7 +224,7 @@ static _Noreturn void run_request(const struct lch_ctx *cx, int conn, int chan,
 	msgs[1] = (struct run_status_msg){ .fd = 3, .len = sizeof st,
 					   .code_at = (int)offsetof(struct lch_msg, value) };
 	memcpy(msgs[1].bytes, &st, sizeof st);
-	const struct run_status_hook hook = { send_status, &out, msgs, RUN_STATUS_MSGS };
+	const struct run_status_hook hook = { msgs, RUN_STATUS_MSGS };
 	umask((mode_t)(rq->h->umask & 0777));
 	for (int r = 0; r < LCH_NLIMITS; r++) {
 		struct rlimit rl = { (rlim_t)rq->h->limits[r].cur, (rlim_t)rq->h->limits[r].max };

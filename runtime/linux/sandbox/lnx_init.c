@@ -164,13 +164,8 @@ static _Noreturn void end_run(const struct lnx_spec *s, int code, struct lnx_sup
 	/* Nothing of the sandbox is left but this process: answer, if this
 	 * run's answer may come from here, then say so. */
 	if (s->word_fd >= 0) {
-		unsigned char w[2] = { (unsigned char)code, s->nanswer > 0 };
-		for (size_t i = 0; i < s->nanswer && w[1]; i++) {
-			struct lnx_answer a = s->answer[i];
-			if (a.code_at >= 0 && (size_t)a.code_at < a.len)
-				a.bytes[a.code_at] = (unsigned char)code;
-			w[1] = send(a.fd, a.bytes, a.len, MSG_NOSIGNAL | MSG_DONTWAIT) == (ssize_t)a.len;
-		}
+		unsigned char w[2] = { (unsigned char)code,
+				       s->answer && run_status_send(s->answer, code) };
 		(void)write(s->word_fd, w, 2);
 	}
 	_exit(code);

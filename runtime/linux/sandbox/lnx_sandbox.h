@@ -53,22 +53,16 @@ struct lnx_spec {
 	bool observe;             /* --log-denials: the command installs the path observer
 	                             (lnx_observe.h) and sends its listener to observe_sock */
 	int observe_sock;
-	/* Where init writes the command's status (one byte) once it has
-	 * reaped every other process of the sandbox, right before it exits;
-	 * -1 for none. So cagerun can answer the launcher's client without
+	/* Where init writes its word once it has reaped every other process
+	 * of the sandbox, right before it exits: the command's status and
+	 * whether init sent the answer (two bytes); -1 for none. So cagerun can answer the launcher's client without
 	 * waiting for init's exit and the namespaces' teardown. */
 	int word_fd;
-	/* With word_fd: messages init sends itself, in order, before its word
-	 * (the status at code_at, -1 for none), so that the launcher's
-	 * client hears its status without waiting for cagerun; the word
-	 * then says whether they all went. */
-	struct lnx_answer {
-		int fd;
-		unsigned char bytes[256];
-		size_t len;
-		int code_at;
-	} answer[2];
-	size_t nanswer;
+	/* With word_fd: the answer init sends itself before its word
+	 * (run_status_send), so that the launcher's client hears its status
+	 * without waiting for cagerun; the word then says whether it went.
+	 * NULL: cagerun answers. */
+	const struct run_status_hook *answer;
 	/* --log-denials when the plan has guards: the guard's supervisor holds
 	 * the tree's one listener, so it observes too, into this sink (its
 	 * log descriptor is inherited; the supervisor prints the summary). */
