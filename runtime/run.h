@@ -109,6 +109,10 @@ struct run_opts {
 	const struct run_status_hook *status_hook;
 };
 
+/* A waited-for process's status as a shell gives it: its exit code,
+ * 128+N for signal N, else RUN_SETUP_FAILED. */
+int run_wait_code(int wait_status);
+
 /* "cagerun: MESSAGE" on stderr; returns RUN_SETUP_FAILED. */
 int run_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

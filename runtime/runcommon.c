@@ -17,6 +17,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "agentstate.h"
@@ -35,6 +36,15 @@ void run_alloc_tune(void)
 	(void)mallopt(M_TRIM_THRESHOLD, 64 << 20);
 	(void)mallopt(M_TOP_PAD, 1 << 20);
 #endif
+}
+
+int run_wait_code(int wait_status)
+{
+	if (WIFEXITED(wait_status))
+		return WEXITSTATUS(wait_status);
+	if (WIFSIGNALED(wait_status))
+		return 128 + WTERMSIG(wait_status);
+	return RUN_SETUP_FAILED;
 }
 
 bool run_status_send(const struct run_status_hook *h, int status)

@@ -173,9 +173,7 @@ static bool on_signal(void *ctx)
 		int st;
 		if (r->child > 0 && waitpid(r->child, &st, WNOHANG) == r->child) {
 			r->exited = true;
-			r->status = WIFEXITED(st) ? WEXITSTATUS(st)
-				    : WIFSIGNALED(st) ? 128 + WTERMSIG(st)
-						      : RUN_SETUP_FAILED;
+			r->status = run_wait_code(st);
 		}
 	}
 	return r->exited;

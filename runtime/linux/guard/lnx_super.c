@@ -104,7 +104,7 @@ static int serve(struct lnx_notify *nt, int sig_fd, pid_t cmd)
 			pid_t w;
 			while ((w = waitpid(-1, &st, WNOHANG)) > 0)
 				if (w == cmd)
-					return lnx_status_code(st);
+					return run_wait_code(st);
 		}
 	}
 }
@@ -218,7 +218,7 @@ int lnx_super_serve(struct lnx_child *c, struct lnx_super *sv)
 		int st;
 		while (waitpid(cmd, &st, 0) < 0 && errno == EINTR)
 			;
-		return lnx_status_code(st);
+		return run_wait_code(st);
 	}
 	/* Each name the guard makes has its mode from the tracee's umask
 	 * already (lnx_guard.c); its own, cagerun's, must take nothing more

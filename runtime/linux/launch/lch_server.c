@@ -35,6 +35,7 @@
 #include "lch_proto.h"
 #include "lch_spare.h"
 #include "lch_wire.h"
+#include "run.h"
 
 /* Runs at once, the spares waiting for one counted among them; past it
  * a client is refused (and starts cagerun itself). */
@@ -294,7 +295,7 @@ static void on_exit_of(const struct server *s, struct child *c)
 	 * two looks of this loop is still a run whose client waits. */
 	read_notes(c);
 	if (c->state == CH_RUNNING) {
-		int code = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 125;
+		int code = run_wait_code(st);
 		bool sent = reported(c);
 		if (c->conn >= 0 && !sent)
 			lch_send_msg(c->conn, LCH_STATUS, (uint8_t)code, NULL, -1, -1);

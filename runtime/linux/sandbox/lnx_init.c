@@ -122,15 +122,6 @@ static void make_listeners(struct lnx_child *c)
 		close(fds[i]);
 }
 
-int lnx_status_code(int st)
-{
-	if (WIFEXITED(st))
-		return WEXITSTATUS(st);
-	if (WIFSIGNALED(st))
-		return 128 + WTERMSIG(st);
-	return 125;
-}
-
 void lnx_block_forwarded(sigset_t *ss)
 {
 	sigemptyset(ss);
@@ -190,7 +181,7 @@ static _Noreturn void supervise(const struct lnx_spec *s, pid_t cmd)
 		pid_t p;
 		while ((p = waitpid(-1, &st, WNOHANG)) > 0) {
 			if (p == cmd)
-				code = lnx_status_code(st);
+				code = run_wait_code(st);
 		}
 	}
 	end_run(s, code, NULL);

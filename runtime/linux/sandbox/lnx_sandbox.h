@@ -160,8 +160,6 @@ bool lnx_exec_drop_privileges(char *err, size_t errlen);
  * enforces it; with `keep`, the ruleset stays open there for a child to
  * enforce once more. */
 bool lnx_exec_landlock(const struct lnx_spec *s, int *keep, char *err, size_t errlen);
-/* A wait status as an exit status: the code, or 128+N for signal N. */
-int lnx_status_code(int st);
 /* Blocks the signals init forwards (and SIGCHLD). */
 void lnx_block_forwarded(sigset_t *ss);
 /* Reports a start-up failure to the parent and exits with `code`. */
