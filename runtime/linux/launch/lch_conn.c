@@ -38,18 +38,11 @@ struct request {
 	int fds[LCH_NFDS];
 };
 
-static int64_t now_ms(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
-
 /* Whether conn has something to read before the deadline. */
 static bool readable_by(int conn, int64_t deadline)
 {
 	for (;;) {
-		int64_t left = deadline - now_ms();
+		int64_t left = deadline - lch_now_ms();
 		if (left <= 0)
 			return false;
 		struct pollfd p = { conn, POLLIN, 0 };
@@ -245,7 +238,7 @@ static _Noreturn void run_request(const struct lch_ctx *cx, int conn, int chan,
 _Noreturn void lch_conn_serve(const struct lch_ctx *cx, int conn, int chan, uint8_t *buf,
 			      size_t bufsize)
 {
-	int64_t deadline = now_ms() + LCH_REQUEST_MS;
+	int64_t deadline = lch_now_ms() + LCH_REQUEST_MS;
 	char why[LCH_MAX_REASON];
 	struct lch_peer peer;
 	struct lch_cgroup cg; /* this spare's: where the run will be */

@@ -63,13 +63,6 @@ struct server {
 	int64_t spares_after_ms; /* no spare is forked before (a fork failed) */
 };
 
-static int64_t now_ms(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
-
 bool lch_socket_path(const char *o_socket, char *out, size_t len)
 {
 	if (o_socket)
@@ -169,7 +162,7 @@ static void child_init(struct child *c)
 	c->reported = false;
 }
 
-/* Forgets a child that has been reaped (or ends one that has not). */
+/* Ends a child that has not been reaped. */
 static void child_end(struct child *c)
 {
 	if (c->conn >= 0)
@@ -183,12 +176,19 @@ static bool runs_full(const struct server *s)
 	return LCH_CHILDREN - count(s, CH_FREE) >= LCH_MAX_RUNS;
 }
 
-/* Spares up to LCH_SPARES, unless the runs are at their bound, a fork
- * failed in the last second, or this program was replaced (they would
+/* Whether another spare may be forked now: fewer than LCH_SPARES wait,
+ * the runs are below their bound, and no fork failed in the last second
+ * (nor was this program replaced). */
+static bool spare_wanted(const struct server *s, int64_t now)
+{
+	return count(s, CH_IDLE) < LCH_SPARES && !runs_full(s) && now >= s->spares_after_ms;
+}
+
+/* Spares up to LCH_SPARES, unless this program was replaced (they would
  * run the old one). */
 static void fill_spares(struct server *s, int64_t now)
 {
-	while (count(s, CH_IDLE) < LCH_SPARES && !runs_full(s) && now >= s->spares_after_ms) {
+	while (spare_wanted(s, now)) {
 		if (lch_replaced()) {
 			s->spares_after_ms = INT64_MAX; /* refused from now on anyway */
 			return;
@@ -290,7 +290,6 @@ static void on_exit_of(const struct server *s, struct child *c)
 		;
 	if (p != c->sp.pid)
 		return;
-	c->sp.pid = 0; /* reaped: child_end must not wait for it */
 	/* What it said before it went: a run that started and ended between
 	 * two looks of this loop is still a run whose client waits. */
 	read_notes(c);
@@ -303,12 +302,10 @@ static void on_exit_of(const struct server *s, struct child *c)
 			lch_say("pid %d: status %d%s", (int)c->client, code,
 				sent ? " (sent by the run)" : "");
 	}
-	close(c->sp.pidfd);
-	c->sp.pidfd = -1;
-	if (c->sp.chan >= 0)
-		close(c->sp.chan);
-	c->sp.chan = -1;
-	child_end(c);
+	if (c->conn >= 0)
+		close(c->conn);
+	lch_spare_forget(&c->sp); /* reaped: nothing to end */
+	child_init(c);
 }
 
 /* No spare is waiting (the runs are at their bound, or forks fail): the
@@ -328,15 +325,13 @@ static int serve_loop(struct server *s)
 	struct pollfd pf[2 + 2 * LCH_CHILDREN];
 	struct child *who[2 + 2 * LCH_CHILDREN];
 	for (;;) {
-		int64_t now = now_ms();
+		int64_t now = lch_now_ms();
 		/* With no spare waiting, one is forked at once. Otherwise when
 		 * no client is being served or run and nothing else waits: a
 		 * spare faulting in beside a launch takes CPU from it. */
 		if (count(s, CH_IDLE) == 0)
 			fill_spares(s, now);
-		bool refill = count(s, CH_IDLE) < LCH_SPARES && !runs_full(s) &&
-			      count(s, CH_TAKEN) + count(s, CH_RUNNING) == 0 &&
-			      now >= s->spares_after_ms && s->spares_after_ms != INT64_MAX;
+		bool refill = spare_wanted(s, now) && count(s, CH_TAKEN) + count(s, CH_RUNNING) == 0;
 		size_t n = 0;
 		pf[n++] = (struct pollfd){ s->sig_fd, POLLIN, 0 };
 		/* The listening socket is the spares' unless none waits. */

@@ -236,15 +236,21 @@ bool lch_spare_start(struct lch_spare *sp, const struct lch_ctx *cx, int listen_
 	return true;
 }
 
+void lch_spare_forget(struct lch_spare *sp)
+{
+	if (sp->chan >= 0)
+		close(sp->chan);
+	if (sp->pidfd >= 0)
+		close(sp->pidfd);
+	lch_spare_init(sp);
+}
+
 void lch_spare_end(struct lch_spare *sp)
 {
 	if (!sp->pid)
 		return;
-	if (sp->chan >= 0)
-		close(sp->chan);
 	(void)syscall(SYS_pidfd_send_signal, sp->pidfd, SIGKILL, NULL, 0);
 	while (waitpid(sp->pid, NULL, 0) < 0 && errno == EINTR)
 		;
-	close(sp->pidfd);
-	lch_spare_init(sp);
+	lch_spare_forget(sp);
 }

@@ -35,7 +35,9 @@ void lch_spare_init(struct lch_spare *sp);
  * largest request it takes. False (and *sp empty) when it cannot. */
 bool lch_spare_start(struct lch_spare *sp, const struct lch_ctx *cx, int listen_fd,
 		     size_t bufsize);
-/* Ends a spare (or a run) that is still there, and reaps it. */
+/* Ends a spare (or a run) that is still there, reaps it, and forgets it. */
 void lch_spare_end(struct lch_spare *sp);
+/* Forgets one already reaped: closes its pidfd and pair. */
+void lch_spare_forget(struct lch_spare *sp);
 
 #endif

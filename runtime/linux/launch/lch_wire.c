@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "lch_proto.h"
@@ -79,6 +80,13 @@ void lch_say(const char *fmt, ...)
 	fflush(stderr);
 	while (write(STDERR_FILENO, line, len) < 0 && errno == EINTR)
 		;
+}
+
+int64_t lch_now_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
 }
 
 bool lch_note_send(int chan, uint8_t type, int32_t client, int fd)

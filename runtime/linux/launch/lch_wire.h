@@ -15,6 +15,8 @@
 bool lch_send_msg(int conn, uint8_t type, uint8_t value, const char *text, int fd, int fdnum);
 /* REFUSE, then close. */
 void lch_refuse_close(int conn, const char *why);
+/* CLOCK_MONOTONIC in milliseconds, for the launcher's bounds. */
+int64_t lch_now_ms(void);
 /* "cagerun launcher: ..." on standard error. */
 void lch_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
