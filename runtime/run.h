@@ -70,6 +70,10 @@ struct run_status_hook {
 	size_t nmsgs;
 };
 
+/* Sends n bytes on a unix socket and, when fd >= 0, that descriptor
+ * with them; retries EINTR. True when all n went. */
+bool run_send_fd(int sock, const void *buf, size_t n, int fd);
+
 /* Sends h's messages in order, each on its descriptor with the status
  * written in; stops at the first that does not go whole (without
  * waiting, where a socket is full). True when all went. Allocates

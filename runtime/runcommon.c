@@ -47,6 +47,35 @@ int run_wait_code(int wait_status)
 	return RUN_SETUP_FAILED;
 }
 
+bool run_send_fd(int sock, const void *buf, size_t n, int fd)
+{
+	struct iovec iov = { (void *)buf, n };
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	if (fd >= 0) {
+		memset(&u, 0, sizeof u);
+		mh.msg_control = u.buf;
+		mh.msg_controllen = sizeof u.buf;
+		struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd, sizeof fd);
+	}
+#ifdef MSG_NOSIGNAL
+	const int flags = MSG_NOSIGNAL;
+#else
+	const int flags = 0; /* SIGPIPE is ignored where this is used */
+#endif
+	ssize_t k;
+	while ((k = sendmsg(sock, &mh, flags)) < 0 && errno == EINTR)
+		;
+	return k == (ssize_t)n;
+}
+
 bool run_status_send(const struct run_status_hook *h, int status)
 {
 #ifdef MSG_NOSIGNAL

@@ -8,6 +8,7 @@
 #include "lnx_landlock.h"
 #include "lnx_tasks.h"
 #include "lplan.h"
+#include "run.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -130,21 +131,7 @@ static void fd_msg(struct msghdr *msg, struct iovec *iov, char *byte, union fd_c
 
 bool lnx_notify_send_fd(int sock, int fd)
 {
-	union fd_ctrl u;
-	char byte = 'L';
-	struct iovec iov;
-	struct msghdr msg;
-	fd_msg(&msg, &iov, &byte, &u);
-	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &fd, sizeof fd);
-	ssize_t n;
-	do
-		n = sendmsg(sock, &msg, MSG_NOSIGNAL);
-	while (n < 0 && errno == EINTR);
-	return n == 1;
+	return run_send_fd(sock, "L", 1, fd);
 }
 
 int lnx_notify_recv_fd(int sock)

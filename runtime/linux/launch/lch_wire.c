@@ -12,31 +12,7 @@
 #include <unistd.h>
 
 #include "lch_proto.h"
-
-/* A fixed-size message with at most one descriptor. */
-static bool send_with_fd(int sock, const void *m, size_t n, int fd)
-{
-	struct iovec iov = { (void *)m, n };
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
-	if (fd >= 0) {
-		memset(&u, 0, sizeof u);
-		mh.msg_control = u.buf;
-		mh.msg_controllen = sizeof u.buf;
-		struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &fd, sizeof fd);
-	}
-	ssize_t k;
-	while ((k = sendmsg(sock, &mh, MSG_NOSIGNAL)) < 0 && errno == EINTR)
-		;
-	return k == (ssize_t)n;
-}
+#include "run.h"
 
 bool lch_send_msg(int conn, uint8_t type, uint8_t value, const char *text, int fd, int fdnum)
 {
@@ -47,7 +23,7 @@ bool lch_send_msg(int conn, uint8_t type, uint8_t value, const char *text, int f
 	m.fd = fdnum;
 	if (text)
 		snprintf(m.text, sizeof m.text, "%s", text);
-	return send_with_fd(conn, &m, sizeof m, fd);
+	return run_send_fd(conn, &m, sizeof m, fd);
 }
 
 /* What the client sent and we did not read is read first: closing a
@@ -95,5 +71,5 @@ bool lch_note_send(int chan, uint8_t type, int32_t client, int fd)
 	memset(&n, 0, sizeof n);
 	n.type = type;
 	n.client = client;
-	return send_with_fd(chan, &n, sizeof n, fd);
+	return run_send_fd(chan, &n, sizeof n, fd);
 }
