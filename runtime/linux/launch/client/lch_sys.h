@@ -19,24 +19,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#if defined(__x86_64__)
-static inline long lsys6(long n, long a, long b, long c, long d, long e, long f)
-{
-	register long r10 __asm__("r10") = d;
-	register long r8 __asm__("r8") = e;
-	register long r9 __asm__("r9") = f;
-	long ret;
-	__asm__ volatile("syscall"
-			 : "=a"(ret)
-			 : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
-			 : "rcx", "r11", "memory");
-	return ret;
-}
-#else
+#include "../lch_rawsys.h"
+#ifndef LCH_RAWSYS
 #error "cage-launch: no system call stubs for this architecture"
 #endif
-
-#define lsys(n, a, b, c) lsys6((n), (long)(a), (long)(b), (long)(c), 0, 0, 0)
 
 /* Kernel structures the uapi headers do not export under these names. */
 struct lch_iovec {
