@@ -65,9 +65,14 @@ struct run_status_msg {
  * (run_status_send): cagerun once it has printed all it will, or, when
  * it will print nothing after the command (quiet, no logs), the
  * sandbox's init the moment it has reaped the rest of the sandbox. */
+struct run_ahead;
 struct run_status_hook {
 	const struct run_status_msg *msgs;
 	size_t nmsgs;
+	/* What the launcher's spare made for this run before its request
+	 * came (on Linux, the sandbox's user and network namespaces:
+	 * lch_ahead.h), or NULL; the run uses it or throws it away. */
+	struct run_ahead *ahead;
 };
 
 /* Sends n bytes on a unix socket and, when fd >= 0, that descriptor

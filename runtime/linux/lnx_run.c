@@ -35,6 +35,7 @@
 
 #include "agentstate.h"
 #include "cpt.h"
+#include "lch_ahead.h"
 #include "lease.h"
 #include "lnx_gitreport.h"
 #include "lnx_guard.h"
@@ -62,10 +63,11 @@
 extern char **environ;
 
 /* The proxy's port inside the sandbox's own network namespace: the first
- * from 3128 up that no forwarded loopback port takes. */
+ * from 3128 up that no forwarded loopback port takes (3128 is also the
+ * one a launcher's spare listens on ahead, lch_ahead.h). */
 static uint16_t pick_proxy_port(const struct lplan *plan)
 {
-	for (uint16_t port = 3128;; port++) {
+	for (uint16_t port = LCH_AHEAD_PROXY_PORT;; port++) {
 		bool used = false;
 		for (size_t i = 0; i < plan->nports; i++)
 			used |= plan->ports[i].port == port;
@@ -76,6 +78,7 @@ static uint16_t pick_proxy_port(const struct lplan *plan)
 
 struct lrun {
 	const struct run_opts *o;
+	struct run_ahead *ahead; /* the launcher's namespaces made ahead, until used or dropped */
 	cage_policy *pol;
 	const struct ir_profile *prof;
 	enum ir_mode mode;
@@ -505,6 +508,12 @@ static int launch(struct lrun *r)
 	char err[1024];
 	if ((rc = load_policy(r)))
 		return rc;
+	if (r->mode == IR_MODE_OFF || r->mode == IR_MODE_MONITOR) {
+		/* No sandbox to clone: the helper that holds them must not
+		 * live on beside the command (which mode off execs). */
+		lch_ahead_drop(r->ahead);
+		r->ahead = NULL;
+	}
 	if (r->mode == IR_MODE_OFF)
 		return run_unconfined(r->o->argv, r->o->nofile);
 	if (r->mode == IR_MODE_MONITOR)
@@ -603,6 +612,7 @@ static int launch(struct lrun *r)
 		.nofile = r->lim.nofile,
 		.tmp_bytes = r->lim.tmp_bytes,
 		.tmp_text = r->lim.tmp_text,
+		.ahead = r->ahead,
 	};
 	lnx_limits_joins(&r->lim, &spec.cgroups);
 	int osp[2] = { -1, -1 };
@@ -672,6 +682,9 @@ static int launch(struct lrun *r)
 	r->obs_sock = osp[0];
 	if (!started)
 		return fail("%s; nothing was run", err);
+	if (r->o->verbose && r->sb.ahead)
+		fprintf(stderr, "cagerun: sandbox: in the %s the launcher made ahead\n",
+			isolate ? "user and network namespaces" : "user namespace");
 	/* The proxy is made while init builds the mounts and listeners, and
 	 * serves only once they arrive; the command starts after both. */
 	if (isolate && (rc = start_proxy_server(r, prx_policy_of_table(&r->table), NULL)))
@@ -695,6 +708,10 @@ static int launch(struct lrun *r)
 		return rc;
 	}
 	r->ran = true;
+	/* Init is cloned, from the namespaces made ahead or not: their
+	 * helper has left, or is of no more use. */
+	lch_ahead_drop(r->ahead);
+	r->ahead = NULL;
 	/* The proxy serves until init exits (on_signal); without one, or if
 	 * the proxy stopped for another reason, wait here. */
 	if (isolate && !prx_server_run(r->srv, r->sig_fd, err, sizeof err)) {
@@ -716,6 +733,7 @@ int run_command(const struct run_opts *o)
 	struct lrun r;
 	memset(&r, 0, sizeof r);
 	r.o = o;
+	r.ahead = o->status_hook ? o->status_hook->ahead : NULL;
 	r.log_fd = r.sig_fd = r.obs_sock = r.word_fd = -1;
 	r.sb.init = -1;
 	r.sb.err_fd = -1;
@@ -731,6 +749,8 @@ int run_command(const struct run_opts *o)
 	if (!r.agst)
 		return fail("out of memory");
 	int status = launch(&r);
+	lch_ahead_drop(r.ahead);
+	r.ahead = NULL;
 	free(r.agst);
 	lnx_seccomp_prog_free(&r.sc);
 	/* After init's word nothing of the sandbox but init is left, and the

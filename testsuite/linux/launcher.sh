@@ -377,9 +377,39 @@ spares() {
 }
 fds() { ls "/proc/$1/fd" 2>/dev/null | sort -n | tr '\n' ' '; }
 # A spare's own: 0 to 2, its socket pair (3), the listening socket (4),
-# and its epoll set (5); 4 must be the launcher's listening socket.
+# which must be the launcher's; from 5 on, the namespaces made ahead
+# (docs/launcher.md): a user and a network namespace, neither the host's,
+# the proxy's listener (as root: seen listening on 127.0.0.1:3128 inside
+# that network namespace), the helper's eventfd and pidfd, and then the
+# spare's epoll set. The helper is the spare's one child, in that user
+# namespace.
 listening() { awk -v p="$sock" '$NF == p { print "socket:[" $7 "]" }' /proc/net/unix; }
-spare_ok() { [ "$(fds "$1")" = "0 1 2 3 4 5 " ] && [ "$(readlink "/proc/$1/fd/4")" = "$(listening)" ]; }
+host_user=$(readlink /proc/self/ns/user) host_net=$(readlink /proc/self/ns/net)
+spare_ok() {
+	[ "$(fds "$1" | cut -d' ' -f1-5)" = "0 1 2 3 4" ] &&
+		[ "$(readlink "/proc/$1/fd/4")" = "$(listening)" ] || return 1
+	kinds= u= n= nfd=
+	for f in $(fds "$1"); do
+		[ "$f" -ge 5 ] || continue
+		l=$(readlink "/proc/$1/fd/$f")
+		case $l in
+		user:*) u=$l k=user ;;
+		net:*) n=$l nfd=$f k=net ;;
+		socket:*) k=socket ;;
+		"anon_inode:[eventfd]") k=eventfd ;;
+		"anon_inode:[pidfd]") k=pidfd ;;
+		"anon_inode:[eventpoll]") k=epoll ;;
+		*) return 1 ;;
+		esac
+		kinds="$kinds$k "
+	done
+	[ "$(printf '%s\n' $kinds | sort | tr '\n' ' ')" = "epoll eventfd net pidfd socket user " ] &&
+		[ "$u" != "$host_user" ] && [ "$n" != "$host_net" ] || return 1
+	h=$(pgrep -P "$1")
+	[ -n "$h" ] && [ "$(readlink "/proc/$h/ns/user")" = "$u" ] || return 1
+	[ "$(id -u)" != 0 ] || nsenter --net="/proc/$1/fd/$nfd" cat /proc/net/tcp |
+		awk '$2 == "0100007F:0C38" && $4 == "0A" { f = 1 } END { exit !f }'
+}
 start_launcher
 sp=$(spares 2)
 set -- $sp
@@ -488,6 +518,93 @@ if [ -n "$cgdir" ] && mkdir "$cgdir"; then
 	while ! rmdir "$cgdir" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
 else
 	echo "launcher.sh: not root or no cgroup to move to: the moved launcher's check is skipped"
+fi
+stop_launcher
+
+# ---- namespaces made ahead -----------------------------------------------
+# In enforce a run through the launcher is cloned into the user and network
+# namespaces its spare made before the request (docs/launcher.md,
+# "Namespaces made ahead"): neither the host's, a pair of its own (two
+# runs at once have two), with the proxy's listener on 127.0.0.1:3128 the
+# only one listening there; the helper that held them is gone once the
+# command runs; a run that did not use its pair (enforce-fs) gives it back
+# for a later one; and with --mode off, whose run execs the command, no
+# helper lives on beside it.
+start_launcher
+nsrun() { # nsrun OUT SECONDS: an enforce run printing its namespaces and listeners
+	timeout -s KILL 60 "$launch" -v -p "$tmp/p.cage" --mode enforce -- sh -c '
+		readlink /proc/self/ns/user /proc/self/ns/net
+		awk "\$4 == \"0A\" { print \"listen \" \$2 }" /proc/net/tcp /proc/net/tcp6
+		echo ready; sleep '"$2" >"$1" 2>&1 </dev/null
+}
+nsrun "$tmp/ns1" 3 &
+bg=$!
+nsrun "$tmp/ns2" 3 &
+bg2=$!
+i=0
+while [ $i -lt 100 ] && ! { grep -q ready "$tmp/ns1" && grep -q ready "$tmp/ns2"; } 2>/dev/null; do
+	sleep 0.05
+	i=$((i + 1))
+done
+u1=$(grep '^user:' "$tmp/ns1") n1=$(grep '^net:' "$tmp/ns1")
+u2=$(grep '^user:' "$tmp/ns2") n2=$(grep '^net:' "$tmp/ns2")
+# The processes in run 1's user namespace whose parent is not: init alone
+# (the run's child); the helper, left, would be a second.
+roots=0
+for d in /proc/[0-9]*; do
+	[ "$(readlink "$d/ns/user" 2>/dev/null)" = "$u1" ] || continue
+	pp=$(awk '/^PPid:/ { print $2 }' "$d/status" 2>/dev/null)
+	[ -n "$pp" ] && [ "$(readlink "/proc/$pp/ns/user" 2>/dev/null)" != "$u1" ] && roots=$((roots + 1))
+done
+wait $bg
+s=$?
+wait $bg2
+s2=$?
+if [ $s -eq 0 ] && [ $s2 -eq 0 ] && [ -n "$u1" ] && [ -n "$n1" ] && [ -n "$u2" ] && [ -n "$n2" ] &&
+	grep -q 'namespaces the launcher made ahead' "$tmp/ns1" &&
+	grep -q 'namespaces the launcher made ahead' "$tmp/ns2" &&
+	[ "$u1" != "$host_user" ] && [ "$n1" != "$host_net" ] && [ "$u1" != "$u2" ] && [ "$n1" != "$n2" ] &&
+	[ "$(grep '^listen' "$tmp/ns1")" = "listen 0100007F:0C38" ] && [ "$roots" -eq 1 ]; then
+	ok
+else
+	bad "enforce runs in namespaces made ahead: statuses $s $s2, $roots processes of run 1 with a parent outside, run 1: $(tr '\n' ' ' <"$tmp/ns1"), run 2: $(tr '\n' ' ' <"$tmp/ns2")"
+fi
+# Given back: an enforce-fs run keeps its pair for a later spare, and the
+# next enforce runs are still cloned into a pair made ahead.
+k0=$(grep -c 'kept the namespaces' "$log")
+run "$launch" enforce-fs true >"$tmp/out" 2>&1
+s=$?
+i=0
+while [ $i -lt 100 ] && [ "$(grep -c 'kept the namespaces' "$log")" -eq "$k0" ]; do sleep 0.05; i=$((i + 1)); done
+k1=$(grep -c 'kept the namespaces' "$log")
+aheads=0
+for k in 1 2 3; do
+	nsrun "$tmp/ns3" 0
+	grep -q 'namespaces the launcher made ahead' "$tmp/ns3" && aheads=$((aheads + 1))
+done
+if [ $s -eq 0 ] && [ "$k1" -eq $((k0 + 1)) ] && [ $aheads -eq 3 ]; then ok; else
+	bad "a pair given back: status $s, kept $((k1 - k0)), $aheads of 3 enforce runs in a pair made ahead"
+fi
+# --mode off: the run execs the command; none of its children is in a
+# user namespace of the launcher's making.
+timeout -s KILL 60 "$launch" -q -p "$tmp/p.cage" --mode off -- sh -c 'sleep 2' </dev/null &
+bg=$!
+rp= i=0
+while [ -z "$rp" ] && [ $i -lt 100 ]; do
+	for c in $(pgrep -P "$lpid"); do
+		[ "$(cat "/proc/$c/comm" 2>/dev/null)" = sh ] && [ -n "$(pgrep -P "$c")" ] && rp=$c
+	done
+	sleep 0.05
+	i=$((i + 1))
+done
+left=0
+for c in $(pgrep -P "${rp:-0}"); do
+	[ "$(readlink "/proc/$c/ns/user")" = "$host_user" ] || left=$((left + 1))
+done
+wait $bg
+s=$?
+if [ -n "$rp" ] && [ $s -eq 0 ] && [ $left -eq 0 ]; then ok; else
+	bad "--mode off through the launcher: run [$rp], status $s, $left children in another user namespace"
 fi
 stop_launcher
 

@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lch_ahead.h"
 #include "lch_wire.h"
 #include "run.h"
 
@@ -181,7 +182,7 @@ bool lch_replaced(void)
 
 /* Become the client's process, then run. */
 static _Noreturn void run_request(const struct lch_ctx *cx, int conn, int chan,
-				  const struct request *rq)
+				  const struct request *rq, struct run_ahead *ahead)
 {
 	/* Left by the spare: its session, unblocked signals, PDEATHSIG. The
 	 * one disposition the launcher changed (lch_serve) goes back. */
@@ -202,7 +203,11 @@ static _Noreturn void run_request(const struct lch_ctx *cx, int conn, int chan,
 	if (hi_conn < 0 || hi_chan < 0 || dup3(hi_conn, 3, O_CLOEXEC) != 3 ||
 	    dup3(hi_chan, 4, O_CLOEXEC) != 4)
 		_exit(125);
-	(void)syscall(SYS_close_range, 5u, ~0u, 0u);
+	/* The namespaces made ahead keep theirs, from 5 on; unused, they go
+	 * back to the launcher on the pair. */
+	int next = lch_ahead_renumber(&ahead, 5);
+	lch_ahead_return_to(ahead, 4);
+	(void)syscall(SYS_close_range, (unsigned)next, ~0u, 0u);
 	/* The run's answer (run.h): the note first, so that the launcher
 	 * knows the status was sent by the time the client, having read it,
 	 * leaves; then STATUS. */
@@ -217,7 +222,7 @@ static _Noreturn void run_request(const struct lch_ctx *cx, int conn, int chan,
 	msgs[1] = (struct run_status_msg){ .fd = 3, .len = sizeof st,
 					   .code_at = (int)offsetof(struct lch_msg, value) };
 	memcpy(msgs[1].bytes, &st, sizeof st);
-	const struct run_status_hook hook = { msgs, RUN_STATUS_MSGS };
+	const struct run_status_hook hook = { msgs, RUN_STATUS_MSGS, ahead };
 	umask((mode_t)(rq->h->umask & 0777));
 	for (int r = 0; r < LCH_NLIMITS; r++) {
 		struct rlimit rl = { (rlim_t)rq->h->limits[r].cur, (rlim_t)rq->h->limits[r].max };
@@ -236,7 +241,7 @@ static _Noreturn void run_request(const struct lch_ctx *cx, int conn, int chan,
 }
 
 _Noreturn void lch_conn_serve(const struct lch_ctx *cx, int conn, int chan, uint8_t *buf,
-			      size_t bufsize)
+			      size_t bufsize, struct run_ahead *ahead)
 {
 	int64_t deadline = lch_now_ms() + LCH_REQUEST_MS;
 	char why[LCH_MAX_REASON];
@@ -279,5 +284,5 @@ _Noreturn void lch_conn_serve(const struct lch_ctx *cx, int conn, int chan, uint
 		lch_say("pid %d: started %s", (int)peer.pid, rq.argv[0]);
 	lch_send_msg(conn, LCH_ACCEPT, 0, NULL, -1, -1); /* a client gone hears nothing */
 	lch_peer_close(&peer);
-	run_request(cx, conn, chan, &rq);
+	run_request(cx, conn, chan, &rq, ahead);
 }

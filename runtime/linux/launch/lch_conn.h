@@ -27,10 +27,13 @@ struct lch_ctx {
 	pid_t launcher;
 };
 
+struct run_ahead;
+
 /* In a spare: conn was just accepted, chan is the spare's socket pair,
- * buf (bufsize bytes) takes the request. Does not return. */
+ * buf (bufsize bytes) takes the request, ahead is what the spare made
+ * for the run (lch_ahead.h; NULL: nothing). Does not return. */
 _Noreturn void lch_conn_serve(const struct lch_ctx *cx, int conn, int chan, uint8_t *buf,
-			      size_t bufsize);
+			      size_t bufsize, struct run_ahead *ahead);
 
 /* True when the file this process runs was removed or replaced (an
  * upgrade): the kernel then names it "PATH (deleted)". */

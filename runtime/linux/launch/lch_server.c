@@ -31,6 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lch_ahead.h"
 #include "lch_conn.h"
 #include "lch_proto.h"
 #include "lch_spare.h"
@@ -43,6 +44,9 @@
 /* Spares kept waiting: two, for two launches at once. */
 #define LCH_SPARES 2
 #define LCH_CHILDREN LCH_MAX_RUNS
+/* Unused namespace sets kept for the next spares (lch_ahead.h): one per
+ * spare and as many again; a run gives back at most one. */
+#define LCH_POOL (2 * LCH_SPARES)
 
 /* A child goes IDLE (a spare waiting), TAKEN (it accepted a client),
  * RUNNING (the client's request passed), then back to FREE when reaped. */
@@ -54,6 +58,7 @@ struct child {
 	int conn; /* RUNNING: the client's connection, -1 once it is gone */
 	pid_t client;
 	bool reported; /* the run sent the client its STATUS itself */
+	struct lch_nsset back; /* the set it is giving back, as its notes come */
 };
 
 struct server {
@@ -61,6 +66,8 @@ struct server {
 	int listen_fd, sig_fd;
 	struct child ch[LCH_CHILDREN];
 	int64_t spares_after_ms; /* no spare is forked before (a fork failed) */
+	struct lch_nsset pool[LCH_POOL]; /* the first npool are sets no sandbox used */
+	size_t npool;
 };
 
 bool lch_socket_path(const char *o_socket, char *out, size_t len)
@@ -160,6 +167,7 @@ static void child_init(struct child *c)
 	c->conn = -1;
 	c->client = 0;
 	c->reported = false;
+	lch_nsset_close(&c->back);
 }
 
 /* Ends a child that has not been reaped. */
@@ -199,7 +207,11 @@ static void fill_spares(struct server *s, int64_t now)
 				c = &s->ch[i];
 		if (!c)
 			return;
-		if (!lch_spare_start(&c->sp, &s->cx, s->listen_fd, LCH_MAX_REQUEST)) {
+		/* The newest set given back, if any: the spare takes it. */
+		struct lch_nsset set = { -1, -1, -1 };
+		if (s->npool > 0)
+			set = s->pool[--s->npool];
+		if (!lch_spare_start(&c->sp, &s->cx, s->listen_fd, LCH_MAX_REQUEST, &set)) {
 			s->spares_after_ms = now + 1000; /* clients are refused until then */
 			return;
 		}
@@ -229,14 +241,41 @@ static bool read_note(struct child *c, struct lch_note *n, int *fd)
 	return k == (ssize_t)sizeof *n && !(mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC));
 }
 
+/* A complete set given back goes to the pool, or is closed when the
+ * pool is full or the set is not whole. */
+static void keep_set(struct server *s, struct child *c)
+{
+	struct lch_nsset *set = &c->back;
+	if (set->user >= 0 && set->net >= 0 && s->npool < LCH_POOL) {
+		s->pool[s->npool++] = *set;
+		*set = (struct lch_nsset){ -1, -1, -1 };
+		if (s->cx.o->verbose)
+			lch_say("pid %d: kept the namespaces its run did not use", (int)c->client);
+	}
+	lch_nsset_close(set);
+}
+
 /* Every note waiting from a child: it took a client, its run started
- * (with the client's connection), or the run sent its own STATUS. */
-static void read_notes(struct child *c)
+ * (with the client's connection), the run sent its own STATUS, or it
+ * gives back a set of namespaces it did not use. */
+static void read_notes(struct server *s, struct child *c)
 {
 	struct lch_note n;
 	int fd;
 	while (c->sp.chan >= 0 && read_note(c, &n, &fd)) {
-		if (n.type == LCH_NOTE_TAKEN && c->state == CH_IDLE) {
+		if (n.type == LCH_NOTE_NS && fd >= 0 && n.client >= LCH_NS_USER &&
+		    n.client <= LCH_NS_NET) {
+			int *slot = n.client == LCH_NS_USER ? &c->back.user
+				    : n.client == LCH_NS_NET ? &c->back.net
+							      : &c->back.listen;
+			if (*slot >= 0)
+				close(*slot);
+			*slot = fd;
+			fd = -1;
+			if (n.client == LCH_NS_NET)
+				keep_set(s, c);
+		}
+		else if (n.type == LCH_NOTE_TAKEN && c->state == CH_IDLE) {
 			c->state = CH_TAKEN;
 		} else if (n.type == LCH_NOTE_RUN && c->state == CH_TAKEN && fd >= 0) {
 			c->state = CH_RUNNING;
@@ -252,14 +291,14 @@ static void read_notes(struct child *c)
 }
 
 /* Whether the run has sent STATUS itself: it says so on the pair first. */
-static bool reported(struct child *c)
+static bool reported(struct server *s, struct child *c)
 {
-	read_notes(c);
+	read_notes(s, c);
 	return c->reported;
 }
 
 /* A message from a running client: a signal for its run, or its end. */
-static void on_client(struct child *c)
+static void on_client(struct server *s, struct child *c)
 {
 	struct lch_msg m;
 	ssize_t n;
@@ -276,13 +315,13 @@ static void on_client(struct child *c)
 	/* Gone, or talking nonsense: its run ends as if it had been killed,
 	 * unless it is over (the client read its STATUS and left) and only
 	 * cleaning up. */
-	if (!reported(c))
+	if (!reported(s, c))
 		kill(c->sp.pid, SIGKILL);
 	close(c->conn);
 	c->conn = -1;
 }
 
-static void on_exit_of(const struct server *s, struct child *c)
+static void on_exit_of(struct server *s, struct child *c)
 {
 	int st;
 	pid_t p;
@@ -292,10 +331,10 @@ static void on_exit_of(const struct server *s, struct child *c)
 		return;
 	/* What it said before it went: a run that started and ended between
 	 * two looks of this loop is still a run whose client waits. */
-	read_notes(c);
+	read_notes(s, c);
 	if (c->state == CH_RUNNING) {
 		int code = run_wait_code(st);
-		bool sent = reported(c);
+		bool sent = reported(s, c);
 		if (c->conn >= 0 && !sent)
 			lch_send_msg(c->conn, LCH_STATUS, (uint8_t)code, NULL, -1, -1);
 		if (s->cx.o->verbose)
@@ -373,9 +412,9 @@ static int serve_loop(struct server *s)
 			if (pf[i].fd == c->sp.pidfd)
 				on_exit_of(s, c);
 			else if (pf[i].fd == c->sp.chan && c->state != CH_RUNNING)
-				read_notes(c);
+				read_notes(s, c);
 			else if (pf[i].fd == c->conn && c->state == CH_RUNNING)
-				on_client(c);
+				on_client(s, c);
 		}
 		if (pf[1].revents)
 			refuse_waiting(s);
@@ -405,8 +444,10 @@ int lch_serve(const struct lch_opts *o)
 			free(s);
 			return 125;
 		}
-	for (size_t i = 0; i < LCH_CHILDREN; i++)
+	for (size_t i = 0; i < LCH_CHILDREN; i++) {
+		s->ch[i].back = (struct lch_nsset){ -1, -1, -1 };
 		child_init(&s->ch[i]);
+	}
 	for (int r = 0; r < LCH_NLIMITS; r++)
 		if (getrlimit(r, &s->cx.limits[r]) != 0)
 			s->cx.limits[r].rlim_cur = s->cx.limits[r].rlim_max = 0; /* unknown here: any request is above */
@@ -436,6 +477,8 @@ int lch_serve(const struct lch_opts *o)
 	for (size_t i = 0; i < LCH_CHILDREN; i++)
 		if (s->ch[i].state != CH_FREE)
 			child_end(&s->ch[i]);
+	while (s->npool > 0)
+		lch_nsset_close(&s->pool[--s->npool]);
 	if (s->listen_fd >= 0)
 		close(s->listen_fd);
 	if (s->sig_fd >= 0)

@@ -31,6 +31,7 @@
 #include <malloc.h>
 #endif
 
+#include "lch_ahead.h"
 #include "lch_conn.h"
 #include "lch_wire.h"
 
@@ -48,7 +49,8 @@
 #define SPARE_HEAP (896u * 1024u)
 #define SPARE_STEP (128u * 1024u)
 #define SPARE_STACK (192u * 1024u)
-/* The socket pair's and the listening socket's descriptors in a spare. */
+/* The socket pair's and the listening socket's descriptors in a spare;
+ * those of the namespace set it was given (lch_ahead.h) come next. */
 #define SPARE_CHAN 3
 #define SPARE_LISTEN 4
 
@@ -168,8 +170,19 @@ static int take_client(int listen_fd)
 	}
 }
 
+/* fd to `at` through a number above every other, or -1 when fd is -1. */
+static int move_fd(int fd, int at)
+{
+	if (fd < 0)
+		return -1;
+	int hi = fcntl(fd, F_DUPFD_CLOEXEC, 16);
+	if (hi < 0 || dup3(hi, at, O_CLOEXEC) != at)
+		_exit(125);
+	return at;
+}
+
 static _Noreturn void spare_main(const struct lch_ctx *cx, int chan, int listen_fd,
-				 size_t bufsize)
+				 size_t bufsize, const struct lch_nsset *given)
 {
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() != cx->launcher)
@@ -183,43 +196,58 @@ static _Noreturn void spare_main(const struct lch_ctx *cx, int chan, int listen_
 	sigemptyset(&none);
 	if (sigprocmask(SIG_SETMASK, &none, NULL) != 0)
 		_exit(125);
-	/* The pair to 3 and the listening socket to 4, through numbers above
-	 * both; then nothing else of the launcher's: other clients'
-	 * connections, its runs' pidfds and pairs, its memfd, its signalfd. */
-	int hi_chan = fcntl(chan, F_DUPFD_CLOEXEC, 16);
-	int hi_listen = fcntl(listen_fd, F_DUPFD_CLOEXEC, 16);
-	if (hi_chan < 0 || hi_listen < 0 || dup3(hi_chan, SPARE_CHAN, O_CLOEXEC) != SPARE_CHAN ||
-	    dup3(hi_listen, SPARE_LISTEN, O_CLOEXEC) != SPARE_LISTEN)
+	/* The pair to 3, the listening socket to 4 and the set given to 5
+	 * on, each through numbers above all; then nothing else of the
+	 * launcher's: other clients' connections, its runs' pidfds and
+	 * pairs, its memfd, its signalfd, the sets it keeps for others. */
+	int fds[] = { chan, listen_fd, given->user, given->net, given->listen };
+	enum { N = sizeof fds / sizeof *fds };
+	int hi[N];
+	for (int i = 0; i < N; i++)
+		if ((hi[i] = fds[i] >= 0 ? fcntl(fds[i], F_DUPFD_CLOEXEC, 16) : -1) < 0 && fds[i] >= 0)
+			_exit(125);
+	int at = SPARE_CHAN;
+	for (int i = 0; i < N; i++)
+		fds[i] = hi[i] >= 0 ? move_fd(hi[i], at++) : -1;
+	if (syscall(SYS_close_range, (unsigned)at, ~0u, 0u) != 0)
 		_exit(125);
-	if (syscall(SYS_close_range, SPARE_LISTEN + 1u, ~0u, 0u) != 0)
-		_exit(125);
+	struct lch_nsset set = { fds[2], fds[3], fds[4] };
 	uint8_t *buf = malloc(bufsize);
 	if (!buf)
 		_exit(125);
 	prefault(SPARE_LISTEN);
+	/* The sandbox's user and network namespaces (with the proxy's
+	 * listener), made or taken from the set given, even when a client
+	 * is waiting: another spare is likely ready for it, and one that
+	 * rushed to take it without them would make its run the slower. */
+	struct run_ahead *ahead = lch_ahead_make(&set);
+	lch_nsset_close(&set);
 	int conn = take_client(SPARE_LISTEN);
 	close(SPARE_LISTEN); /* one client per spare */
 	if (!lch_note_send(SPARE_CHAN, LCH_NOTE_TAKEN, 0, -1)) {
 		close(conn);
 		_exit(0);
 	}
-	lch_conn_serve(cx, conn, SPARE_CHAN, buf, bufsize);
+	lch_conn_serve(cx, conn, SPARE_CHAN, buf, bufsize, ahead);
 }
 
 bool lch_spare_start(struct lch_spare *sp, const struct lch_ctx *cx, int listen_fd,
-		     size_t bufsize)
+		     size_t bufsize, struct lch_nsset *set)
 {
 	lch_spare_init(sp);
 	int pair[2];
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0)
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0) {
+		lch_nsset_close(set);
 		return false;
+	}
 	fflush(stderr);
 	pid_t pid = fork();
 	if (pid == 0) {
 		close(pair[0]);
-		spare_main(cx, pair[1], listen_fd, bufsize);
+		spare_main(cx, pair[1], listen_fd, bufsize, set);
 	}
 	close(pair[1]);
+	lch_nsset_close(set); /* the spare's now, or lost with a failed fork */
 	int pidfd = pid > 0 ? (int)syscall(SYS_pidfd_open, pid, 0) : -1;
 	if (pidfd < 0) {
 		if (pid > 0) {

@@ -23,6 +23,7 @@
 #include <sys/types.h>
 
 struct lch_ctx;
+struct lch_nsset;
 
 struct lch_spare {
 	pid_t pid; /* 0: none */
@@ -32,9 +33,11 @@ struct lch_spare {
 
 void lch_spare_init(struct lch_spare *sp);
 /* Forks a spare into the empty *sp, waiting on listen_fd; bufsize is the
- * largest request it takes. False (and *sp empty) when it cannot. */
+ * largest request it takes; *set (closed here) is a namespace set no
+ * sandbox used, for the spare to take instead of making its own
+ * (lch_ahead.h), or all -1. False (and *sp empty) when it cannot. */
 bool lch_spare_start(struct lch_spare *sp, const struct lch_ctx *cx, int listen_fd,
-		     size_t bufsize);
+		     size_t bufsize, struct lch_nsset *set);
 /* Ends a spare (or a run) that is still there, reaps it, and forgets it. */
 void lch_spare_end(struct lch_spare *sp);
 /* Forgets one already reaped: closes its pidfd and pair. */

@@ -27,7 +27,12 @@ enum lch_note_type {
 				  the client's connection (for its signals and its
 				  leaving) */
 	LCH_NOTE_STATUS = 'S', /* the run sent the client its STATUS itself */
+	LCH_NOTE_NS = 'N',     /* a namespace of the set the run did not use
+				  (lch_ahead.h), with its descriptor; `client`
+				  says which, LCH_NS_NET last */
 };
+
+enum lch_ns_part { LCH_NS_USER, LCH_NS_LISTEN, LCH_NS_NET };
 
 struct lch_note {
 	uint8_t type;

@@ -77,26 +77,31 @@ static int listen_loopback(uint16_t port, char *err, size_t errlen)
 	return s;
 }
 
-/* The proxy's listener first, then one per forwarded port, sent to the
- * parent in one message. */
+/* The proxy's listener first (unless the parent has it already), then
+ * one per forwarded port, sent to the parent in one message; none when
+ * there is nothing to send. */
 static void make_listeners(struct lnx_child *c)
 {
 	char err[512];
 	const struct lnx_spec *s = c->s;
-	if (!loopback_up(err, sizeof err))
+	if (!c->proxy_made && !loopback_up(err, sizeof err))
 		lnx_child_fail(c, 125, err);
 	int fds[LNX_MAX_LISTENERS];
 	uint16_t ports[LNX_MAX_LISTENERS];
 	size_t n = 0;
-	ports[n] = s->proxy_port;
-	if ((fds[n++] = listen_loopback(s->proxy_port, err, sizeof err)) < 0)
-		lnx_child_fail(c, 125, err);
+	if (!c->proxy_made) {
+		ports[n] = s->proxy_port;
+		if ((fds[n++] = listen_loopback(s->proxy_port, err, sizeof err)) < 0)
+			lnx_child_fail(c, 125, err);
+	}
 	for (size_t i = 0; i < s->plan->nports && n < LNX_MAX_LISTENERS; i++) {
 		ports[n] = s->plan->ports[i].port;
 		fds[n] = listen_loopback(ports[n], err, sizeof err);
 		if (fds[n++] < 0)
 			lnx_child_fail(c, 125, err);
 	}
+	if (n == 0)
+		return;
 	union {
 		char buf[CMSG_SPACE(sizeof(int) * LNX_MAX_LISTENERS)];
 		struct cmsghdr align;

@@ -5,6 +5,8 @@
  */
 #include "lnx_sandbox.h"
 
+#include "lch_ahead.h"
+
 #include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -24,52 +26,22 @@
 #define CLONE_INTO_CGROUP 0x200000000ULL /* Linux 5.7 */
 #endif
 
-static bool write_file(pid_t pid, const char *name, const char *text, char *err,
-		       size_t errlen)
-{
-	char path[64];
-	snprintf(path, sizeof path, "/proc/%d/%s", (int)pid, name);
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	size_t len = strlen(text);
-	bool ok = fd >= 0 && write(fd, text, len) == (ssize_t)len;
-	int e = errno;
-	if (fd >= 0)
-		close(fd);
-	if (!ok) {
-		errno = e;
-		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
-	}
-	return ok;
-}
-
-/* The command keeps its own user and group ids inside: files it creates
- * belong to the user, and nothing else is mapped. */
-static bool write_maps(pid_t pid, char *err, size_t errlen)
-{
-	char m[64];
-	snprintf(m, sizeof m, "%u %u 1\n", (unsigned)getuid(), (unsigned)getuid());
-	if (!write_file(pid, "uid_map", m, err, errlen))
-		return false;
-	if (!write_file(pid, "setgroups", "deny", err, errlen))
-		return false;
-	snprintf(m, sizeof m, "%u %u 1\n", (unsigned)getgid(), (unsigned)getgid());
-	return write_file(pid, "gid_map", m, err, errlen);
-}
-
+/* Appends init's listeners to sb's. */
 static bool recv_listeners(int sock, struct lnx_sandbox *sb)
 {
 	/* One message: the ports, then as many descriptors. */
+	size_t room = LNX_MAX_LISTENERS - sb->nfds;
 	uint16_t ports[LNX_MAX_LISTENERS];
 	union {
 		char buf[CMSG_SPACE(sizeof(int) * LNX_MAX_LISTENERS)];
 		struct cmsghdr align;
 	} u;
-	struct iovec iov = { ports, sizeof ports };
+	struct iovec iov = { ports, room * sizeof(uint16_t) };
 	struct msghdr msg = { 0 };
 	msg.msg_iov = &iov;
 	msg.msg_iovlen = 1;
 	msg.msg_control = u.buf;
-	msg.msg_controllen = sizeof u.buf;
+	msg.msg_controllen = CMSG_SPACE(sizeof(int) * room);
 	ssize_t n;
 	do
 		n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
@@ -80,11 +52,12 @@ static bool recv_listeners(int sock, struct lnx_sandbox *sb)
 	if (!c || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
 		return false;
 	size_t nfds = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-	memcpy(sb->fds, CMSG_DATA(c), nfds * sizeof(int));
-	sb->nfds = nfds;
+	assert(nfds <= room);
+	memcpy(sb->fds + sb->nfds, CMSG_DATA(c), nfds * sizeof(int));
+	sb->nfds += nfds;
 	if ((size_t)n != nfds * sizeof(uint16_t))
 		return false;
-	memcpy(sb->ports, ports, nfds * sizeof(uint16_t));
+	memcpy(sb->ports + sb->nfds - nfds, ports, nfds * sizeof(uint16_t));
 	return nfds > 0;
 }
 
@@ -116,6 +89,14 @@ pid_t lnx_sandbox_clone(unsigned long flags, const struct lnx_cgroup_joins *cj, 
 	}
 	if (pid == 0)
 		return 0;
+	if (!lnx_sandbox_join_by_pid(pid, cj, err, errlen))
+		return -1;
+	return pid;
+}
+
+bool lnx_sandbox_join_by_pid(pid_t pid, const struct lnx_cgroup_joins *cj, char *err,
+			     size_t errlen)
+{
 	char pidtext[24];
 	int plen = snprintf(pidtext, sizeof pidtext, "%d\n", (int)pid);
 	for (int i = 0; i < cj->nby_pid; i++)
@@ -125,8 +106,61 @@ pid_t lnx_sandbox_clone(unsigned long flags, const struct lnx_cgroup_joins *cj, 
 			kill(pid, SIGKILL);
 			while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 				;
-			return -1;
+			return false;
 		}
+	return true;
+}
+
+/* What init starts with, whichever process clones it. */
+struct init_start {
+	struct lnx_child c;
+	int parent_ends[3]; /* the caller's ends of the pipes, closed in init */
+};
+
+static int init_entry(void *arg)
+{
+	struct init_start *st = arg;
+	for (int i = 0; i < 3; i++)
+		close(st->parent_ends[i]);
+	lnx_init_main(&st->c);
+}
+
+/* Init, cloned into the namespaces the spare made ahead (lch_ahead.h),
+ * with its ID maps already written; 0 when there are none to use (the
+ * caller clones its own), -1 when the run must not start. */
+static pid_t clone_ahead(const struct lnx_spec *s, unsigned long flags, struct init_start *st,
+			 struct lnx_sandbox *sb, char *err, size_t errlen)
+{
+	/* Only the network namespace is worth the helper's round trip: a
+	 * user namespace alone costs about what asking for it does. */
+	if (!(flags & CLONE_NEWNET) || !lch_ahead_fits(s->ahead, true))
+		return 0;
+	/* The proxy's listener, when its port is the one made (a forwarded
+	 * port may take it: then init makes both, and the one made must not
+	 * hold the port). */
+	int l = lch_ahead_take_listener(s->ahead);
+	if (l >= 0 && s->proxy_port != LCH_AHEAD_PROXY_PORT) {
+		close(l);
+		l = -1;
+	}
+	st->c.proxy_made = l >= 0;
+	const struct lnx_cgroup_joins *cj = &s->cgroups;
+	bool born_in;
+	pid_t pid = lch_ahead_clone(s->ahead, flags, cj->has_into ? cj->into : -1, init_entry, st,
+				    &born_in, err, errlen);
+	if (pid > 0 && !born_in && !lnx_sandbox_join_by_pid(pid, cj, err, errlen))
+		pid = -1;
+	if (pid <= 0) {
+		if (l >= 0)
+			close(l);
+		st->c.proxy_made = false;
+		return pid;
+	}
+	if (l >= 0) {
+		sb->fds[0] = l;
+		sb->ports[0] = LCH_AHEAD_PROXY_PORT;
+		sb->nfds = 1;
+	}
 	return pid;
 }
 
@@ -148,17 +182,17 @@ bool lnx_sandbox_start(const struct lnx_spec *s, struct lnx_sandbox *sb, char *e
 	unsigned long flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | SIGCHLD;
 	if (s->isolate_net)
 		flags |= CLONE_NEWNET;
-	pid_t pid = lnx_sandbox_clone(flags, &s->cgroups, err, errlen);
+	struct init_start st = { .c = { .s = s, .sync_fd = sync[0], .fd_sock = sock[1],
+					.err_fd = errp[1], .notify_sock = -1, .ruleset_fd = -1 },
+				 .parent_ends = { sync[1], errp[0], sock[0] } };
+	pid_t pid = clone_ahead(s, flags, &st, sb, err, errlen);
+	bool mapped = sb->ahead = pid > 0;
+	if (pid == 0)
+		pid = lnx_sandbox_clone(flags, &s->cgroups, err, errlen);
 	if (pid < 0)
 		goto out;
-	if (pid == 0) {
-		close(sync[1]);
-		close(errp[0]);
-		close(sock[0]);
-		struct lnx_child c = { .s = s, .sync_fd = sync[0], .fd_sock = sock[1],
-				       .err_fd = errp[1], .notify_sock = -1, .ruleset_fd = -1 };
-		lnx_init_main(&c);
-	}
+	if (pid == 0)
+		init_entry(&st);
 	sb->init = pid;
 	close(sync[0]);
 	sync[0] = -1;
@@ -168,13 +202,14 @@ bool lnx_sandbox_start(const struct lnx_spec *s, struct lnx_sandbox *sb, char *e
 	sock[1] = -1;
 	sb->err_fd = errp[0];
 	errp[0] = -1;
-	if (!write_maps(pid, err, errlen))
+	if (!mapped && !lch_idmap_write(pid, err, errlen))
 		goto out;
 	if (write(sync[1], "g", 1) != 1) {
 		snprintf(err, errlen, "cannot start the sandbox: %s", strerror(errno));
 		goto out;
 	}
-	if (s->isolate_net) {
+	/* init sends listeners unless it has none to make */
+	if (s->isolate_net && (!st.c.proxy_made || s->plan->nports > 0)) {
 		sb->lsock = sock[0];
 		sock[0] = -1;
 	}
@@ -197,6 +232,8 @@ out:
 
 bool lnx_sandbox_listeners(struct lnx_sandbox *sb, char *err, size_t errlen)
 {
+	if (sb->lsock < 0 && sb->nfds > 0)
+		return true; /* the proxy's was made ahead, and there are no others */
 	bool ok = recv_listeners(sb->lsock, sb);
 	close(sb->lsock);
 	sb->lsock = -1;

@@ -80,6 +80,10 @@ struct lnx_spec {
 	uint64_t tmp_bytes;
 	const char *tmp_text;
 	struct lnx_cgroup_joins cgroups;
+	/* The user and network namespaces a launcher's spare made before the
+	 * request (lch_ahead.h), or NULL: init is cloned into them when they
+	 * fit, else into namespaces of its own as without a launcher. */
+	struct run_ahead *ahead;
 };
 
 struct lnx_sandbox {
@@ -87,6 +91,7 @@ struct lnx_sandbox {
 	int err_fd;   /* start-up failures; EOF once the command runs */
 	int go_fd;    /* one byte lets init start the command */
 	int lsock;    /* isolate_net: where init sends its listeners, until received */
+	bool ahead;   /* init went into the namespaces made ahead (lnx_spec.ahead) */
 	/* isolate_net: listeners inside the namespace, owned by the caller
 	 * after lnx_sandbox_start: fds[0] is the proxy's, the others forward
 	 * ports[i] to the host's loopback. */
@@ -106,6 +111,10 @@ struct lnx_sandbox {
  * -1 with err set and no child left. v1 joins (cj->self) are init's own. */
 pid_t lnx_sandbox_clone(unsigned long flags, const struct lnx_cgroup_joins *cj, char *err,
 			size_t errlen);
+/* Writes init's pid to each cj->by_pid (init was not born in its
+ * cgroup); on failure kills and reaps it, and says why in err. */
+bool lnx_sandbox_join_by_pid(pid_t pid, const struct lnx_cgroup_joins *cj, char *err,
+			     size_t errlen);
 /* Clones init, writes its ID maps and lets it build its mounts (and, with
  * isolate_net, its listeners): returns without waiting for them, so the
  * caller's own set-up (the proxy) runs meanwhile. The caller must have
@@ -132,6 +141,10 @@ struct lnx_child {
 	const struct lnx_spec *s;
 	int sync_fd;  /* read: the parent has written the id maps */
 	int fd_sock;  /* write: listeners to the parent */
+	/* The parent holds the proxy's listener already (made ahead in the
+	 * network namespace, with the loopback up): init makes only the
+	 * forwarded ports' listeners. */
+	bool proxy_made;
 	int err_fd;   /* write: start-up failures */
 	/* Under the create guard (lnx_super.c): the notifying filter to
 	 * install last, and where its listener goes to init; -1 else. */
