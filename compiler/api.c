@@ -121,6 +121,11 @@ cage_policy *cage_load_string(const char *name, const char *text, size_t len, co
 	return load(name ? name : "<string>", text ? text : "", text ? len : 0, o);
 }
 
+bool cage_inputs_unchanged(const cage_policy *p, const char **changed, size_t *n)
+{
+	return policy_inputs_unchanged(p, changed, n);
+}
+
 void cage_policy_free(cage_policy *p)
 {
 	if (!p)

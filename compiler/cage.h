@@ -62,6 +62,12 @@ cage_policy *cage_load_file(const char *path, const cage_options *o);
 cage_policy *cage_load_string(const char *name, const char *text, size_t len,
 			      const cage_options *o);
 void cage_policy_free(cage_policy *p);
+/* Whether every file and path that loading p looked at on disk (files
+ * read, paths probed on the search path, real paths taken) answers as it
+ * did then; false with the first that does not in *changed. *n is how
+ * many were asked. A policy loaded from a string looked at its imports
+ * only. */
+bool cage_inputs_unchanged(const cage_policy *p, const char **changed, size_t *n);
 
 /* ---- diagnostics ---- */
 enum cage_severity { CAGE_NOTE, CAGE_WARNING, CAGE_ERROR };

@@ -7,6 +7,7 @@
 #define CAGE_POLICY_H
 
 #include "ast.h"
+#include "inputs.h"
 #include "ir.h"
 
 struct cage_options {
@@ -40,6 +41,9 @@ struct cage_policy {
 	struct ast_file **asts; /* parallel to ir->files */
 	struct policy_import *imports;
 	size_t nimports;
+	/* What loading the files looked at on disk, in order (inputs.h). */
+	struct policy_input *inputs;
+	size_t ninputs;
 	/* Scratch for query answers handed to API users. */
 	char verdict_text[1024];
 };

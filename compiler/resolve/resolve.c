@@ -13,6 +13,8 @@
  */
 #include "resolve_int.h"
 
+#include <errno.h>
+
 #include <limits.h>
 #include <stdarg.h>
 #include <xxhash.h>
@@ -219,9 +221,11 @@ void resolve_policy(struct cage_policy *pol, const char *path, const char *text,
 		}
 		src->text = t;
 		src->len = n;
+		rsv_input(&r, INPUT_FILE, path, 0, NULL, t, n);
 		char real[PATH_MAX];
 		if (realpath(path, real))
 			src->realpath = arena_strdup(r.a, real);
+		rsv_input(&r, INPUT_REAL, path, src->realpath ? 0 : errno, src->realpath, NULL, 0);
 	}
 	struct rfile *main = arena_alloc(r.a, sizeof(*main));
 	main->src = src;
@@ -264,6 +268,10 @@ void resolve_policy(struct cage_policy *pol, const char *path, const char *text,
 	if (r.imports.n)
 		memcpy(pol->imports, r.imports.v, r.imports.n * sizeof(*pol->imports));
 	pol->nimports = r.imports.n;
+	pol->inputs = arena_alloc(r.a, (r.inputs.n + 1) * sizeof(*pol->inputs));
+	if (r.inputs.n)
+		memcpy(pol->inputs, r.inputs.v, r.inputs.n * sizeof(*pol->inputs));
+	pol->ninputs = r.inputs.n;
 	ir->fingerprint = fingerprint(&r);
 
 	/* Selection: --profile, else the main file's last profile, else the
@@ -306,6 +314,7 @@ void resolve_policy(struct cage_policy *pol, const char *path, const char *text,
 	VEC_FREE(r.loading);
 	VEC_FREE(r.all_loaded);
 	VEC_FREE(r.imports);
+	VEC_FREE(r.inputs);
 	VEC_FREE(r.params);
 	VEC_FREE(r.lists);
 	VEC_FREE(r.profiles);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "inputs.h"
 #include "policy.h"
 
 /* Limits that keep a hostile or mistaken policy from costing more than a
@@ -126,6 +127,7 @@ struct rsv {
 	 * standard library's files share a few, and realpath(3) would read
 	 * every component of every file's path again. */
 	VEC(struct rsv_realdir) realdirs;
+	VEC(struct policy_input) inputs; /* what the load looked at (inputs.h) */
 };
 
 /* A resolved word: the text to parse as a target and where it came from. */
@@ -144,6 +146,9 @@ rsv_diag(struct rsv *r, enum diag_sev sev, struct loc loc, const char *id, const
 
 /* resolve_load.c: reads a file and, depth first, everything it imports. */
 void rsv_load(struct rsv *r, struct rfile *rf, size_t depth);
+/* Records one look at the disk (inputs.h); strings are the arena's. */
+void rsv_input(struct rsv *r, enum input_kind kind, const char *path, int err, const char *real,
+	       const char *text, size_t len);
 
 /* resolve_names.c: params, lists and profiles by name; param values. */
 struct ir_param *rsv_find_param(struct rsv *r, const char *name, size_t len);

@@ -21,6 +21,23 @@
 #include "stdlib_dir.h"
 #include "suggest.h"
 
+void rsv_input(struct rsv *r, enum input_kind kind, const char *path, int err, const char *real,
+	       const char *text, size_t len)
+{
+	struct policy_input in = { .kind = kind, .path = arena_strdup(r->a, path), .err = err,
+				   .real = real ? arena_strdup(r->a, real) : NULL, .text = text,
+				   .len = len };
+	VEC_PUSH(r->inputs, in);
+}
+
+/* access(path, F_OK), recorded. */
+static bool probe(struct rsv *r, const char *path)
+{
+	bool there = access(path, F_OK) == 0;
+	rsv_input(r, INPUT_PROBE, path, there ? 0 : errno, NULL, NULL, 0);
+	return there;
+}
+
 static struct rfile *find_loaded(struct rsv *r, const char *real)
 {
 	for (size_t i = 0; i < r->all_loaded.n; i++)
@@ -119,7 +136,7 @@ static bool import_locate(struct rsv *r, const struct rfile *from, const char *n
 		if (i == n - 1 && names_platform_dir(name))
 			break;
 		char *p = load_join(r->a, dirs[i], file);
-		if (access(p, F_OK) != 0)
+		if (!probe(r, p))
 			continue;
 		*seen = true;
 		*fs_path = p;
@@ -265,16 +282,19 @@ static void do_imports(struct rsv *r, struct rfile *rf, size_t depth)
 			continue;
 		}
 		char real[PATH_MAX];
-		if (!seen && access(fs_path, F_OK) != 0) {
+		if (!seen && !probe(r, fs_path)) {
 			rsv_diag(r, DIAG_ERROR, s->loc, "import", "cannot find import '%s' (no file %s)%s",
 				 s->text, fs_path,
 				 s->text[0] == '/' ? "" : import_near(r, rf->fs_dir, s->text));
 			VEC_PUSH(r->imports, rec);
 			continue;
 		}
-		if (!cached_realpath(r, fs_path, real, 0)) {
+		bool got = cached_realpath(r, fs_path, real, 0);
+		int rerr = errno;
+		rsv_input(r, INPUT_REAL, fs_path, got ? 0 : rerr, got ? real : NULL, NULL, 0);
+		if (!got) {
 			rsv_diag(r, DIAG_ERROR, s->loc, "import", "cannot open import '%s' (%s): %s",
-			      s->text, fs_path, strerror(errno));
+			      s->text, fs_path, strerror(rerr));
 			VEC_PUSH(r->imports, rec);
 			continue;
 		}
@@ -305,6 +325,7 @@ static void do_imports(struct rsv *r, struct rfile *rf, size_t depth)
 			VEC_PUSH(r->imports, rec);
 			continue;
 		}
+		rsv_input(r, INPUT_FILE, fs_path, 0, NULL, text, len);
 		struct rfile *child = arena_alloc(r->a, sizeof(*child));
 		struct src_file *src = arena_alloc(r->a, sizeof(*src));
 		src->name = display;
