@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -22,6 +23,7 @@
 #include "ir.h"
 #include "prx.h"
 #include "prx_ev.h"
+#include "held.h"
 #include "layers.h"
 #include "lookup.h"
 #include "run.h"
@@ -194,6 +196,8 @@ struct args {
 	char **argv; /* the command, or NULL */
 	const struct run_nofile *nofile;
 	const struct run_status_hook *hook; /* the launcher's, or NULL */
+	int all_argc; /* cagerun's own arguments, whole */
+	char **all_argv;
 };
 
 /* Parses the command line into a, cfg and r; returns -1 to go on, or an
@@ -399,6 +403,32 @@ static int run_backend(const struct run_opts *o)
 	return run_fail("--backend %s: expected %s or seatbelt; nothing was run", o->backend, host);
 }
 
+/* A compile the launcher's spare kept for the request it expected
+ * (layers/held.h), and what made it. */
+struct run_held {
+	struct run r; /* its options: the compile keeps pointers into them */
+	struct layers_held h;
+};
+
+extern char **environ;
+
+/* The kept compile into *L when it fits this run (held.h says when). */
+static bool take_held(struct layers *L, const struct args *a)
+{
+	if (!a->hook || !a->hook->held)
+		return false;
+	size_t n;
+	char why[PATH_MAX + 80];
+	bool took = held_take(&a->hook->held->h, L, a->all_argc, a->all_argv, environ, a->mode, &n,
+			      why, sizeof why);
+	if (a->verbose && took)
+		fprintf(stderr, "cagerun: compile: the one the launcher kept (%zu looks at the disk "
+				"unchanged)\n", n);
+	else if (a->verbose)
+		fprintf(stderr, "cagerun: compile: not the one the launcher kept: %s\n", why);
+	return took;
+}
+
 static int run_layers(struct run *r, struct args *a)
 {
 	struct layers L;
@@ -425,7 +455,7 @@ static int run_layers(struct run *r, struct args *a)
 	struct layers_req rq = { .policy = a->policy, .task = a->task, .argv = a->argv,
 				 .mode = a->mode, .copts = r->opts, .lint = a->show,
 				 .quiet = a->quiet };
-	int status = layers_load(&L, &rq);
+	int status = take_held(&L, a) ? 0 : layers_load(&L, &rq);
 	if (status == 0 && a->show) {
 		/* What a run would add: the same discovery the launch makes. */
 		struct gs_result gr = { 0 };
@@ -537,15 +567,70 @@ static int run_layers(struct run *r, struct args *a)
 }
 
 static run_main_fn cagerun_main;
+static run_prepare_fn cagerun_prepare;
 
 int main(int argc, char **argv)
 {
 	run_alloc_tune();
 	/* `cagerun launcher`: starts the launches cage-launch asks for, each
-	 * in a fork of itself that runs cagerun_main (run.h). */
+	 * in a fork of itself that runs cagerun_main (run.h), readied by
+	 * cagerun_prepare. */
 	if (argc >= 2 && !strcmp(argv[1], "launcher"))
-		return run_launcher(argc, argv, cagerun_main);
+		return run_launcher(argc, argv, cagerun_main, cagerun_prepare);
 	return cagerun_main(argc, argv, NULL);
+}
+
+/* In a spare: the -p request the launcher ran last, compiled in its
+ * directory and environment with nothing printed, and kept (held.h). */
+static struct run_held *cagerun_prepare(int argc, char **argv, char **envp, const char *cwd)
+{
+	struct run_held *k = calloc(1, sizeof *k);
+	int here = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int quiet = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	int out = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+	int err = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
+	char **was = environ;
+	bool kept = false;
+	if (k && here >= 0 && quiet >= 0 && out >= 0 && err >= 0 &&
+	    dup2(quiet, STDOUT_FILENO) == STDOUT_FILENO &&
+	    dup2(quiet, STDERR_FILENO) == STDERR_FILENO && chdir(cwd) == 0) {
+		environ = envp;
+		struct prx_config cfg;
+		memset(&cfg, 0, sizeof cfg);
+		prx_limits_default(&cfg.limits);
+		struct args a;
+		memset(&a, 0, sizeof a);
+		k->r.log_fd = k->r.sig_fd = -1;
+		k->r.opts = cage_options_new();
+		k->r.res = prx_resolver_new();
+		if (k->r.opts && k->r.res && parse_args(argc, argv, &cfg, &k->r, &a) == -2 &&
+		    !a.shell) {
+			struct layers_req rq = { .policy = a.policy, .task = a.task, .argv = a.argv,
+						 .mode = a.mode, .copts = k->r.opts, .lint = a.show,
+						 .quiet = a.quiet };
+			kept = held_make(&k->h, &rq, argc, argv, envp, cwd);
+		}
+		environ = was;
+	}
+	/* Back as it was: a spare that cannot say where it was must not run. */
+	if ((here >= 0 && fchdir(here) != 0) ||
+	    (out >= 0 && dup2(out, STDOUT_FILENO) != STDOUT_FILENO) ||
+	    (err >= 0 && dup2(err, STDERR_FILENO) != STDERR_FILENO))
+		_exit(125);
+	if (here >= 0)
+		close(here);
+	if (quiet >= 0)
+		close(quiet);
+	if (out >= 0)
+		close(out);
+	if (err >= 0)
+		close(err);
+	if (!kept && k) {
+		run_free(&k->r);
+		free(k);
+		k = NULL;
+	}
+	return k;
 }
 
 static int cagerun_main(int argc, char **argv, const struct run_status_hook *hook)
@@ -588,6 +673,8 @@ static int cagerun_main(int argc, char **argv, const struct run_status_hook *hoo
 	run_nofile_raise(&nofile);
 	a.nofile = &nofile;
 	a.hook = hook;
+	a.all_argc = argc;
+	a.all_argv = argv;
 	int status;
 	if (!r.opts || !r.res)
 		status = run_fail("out of memory");

@@ -66,6 +66,7 @@ struct run_status_msg {
  * it will print nothing after the command (quiet, no logs), the
  * sandbox's init the moment it has reaped the rest of the sandbox. */
 struct run_ahead;
+struct run_held;
 struct run_status_hook {
 	const struct run_status_msg *msgs;
 	size_t nmsgs;
@@ -73,6 +74,10 @@ struct run_status_hook {
 	 * came (on Linux, the sandbox's user and network namespaces:
 	 * lch_ahead.h), or NULL; the run uses it or throws it away. */
 	struct run_ahead *ahead;
+	/* The compile the spare made for the request it expected (the
+	 * launcher's last; cagerun_main.c, layers/held.h), or NULL: used
+	 * only when this request is that one and nothing it read changed. */
+	struct run_held *held;
 };
 
 /* Sends n bytes on a unix socket and, when fd >= 0, that descriptor
@@ -132,12 +137,19 @@ int run_command(const struct run_opts *o);
 
 /* cagerun's main, which the launcher calls in each run's process. */
 typedef int run_main_fn(int argc, char **argv, const struct run_status_hook *hook);
+/* What a spare calls while it waits, for the request its launcher ran
+ * last (argv and envp as that request carried them, cwd the directory it
+ * ran in): a compile kept for it, or NULL when there is none to keep.
+ * Prints nothing; leaves the working directory and environment as it
+ * found them. */
+typedef struct run_held *run_prepare_fn(int argc, char **argv, char **envp, const char *cwd);
 
 /* `cagerun launcher [--socket PATH] [-v]`: serves launches to cage-launch
  * until SIGINT or SIGTERM (Linux: lch_server.h; elsewhere it says it is
  * not there). Each one runs `run(argc, argv, hook)`, cagerun's main, in a
- * child of its own. Returns the exit status. */
-int run_launcher(int argc, char **argv, run_main_fn *run);
+ * child of its own, which `prepare` may have readied. Returns the exit
+ * status. */
+int run_launcher(int argc, char **argv, run_main_fn *run, run_prepare_fn *prepare);
 
 /* `--proxy-only`: a note on out when the selected profile's mode is not
  * enforce (enforce-fs, off, monitor), saying what that mode means for the

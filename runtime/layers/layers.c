@@ -1142,10 +1142,15 @@ int layers_load(struct layers *L, const struct layers_req *rq)
 		rc = command_check(L, rq->argv[0]);
 	if (rc)
 		return rc;
+	return layers_set_mode(L, rq->mode);
+}
+
+int layers_set_mode(struct layers *L, const char *mode)
+{
 	const struct ir_profile *p = L->pol->ir->selected;
 	L->mode = p->mode;
-	if (rq->mode && !parse_mode(rq->mode, &L->mode))
-		return fail("--mode %s: expected off, monitor, enforce-fs or enforce", rq->mode);
+	if (mode && !parse_mode(mode, &L->mode))
+		return fail("--mode %s: expected off, monitor, enforce-fs or enforce", mode);
 	L->fingerprint = effective_fingerprint(p, L->mode);
 	return 0;
 }

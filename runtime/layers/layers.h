@@ -73,6 +73,12 @@ struct layers_req {
  * after saying why on stderr. L must be zeroed; layers_free releases it. */
 int layers_load(struct layers *L, const struct layers_req *rq);
 
+/* The mode in force, --mode `mode` (NULL: the policy's) over the loaded
+ * policy's, and the fingerprint that goes with it (layers_load's last
+ * step, which a kept compile takes again: the compile does not depend
+ * on --mode). 0, or 125 saying why. */
+int layers_set_mode(struct layers *L, const char *mode);
+
 /* --show: the layers, the mode, the effective grants and lint's findings. */
 void layers_show(const struct layers *L, FILE *out);
 

@@ -11,10 +11,11 @@ int run_command(const struct run_opts *o)
 	return sbx_run_command(o);
 }
 
-int run_launcher(int argc, char **argv, run_main_fn *run)
+int run_launcher(int argc, char **argv, run_main_fn *run, run_prepare_fn *prepare)
 {
 	(void)argc;
 	(void)argv;
 	(void)run;
+	(void)prepare;
 	return run_fail("cagerun launcher: there is no launcher on macOS yet; run cagerun itself");
 }

@@ -608,6 +608,90 @@ if [ -n "$rp" ] && [ $s -eq 0 ] && [ $left -eq 0 ]; then ok; else
 fi
 stop_launcher
 
+# ---- a compile kept ahead -------------------------------------------------
+# A spare compiles the -p request its launcher ran last, and a run of the
+# same request uses that compile while nothing it read has changed
+# (docs/launcher.md, "A compile kept ahead"). Shown used (and its policy in
+# force), then refused, with the new policy in force, after each kind of
+# change between two runs: an imported file edited, a file appearing
+# earlier on the search path, the policy's symlink pointed elsewhere; and
+# not used for another environment or working directory. --mode is not
+# part of it: the mode asked for is the one in force. ~/o1 is readable
+# through ./extra, ~/o2 through the module "mod".
+hd=$tmp/held
+mkdir -p "$hd/i1" "$hd/i2" "$hd/other"
+echo "o1-$$" >"$HOME/o1"
+echo "o2-$$" >"$HOME/o2"
+cat >"$hd/p.cage" <<'POL'
+cage 1
+import "./extra"
+import "mod"
+profile t {
+    mode enforce-fs
+    allow read exec "/usr/**", "/bin/**", "/lib/**", "/lib64/**", "/etc/**", "/proc/**"
+    allow read write "/dev/null"
+    allow read write "~/w/**"
+}
+POL
+grep -v '^import "./extra"' "$hd/p.cage" >"$hd/p2.cage"
+printf 'cage 1\nallow read "~/o1"\n' >"$hd/extra.cage"
+printf 'cage 1\nallow read "~/o2"\n' >"$hd/i2/mod.cage"
+ln -s p.cage "$hd/link.cage"
+start_launcher
+# hrun OUT [MODE [DIR]]: the request, reading ~/o1 and ~/o2 (a pause
+# first: a spare readies the compile only while no client waits)
+hrun() {
+	sleep 0.3
+	timeout -s KILL 60 env -C "${3:-.}" "$launch" -v -p "$hd/link.cage" -I "$hd/i1" -I "$hd/i2" \
+		--mode "${2:-enforce-fs}" \
+		-- sh -c "cat '$HOME/o1' '$HOME/o2'; readlink /proc/self/ns/net" >"$1" 2>&1 </dev/null
+}
+warm() { for k in 1 2 3; do hrun "$tmp/hw"; done; }
+kept() { grep -q 'compile: the one the launcher kept' "$1"; }
+reads() { grep -qx "o1-$$" "$1" && grep -qx "o2-$$" "$1"; }
+warm
+hrun "$tmp/h1"
+hrun "$tmp/h1e" enforce
+if kept "$tmp/h1" && reads "$tmp/h1" && kept "$tmp/h1e" && reads "$tmp/h1e" &&
+	[ "$(grep '^net:' "$tmp/h1e")" != "$host_net" ] && [ "$(grep '^net:' "$tmp/h1")" = "$host_net" ]; then
+	ok
+else
+	bad "the compile kept ahead: not used, or not in force: $(tr '\n' ' ' <"$tmp/h1") / $(tr '\n' ' ' <"$tmp/h1e")"
+fi
+# held_changed LABEL FILE: the run after a change compiled afresh, and
+# its policy no longer lets it read FILE
+held_changed() {
+	hrun "$tmp/h2"
+	if grep -q 'compile: not the one the launcher kept: .*changed' "$tmp/h2" &&
+		! grep -qx "$2-$$" "$tmp/h2"; then
+		ok
+	else
+		bad "$1: the kept compile used after the change: $(tr '\n' ' ' <"$tmp/h2")"
+	fi
+}
+printf 'cage 1\n' >"$hd/extra.cage"
+held_changed "an imported file edited" o1
+printf 'cage 1\nallow read "~/o1"\n' >"$hd/extra.cage"
+warm
+printf 'cage 1\n' >"$hd/i1/mod.cage"
+held_changed "a module earlier on the search path" o2
+rm "$hd/i1/mod.cage"
+warm
+ln -sfn p2.cage "$hd/link.cage"
+held_changed "the policy's symlink pointed elsewhere" o1
+ln -sfn p.cage "$hd/link.cage"
+warm
+CAGE_TEST_EXTRA=1 hrun "$tmp/h3"
+hrun "$tmp/h4" enforce-fs "$hd/other" # (env -C: the environment, PWD too, as before)
+if grep -q 'not the one the launcher kept: kept for another environment' "$tmp/h3" && reads "$tmp/h3" &&
+	grep -q 'not the one the launcher kept: kept for another working directory' "$tmp/h4" &&
+	reads "$tmp/h4"; then
+	ok
+else
+	bad "another environment or directory: $(tr '\n' ' ' <"$tmp/h3") / $(tr '\n' ' ' <"$tmp/h4")"
+fi
+stop_launcher
+
 # ---- the launcher's lines: one write each --------------------------------
 # Its spares write to the same standard error at once, so a line written
 # in pieces can be cut into by another's (it was, once, in CI).

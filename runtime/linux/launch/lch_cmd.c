@@ -7,9 +7,9 @@
 #include "lch_server.h"
 #include "run.h"
 
-int run_launcher(int argc, char **argv, run_main_fn *run)
+int run_launcher(int argc, char **argv, run_main_fn *run, run_prepare_fn *prepare)
 {
-	struct lch_opts o = { .run = run };
+	struct lch_opts o = { .run = run, .prepare = prepare };
 	for (int i = 2; i < argc; i++) {
 		if (!strcmp(argv[i], "--socket") && i + 1 < argc)
 			o.socket = argv[++i];

@@ -11,12 +11,14 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <stddef.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -87,6 +89,15 @@ static bool split_strings(struct request *rq, const char *p, size_t n, char *why
 	return true;
 }
 
+/* A request's header, as it must be for n bytes in all. */
+static bool header_ok(const uint8_t *b, size_t n)
+{
+	const struct lch_req *h = (const struct lch_req *)b;
+	return n >= sizeof *h && h->type == LCH_REQUEST && h->magic == LCH_MAGIC &&
+	       h->version == LCH_VERSION && h->argc >= 1 && h->argc <= LCH_MAX_ARGS &&
+	       h->envc <= LCH_MAX_ENV && h->strings == n - sizeof *h;
+}
+
 /* GREET: the client's memfd number; it is opened through /proc/PID/fd
  * and sent back with HELLO, with the number of the launcher's own. */
 static bool greet(const struct lch_ctx *cx, int conn, const struct lch_peer *peer,
@@ -147,9 +158,7 @@ static bool read_request(const struct lch_ctx *cx, int conn, int64_t deadline, u
 	}
 	rq->h = (const struct lch_req *)buf;
 	if ((mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) || nfds != LCH_NFDS ||
-	    (size_t)n < sizeof *rq->h || rq->h->type != LCH_REQUEST || rq->h->magic != LCH_MAGIC ||
-	    rq->h->version != LCH_VERSION || rq->h->argc < 1 || rq->h->argc > LCH_MAX_ARGS ||
-	    rq->h->envc > LCH_MAX_ENV || rq->h->strings != (size_t)n - sizeof *rq->h) {
+	    !header_ok(buf, (size_t)n)) {
 		snprintf(why, whylen, "a malformed request");
 		return false;
 	}
@@ -180,9 +189,49 @@ bool lch_replaced(void)
 	return (size_t)n >= sizeof tail - 1 && !strcmp(exe + n - (sizeof tail - 1), tail);
 }
 
+/* After the run, its request and directory to the launcher, for the
+ * spares it forks next to ready (lch_conn_prepare): the request's bytes,
+ * then "DIR\0", in a memfd. Nothing is lost but that readying if it does
+ * not go. */
+static void tell_request(int chan, const struct request *rq)
+{
+	char cwd[PATH_MAX];
+	if (!getcwd(cwd, sizeof cwd))
+		return;
+	int fd = memfd_create("cage-request", MFD_CLOEXEC);
+	if (fd < 0)
+		return;
+	size_t n = sizeof *rq->h + rq->h->strings, c = strlen(cwd) + 1;
+	if (write(fd, rq->h, n) == (ssize_t)n && write(fd, cwd, c) == (ssize_t)c)
+		(void)lch_note_send(chan, LCH_NOTE_REQUEST, 0, fd);
+	close(fd);
+}
+
+struct run_held *lch_conn_prepare(const struct lch_ctx *cx)
+{
+	/* The launcher's copy is its own allocation: the header is aligned. */
+	const uint8_t *b = cx->last;
+	const struct lch_req *h = (const struct lch_req *)b;
+	size_t n = b && cx->last_len > sizeof *h ? sizeof *h + h->strings : 0;
+	if (!n || n >= cx->last_len || b[cx->last_len - 1] != '\0' || !cx->o->prepare ||
+	    !header_ok(b, n))
+		return NULL;
+	struct request rq;
+	memset(&rq, 0, sizeof rq);
+	rq.h = h;
+	char why[LCH_MAX_REASON];
+	if (!split_strings(&rq, (const char *)b + sizeof *h, h->strings, why, sizeof why))
+		return NULL;
+	const char *cwd = (const char *)b + n;
+	if (memchr(cwd, '\0', cx->last_len - n) != b + cx->last_len - 1)
+		return NULL; /* one directory, whole */
+	return cx->o->prepare((int)h->argc, rq.argv, rq.envp, cwd);
+}
+
 /* Become the client's process, then run. */
 static _Noreturn void run_request(const struct lch_ctx *cx, int conn, int chan,
-				  const struct request *rq, struct run_ahead *ahead)
+				  const struct request *rq, struct run_ahead *ahead,
+				  struct run_held *held)
 {
 	/* Left by the spare: its session, unblocked signals, PDEATHSIG. The
 	 * one disposition the launcher changed (lch_serve) goes back. */
@@ -222,7 +271,7 @@ static _Noreturn void run_request(const struct lch_ctx *cx, int conn, int chan,
 	msgs[1] = (struct run_status_msg){ .fd = 3, .len = sizeof st,
 					   .code_at = (int)offsetof(struct lch_msg, value) };
 	memcpy(msgs[1].bytes, &st, sizeof st);
-	const struct run_status_hook hook = { msgs, RUN_STATUS_MSGS, ahead };
+	const struct run_status_hook hook = { msgs, RUN_STATUS_MSGS, ahead, held };
 	umask((mode_t)(rq->h->umask & 0777));
 	for (int r = 0; r < LCH_NLIMITS; r++) {
 		struct rlimit rl = { (rlim_t)rq->h->limits[r].cur, (rlim_t)rq->h->limits[r].max };
@@ -237,11 +286,13 @@ static _Noreturn void run_request(const struct lch_ctx *cx, int conn, int chan,
 	environ = rq->envp;
 	optind = 0; /* getopt from the start, as in a fresh process */
 	int argc = (int)rq->h->argc;
-	exit(cx->o->run(argc, rq->argv, &hook));
+	int rc = cx->o->run(argc, rq->argv, &hook);
+	tell_request(4, rq);
+	exit(rc);
 }
 
 _Noreturn void lch_conn_serve(const struct lch_ctx *cx, int conn, int chan, uint8_t *buf,
-			      size_t bufsize, struct run_ahead *ahead)
+			      size_t bufsize, struct run_ahead *ahead, struct run_held *held)
 {
 	int64_t deadline = lch_now_ms() + LCH_REQUEST_MS;
 	char why[LCH_MAX_REASON];
@@ -284,5 +335,5 @@ _Noreturn void lch_conn_serve(const struct lch_ctx *cx, int conn, int chan, uint
 		lch_say("pid %d: started %s", (int)peer.pid, rq.argv[0]);
 	lch_send_msg(conn, LCH_ACCEPT, 0, NULL, -1, -1); /* a client gone hears nothing */
 	lch_peer_close(&peer);
-	run_request(cx, conn, chan, &rq, ahead);
+	run_request(cx, conn, chan, &rq, ahead, held);
 }

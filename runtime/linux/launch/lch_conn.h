@@ -25,15 +25,26 @@ struct lch_ctx {
 	struct lch_self me;
 	struct rlimit limits[LCH_NLIMITS]; /* the launcher's own, as its children inherit them */
 	pid_t launcher;
+	/* The request the launcher ran last and the directory it ran in
+	 * (lch_conn_prepare's format: the request's bytes, then the
+	 * directory and its NUL), or NULL: what a spare readies. */
+	const uint8_t *last;
+	size_t last_len;
 };
 
 struct run_ahead;
+struct run_held;
+
+/* In a spare: readies the launcher's last request (cx->o->prepare), or
+ * NULL when there is none or nothing to ready. */
+struct run_held *lch_conn_prepare(const struct lch_ctx *cx);
 
 /* In a spare: conn was just accepted, chan is the spare's socket pair,
- * buf (bufsize bytes) takes the request, ahead is what the spare made
- * for the run (lch_ahead.h; NULL: nothing). Does not return. */
+ * buf (bufsize bytes) takes the request, ahead and held are what the
+ * spare made for the run (lch_ahead.h, lch_conn_prepare; NULL: nothing).
+ * Does not return. */
 _Noreturn void lch_conn_serve(const struct lch_ctx *cx, int conn, int chan, uint8_t *buf,
-			      size_t bufsize, struct run_ahead *ahead);
+			      size_t bufsize, struct run_ahead *ahead, struct run_held *held);
 
 /* True when the file this process runs was removed or replaced (an
  * upgrade): the kernel then names it "PATH (deleted)". */

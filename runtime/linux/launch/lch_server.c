@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdint.h>
@@ -68,6 +69,7 @@ struct server {
 	int64_t spares_after_ms; /* no spare is forked before (a fork failed) */
 	struct lch_nsset pool[LCH_POOL]; /* the first npool are sets no sandbox used */
 	size_t npool;
+	uint8_t *last; /* the last run's request (cx.last), owned */
 };
 
 bool lch_socket_path(const char *o_socket, char *out, size_t len)
@@ -255,6 +257,29 @@ static void keep_set(struct server *s, struct child *c)
 	lch_nsset_close(set);
 }
 
+/* A run's request and directory (lch_conn_prepare's format), read from
+ * its memfd: the spares forked from now on ready it. Bounded by what a
+ * request may be. */
+static void keep_request(struct server *s, int fd)
+{
+	struct stat st;
+	if (fstat(fd, &st) != 0 || st.st_size <= 0 ||
+	    (uint64_t)st.st_size > LCH_MAX_REQUEST + PATH_MAX)
+		return;
+	size_t n = (size_t)st.st_size;
+	uint8_t *b = malloc(n);
+	if (!b)
+		return;
+	if (pread(fd, b, n, 0) != (ssize_t)n) {
+		free(b);
+		return;
+	}
+	free(s->last);
+	s->last = b;
+	s->cx.last = b;
+	s->cx.last_len = n;
+}
+
 /* Every note waiting from a child: it took a client, its run started
  * (with the client's connection), the run sent its own STATUS, or it
  * gives back a set of namespaces it did not use. */
@@ -263,7 +288,9 @@ static void read_notes(struct server *s, struct child *c)
 	struct lch_note n;
 	int fd;
 	while (c->sp.chan >= 0 && read_note(c, &n, &fd)) {
-		if (n.type == LCH_NOTE_NS && fd >= 0 && n.client >= LCH_NS_USER &&
+		if (n.type == LCH_NOTE_REQUEST && fd >= 0) {
+			keep_request(s, fd);
+		} else if (n.type == LCH_NOTE_NS && fd >= 0 && n.client >= LCH_NS_USER &&
 		    n.client <= LCH_NS_NET) {
 			int *slot = n.client == LCH_NS_USER ? &c->back.user
 				    : n.client == LCH_NS_NET ? &c->back.net
@@ -479,6 +506,7 @@ int lch_serve(const struct lch_opts *o)
 			child_end(&s->ch[i]);
 	while (s->npool > 0)
 		lch_nsset_close(&s->pool[--s->npool]);
+	free(s->last);
 	if (s->listen_fd >= 0)
 		close(s->listen_fd);
 	if (s->sig_fd >= 0)

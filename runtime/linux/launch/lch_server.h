@@ -15,6 +15,7 @@
 #include <stddef.h>
 
 struct run_status_hook;
+struct run_held;
 
 struct lch_opts {
 	const char *socket; /* NULL: $XDG_RUNTIME_DIR/cage/launcher.sock */
@@ -22,6 +23,9 @@ struct lch_opts {
 	/* What a request runs, in a fresh child: cagerun's own main, which
 	 * tells hook the run's status before it cleans up (run.h). */
 	int (*run)(int argc, char **argv, const struct run_status_hook *hook);
+	/* What a spare readies while it waits, for the request the launcher
+	 * ran last (run.h's run_prepare_fn); NULL: nothing. */
+	struct run_held *(*prepare)(int argc, char **argv, char **envp, const char *cwd);
 };
 
 /* Where the socket is: o_socket, or the default; false when there is no

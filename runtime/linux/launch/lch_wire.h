@@ -27,6 +27,8 @@ enum lch_note_type {
 				  the client's connection (for its signals and its
 				  leaving) */
 	LCH_NOTE_STATUS = 'S', /* the run sent the client its STATUS itself */
+	LCH_NOTE_REQUEST = 'Q', /* the run is over: its request and directory, in a
+				   memfd (lch_conn_prepare), for the next spares */
 	LCH_NOTE_NS = 'N',     /* a namespace of the set the run did not use
 				  (lch_ahead.h), with its descriptor; `client`
 				  says which, LCH_NS_NET last */
