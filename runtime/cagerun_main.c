@@ -585,6 +585,8 @@ int main(int argc, char **argv)
 static struct run_held *cagerun_prepare(int argc, char **argv, char **envp, const char *cwd)
 {
 	struct run_held *k = calloc(1, sizeof *k);
+	if (k)
+		k->r.log_fd = k->r.sig_fd = -1; /* none, for run_free */
 	int here = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	int quiet = open("/dev/null", O_WRONLY | O_CLOEXEC);
 	int out = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
@@ -600,7 +602,6 @@ static struct run_held *cagerun_prepare(int argc, char **argv, char **envp, cons
 		prx_limits_default(&cfg.limits);
 		struct args a;
 		memset(&a, 0, sizeof a);
-		k->r.log_fd = k->r.sig_fd = -1;
 		k->r.opts = cage_options_new();
 		k->r.res = prx_resolver_new();
 		if (k->r.opts && k->r.res && parse_args(argc, argv, &cfg, &k->r, &a) == -2 &&
