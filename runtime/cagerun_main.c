@@ -587,7 +587,7 @@ static struct run_held *cagerun_prepare(int argc, char **argv, char **envp, cons
 	struct run_held *k = calloc(1, sizeof *k);
 	if (k)
 		k->r.log_fd = k->r.sig_fd = -1; /* none, for run_free */
-	int here = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int here = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	int quiet = open("/dev/null", O_WRONLY | O_CLOEXEC);
 	int out = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
 	int err = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
