@@ -99,6 +99,31 @@ bool cage_options_target(cage_options *o, const char *name)
 	return true;
 }
 
+static bool same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+static bool same_list(char *const *a, size_t na, char *const *b, size_t nb)
+{
+	if (na != nb)
+		return false;
+	for (size_t i = 0; i < na; i++)
+		if (strcmp(a[i], b[i]))
+			return false;
+	return true;
+}
+
+bool cage_options_same(const cage_options *a, const cage_options *b)
+{
+	return same_list(a->defines, a->ndefines, b->defines, b->ndefines) &&
+	       same_list(a->includes, a->nincludes, b->includes, b->nincludes) &&
+	       same_str(a->stdlib, b->stdlib) && same_str(a->home, b->home) &&
+	       same_str(a->profile, b->profile) && a->has_target == b->has_target &&
+	       (!a->has_target || a->target == b->target) && a->param_fn == b->param_fn &&
+	       a->param_ctx == b->param_ctx;
+}
+
 static cage_policy *load(const char *name, const char *text, size_t len, const cage_options *o)
 {
 	static const cage_options none;

@@ -57,6 +57,10 @@ void cage_options_param_fn(cage_options *o, cage_param_fn fn, void *ctx);
  * library was built for. */
 bool cage_options_target(cage_options *o, const char *name);
 
+/* Whether a and b would compile a policy alike: the same -D (in order),
+ * -I, --stdlib, --home, --profile, target and param function. */
+bool cage_options_same(const cage_options *a, const cage_options *b);
+
 /* ---- loading ---- */
 cage_policy *cage_load_file(const char *path, const cage_options *o);
 cage_policy *cage_load_string(const char *name, const char *text, size_t len,

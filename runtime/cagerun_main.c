@@ -196,8 +196,6 @@ struct args {
 	char **argv; /* the command, or NULL */
 	const struct run_nofile *nofile;
 	const struct run_status_hook *hook; /* the launcher's, or NULL */
-	int all_argc; /* cagerun's own arguments, whole */
-	char **all_argv;
 };
 
 /* Parses the command line into a, cfg and r; returns -1 to go on, or an
@@ -406,21 +404,23 @@ static int run_backend(const struct run_opts *o)
 /* A compile the launcher's spare kept for the request it expected
  * (layers/held.h), and what made it. */
 struct run_held {
-	struct run r; /* its options: the compile keeps pointers into them */
+	struct run r;   /* its options: the compile keeps pointers into them */
+	struct run cmp; /* the same options parsed again, as a request's come
+	                   (the compile adds the cache folder to r's) */
 	struct layers_held h;
 };
 
 extern char **environ;
 
-/* The kept compile into *L when it fits this run (held.h says when). */
-static bool take_held(struct layers *L, const struct args *a)
+/* The kept compile into *L when it fits this run's request rq (held.h
+ * says when). */
+static bool take_held(struct layers *L, const struct layers_req *rq, const struct args *a)
 {
 	if (!a->hook || !a->hook->held)
 		return false;
 	size_t n;
 	char why[PATH_MAX + 80];
-	bool took = held_take(&a->hook->held->h, L, a->all_argc, a->all_argv, environ, a->mode, &n,
-			      why, sizeof why);
+	bool took = held_take(&a->hook->held->h, L, rq, environ, &n, why, sizeof why);
 	if (a->verbose && took)
 		fprintf(stderr, "cagerun: compile: the one the launcher kept (%zu looks at the disk "
 				"unchanged)\n", n);
@@ -455,7 +455,7 @@ static int run_layers(struct run *r, struct args *a)
 	struct layers_req rq = { .policy = a->policy, .task = a->task, .argv = a->argv,
 				 .mode = a->mode, .copts = r->opts, .lint = a->show,
 				 .quiet = a->quiet };
-	int status = take_held(&L, a) ? 0 : layers_load(&L, &rq);
+	int status = take_held(&L, &rq, a) ? 0 : layers_load(&L, &rq);
 	if (status == 0 && a->show) {
 		/* What a run would add: the same discovery the launch makes. */
 		struct gs_result gr = { 0 };
@@ -586,7 +586,7 @@ static struct run_held *cagerun_prepare(int argc, char **argv, char **envp, cons
 {
 	struct run_held *k = calloc(1, sizeof *k);
 	if (k)
-		k->r.log_fd = k->r.sig_fd = -1; /* none, for run_free */
+		k->r.log_fd = k->r.sig_fd = k->cmp.log_fd = k->cmp.sig_fd = -1; /* for run_free */
 	int here = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	int quiet = open("/dev/null", O_WRONLY | O_CLOEXEC);
 	int out = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
@@ -600,16 +600,21 @@ static struct run_held *cagerun_prepare(int argc, char **argv, char **envp, cons
 		struct prx_config cfg;
 		memset(&cfg, 0, sizeof cfg);
 		prx_limits_default(&cfg.limits);
-		struct args a;
+		struct args a, b;
 		memset(&a, 0, sizeof a);
+		memset(&b, 0, sizeof b);
+		struct prx_config cfg2 = cfg;
 		k->r.opts = cage_options_new();
 		k->r.res = prx_resolver_new();
-		if (k->r.opts && k->r.res && parse_args(argc, argv, &cfg, &k->r, &a) == -2 &&
-		    !a.shell) {
+		k->cmp.opts = cage_options_new();
+		k->cmp.res = prx_resolver_new();
+		if (k->r.opts && k->r.res && k->cmp.opts && k->cmp.res &&
+		    parse_args(argc, argv, &cfg, &k->r, &a) == -2 &&
+		    parse_args(argc, argv, &cfg2, &k->cmp, &b) == -2 && !a.shell) {
 			struct layers_req rq = { .policy = a.policy, .task = a.task, .argv = a.argv,
 						 .mode = a.mode, .copts = k->r.opts, .lint = a.show,
 						 .quiet = a.quiet };
-			kept = held_make(&k->h, &rq, argc, argv, envp, cwd);
+			kept = held_make(&k->h, &rq, k->cmp.opts, envp, cwd);
 		}
 		environ = was;
 	}
@@ -628,6 +633,7 @@ static struct run_held *cagerun_prepare(int argc, char **argv, char **envp, cons
 		close(err);
 	if (!kept && k) {
 		run_free(&k->r);
+		run_free(&k->cmp);
 		free(k);
 		k = NULL;
 	}
@@ -674,8 +680,6 @@ static int cagerun_main(int argc, char **argv, const struct run_status_hook *hoo
 	run_nofile_raise(&nofile);
 	a.nofile = &nofile;
 	a.hook = hook;
-	a.all_argc = argc;
-	a.all_argv = argv;
 	int status;
 	if (!r.opts || !r.res)
 		status = run_fail("out of memory");

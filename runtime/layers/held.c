@@ -12,26 +12,18 @@
 #include "cachedir.h"
 #include "ir.h"
 
-int held_nopts(int argc, char *const *argv)
-{
-	for (int i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "--"))
-			return i;
-	return argc - 1;
-}
-
-bool held_make(struct layers_held *h, const struct layers_req *rq, int argc, char *const *argv,
+bool held_make(struct layers_held *h, const struct layers_req *rq, const cage_options *opts,
 	       char *const *envp, const char *cwd)
 {
 	memset(h, 0, sizeof *h);
 	struct stat st;
-	if (!rq->policy || rq->task || rq->lint || (size_t)snprintf(h->cwd, sizeof h->cwd, "%s", cwd) >= sizeof h->cwd ||
-	    stat(".", &st) != 0)
+	if (!rq->policy || rq->task || rq->lint ||
+	    (size_t)snprintf(h->cwd, sizeof h->cwd, "%s", cwd) >= sizeof h->cwd || stat(".", &st) != 0)
 		return false;
 	h->cwd_dev = st.st_dev;
 	h->cwd_ino = st.st_ino;
-	h->argv = argv;
-	h->nopts = held_nopts(argc, argv);
+	h->policy = rq->policy;
+	h->opts = opts;
 	h->envp = envp;
 	if (layers_load(&h->L, rq) != 0 || cage_diagnostic_count(h->L.pol) != 0) {
 		layers_free(&h->L);
@@ -49,30 +41,6 @@ static bool same_strings(char *const *a, char *const *b, size_t n)
 	return true;
 }
 
-/* --mode's words: "--mode" (and the word after it), or "--mode=...". */
-static int mode_words(char *const *v, int i, int n)
-{
-	if (!strcmp(v[i], "--mode"))
-		return i + 1 < n ? 2 : 1;
-	return !strncmp(v[i], "--mode=", 7) ? 1 : 0;
-}
-
-/* Whether the options a[0..na) and b[0..nb) are the same but --mode. */
-static bool same_options(char *const *a, int na, char *const *b, int nb)
-{
-	int i = 0, j = 0;
-	for (;;) {
-		while (i < na && mode_words(a, i, na))
-			i += mode_words(a, i, na);
-		while (j < nb && mode_words(b, j, nb))
-			j += mode_words(b, j, nb);
-		if (i == na || j == nb)
-			return i == na && j == nb;
-		if (strcmp(a[i++], b[j++]))
-			return false;
-	}
-}
-
 static size_t count(char *const *v)
 {
 	size_t n = 0;
@@ -81,16 +49,17 @@ static size_t count(char *const *v)
 	return n;
 }
 
-bool held_take(struct layers_held *h, struct layers *L, int argc, char *const *argv,
-	       char *const *envp, const char *mode, size_t *n, char *why, size_t whylen)
+bool held_take(struct layers_held *h, struct layers *L, const struct layers_req *rq,
+	       char *const *envp, size_t *n, char *why, size_t whylen)
 {
 	*n = 0;
 	if (!h->L.pol) {
 		snprintf(why, whylen, "none kept");
 		return false;
 	}
-	if (!same_options(argv + 1, held_nopts(argc, argv), h->argv + 1, h->nopts)) {
-		snprintf(why, whylen, "kept for other options");
+	if (!rq->policy || strcmp(rq->policy, h->policy) || rq->task || rq->lint ||
+	    !cage_options_same(rq->copts, h->opts)) {
+		snprintf(why, whylen, "kept for another policy or other options");
 		return false;
 	}
 	size_t ne = count(envp);
@@ -123,6 +92,7 @@ bool held_take(struct layers_held *h, struct layers *L, int argc, char *const *a
 	}
 	/* The mode of this request (one layers_set_mode refuses is left to
 	 * the fresh compile, which says so). */
+	const char *mode = rq->mode;
 	bool known = !mode;
 	for (int m = IR_MODE_OFF; m <= IR_MODE_ENFORCE && !known; m++)
 		known = !strcmp(mode, ir_mode_name((enum ir_mode)m));

@@ -5,15 +5,17 @@
  * compile instead of its own when the request is the same and nothing
  * the compile read has changed since.
  *
- * The same means: the options before `--` byte for byte but --mode (the
- * command after `--` is not part of a -p compile, and --mode only picks
- * the mode in force afterwards, layers_set_mode), the whole environment, the
- * working directory (its path and its inode), and every file and path
- * the compile looked at on disk answering as it did (cage.h's
- * cage_inputs_unchanged), the private cache folder it was given among
- * them (resolved and checked again, and made again if it went). Only a
- * compile with no diagnostic at all is kept, so the run has nothing to
- * print that the kept one did not. Anything else compiles afresh.
+ * The same means: what the compile was asked, as parsed (the same policy
+ * path, the same compile options, cage.h's cage_options_same: -D, -I,
+ * --stdlib, --home, --profile, target; neither --task nor --show), the
+ * whole environment, the working directory (its path and its inode), and
+ * every file and path the compile looked at on disk answering as it did
+ * (cage_inputs_unchanged), the private cache folder it was given among
+ * them (resolved and checked again, and made again if it went). --mode
+ * is not part of it: it picks the mode in force after the compile
+ * (layers_set_mode), and is applied again. Only a compile with no
+ * diagnostic at all is kept, so the run has nothing to print that the
+ * kept one did not. Anything else compiles afresh.
  */
 #ifndef CAGE_HELD_H
 #define CAGE_HELD_H
@@ -26,32 +28,29 @@
 #include "layers.h"
 
 struct layers_held {
-	struct layers L; /* the compile, for the request below */
-	char *const *argv; /* argv[1..nopts] are the options it was for */
-	int nopts;
+	struct layers L;          /* the compile, for the request below */
+	const char *policy;       /* its -p */
+	const cage_options *opts; /* its compile options as parsed (not the ones the compile
+	                             added the cache folder to) */
 	char *const *envp;
 	char cwd[PATH_MAX];
 	dev_t cwd_dev;
 	ino_t cwd_ino;
 };
 
-/* The length of argv's options: up to and with the first "--", else all
- * but argv[0]. */
-int held_nopts(int argc, char *const *argv);
-
 /* Compiles rq (a -p request without --task or --show) into *h, which
- * keeps pointers to argv and envp: true when it is worth keeping (no
- * diagnostic, nothing refused). Run in the working directory and the
- * environment the request had; prints nothing itself, but the compile
- * writes its diagnostics to stderr, which the caller silences. */
-bool held_make(struct layers_held *h, const struct layers_req *rq, int argc, char *const *argv,
+ * keeps pointers to `opts` (rq's options as parsed, which rq->copts may
+ * not stay: the compile adds to them) and envp: true when it is worth
+ * keeping (no diagnostic, nothing refused). Run in the working directory
+ * and the environment the request had; prints nothing itself, but the
+ * compile writes its diagnostics to stderr, which the caller silences. */
+bool held_make(struct layers_held *h, const struct layers_req *rq, const cage_options *opts,
 	       char *const *envp, const char *cwd);
 
-/* Moves the kept compile into *L when it fits this request, run in the
- * current directory with `envp`, with `mode` (this request's --mode, or
- * NULL) in force: true, with `n` the looks at the disk confirmed; false
- * with the reason in why, and *L untouched. */
-bool held_take(struct layers_held *h, struct layers *L, int argc, char *const *argv,
-	       char *const *envp, const char *mode, size_t *n, char *why, size_t whylen);
+/* Moves the kept compile into *L when it fits rq (this run's request, run
+ * in the current directory with `envp`): true, with `n` the looks at the
+ * disk confirmed; false with the reason in why, and *L untouched. */
+bool held_take(struct layers_held *h, struct layers *L, const struct layers_req *rq,
+	       char *const *envp, size_t *n, char *why, size_t whylen);
 
 #endif
