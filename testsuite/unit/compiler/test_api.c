@@ -257,3 +257,74 @@ Test(api, param_fn_gives_what_a_define_would)
 	cage_options_free(d);
 	cage_options_free(f);
 }
+
+/* A scratch folder with a policy importing ./a and the module "m" from -I
+ * d1 then d2 (only d2 has it): the looks a load takes, asked again. */
+static void write_file(const char *dir, const char *name, const char *text)
+{
+	char p[256];
+	snprintf(p, sizeof p, "%s/%s", dir, name);
+	FILE *f = fopen(p, "w");
+	cr_assert(f, "%s", p);
+	fputs(text, f);
+	fclose(f);
+}
+
+Test(api, inputs_unchanged_until_a_file_or_probe_differs)
+{
+	char dir[] = "/tmp/cage-inputs-XXXXXX";
+	cr_assert(mkdtemp(dir));
+	char d1[64], d2[64], pol[64], cmd[200];
+	snprintf(d1, sizeof d1, "%s/d1", dir);
+	snprintf(d2, sizeof d2, "%s/d2", dir);
+	snprintf(pol, sizeof pol, "%s/p.cage", dir);
+	snprintf(cmd, sizeof cmd, "mkdir -p %s %s", d1, d2);
+	cr_assert_eq(system(cmd), 0);
+	write_file(dir, "p.cage", "cage 1\nimport \"./a\"\nimport \"m\"\nprofile p {\n}\n");
+	write_file(dir, "a.cage", "cage 1\n");
+	write_file(d2, "m.cage", "cage 1\n");
+	cage_options *o = cage_options_new();
+	cage_options_include(o, d1);
+	cage_options_include(o, d2);
+	cage_policy *p = cage_load_file(pol, o);
+	cr_assert_eq(cage_error_count(p), 0);
+	const char *changed = NULL;
+	size_t n = 0;
+	cr_expect(cage_inputs_unchanged(p, &changed, &n));
+	cr_expect_geq(n, 6, "the main file, ./a, and m probed on both -I folders: %zu", n);
+
+	write_file(dir, "a.cage", "cage 1\n\n"); /* one byte more */
+	cr_expect(!cage_inputs_unchanged(p, &changed, &n));
+	cr_expect(changed && strstr(changed, "a.cage"), "%s", changed ? changed : "(none)");
+	write_file(dir, "a.cage", "cage 1\n");
+	cr_expect(cage_inputs_unchanged(p, &changed, &n));
+
+	write_file(d1, "m.cage", "cage 1\n"); /* the same bytes, found first now */
+	cr_expect(!cage_inputs_unchanged(p, &changed, &n));
+	cr_expect(changed && strstr(changed, "/d1/"), "%s", changed ? changed : "(none)");
+
+	cage_policy_free(p);
+	cage_options_free(o);
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	cr_expect_eq(system(cmd), 0);
+}
+
+Test(api, options_same_as_the_compile_sees_them)
+{
+	cage_options *a = cage_options_new(), *b = cage_options_new();
+	cr_assert(cage_options_define(a, "ws=/w"));
+	cr_assert(cage_options_define(b, "ws=/w"));
+	cage_options_include(a, "/i");
+	cage_options_include(b, "/i");
+	cr_expect(cage_options_same(a, b));
+	cage_options_home(b, "/h");
+	cr_expect(!cage_options_same(a, b), "--home differs");
+	cage_options_home(a, "/h");
+	cr_expect(cage_options_same(a, b));
+	cr_assert(cage_options_define(a, "cache=/c"));
+	cr_expect(!cage_options_same(a, b), "one more -D");
+	cr_assert(cage_options_define(b, "cache=/d"));
+	cr_expect(!cage_options_same(a, b), "a -D's value differs");
+	cage_options_free(a);
+	cage_options_free(b);
+}
