@@ -708,10 +708,6 @@ static int launch(struct lrun *r)
 		return rc;
 	}
 	r->ran = true;
-	/* Init is cloned, from the namespaces made ahead or not: their
-	 * helper has left, or is of no more use. */
-	lch_ahead_drop(r->ahead);
-	r->ahead = NULL;
 	/* The proxy serves until init exits (on_signal); without one, or if
 	 * the proxy stopped for another reason, wait here. */
 	if (isolate && !prx_server_run(r->srv, r->sig_fd, err, sizeof err)) {
@@ -749,8 +745,6 @@ int run_command(const struct run_opts *o)
 	if (!r.agst)
 		return fail("out of memory");
 	int status = launch(&r);
-	lch_ahead_drop(r.ahead);
-	r.ahead = NULL;
 	free(r.agst);
 	lnx_seccomp_prog_free(&r.sc);
 	/* After init's word nothing of the sandbox but init is left, and the
@@ -800,6 +794,11 @@ int run_command(const struct run_opts *o)
 		fflush(NULL);
 		(void)run_status_send(o->status_hook, status);
 	}
+	/* The namespaces made ahead, after the answer: their helper has
+	 * left (init was cloned from it) or is of no use, and an unused
+	 * pair goes back to the launcher, neither on the client's time. */
+	lch_ahead_drop(r.ahead);
+	r.ahead = NULL;
 	lnx_sandbox_kill(&r.sb);
 	if (r.word_fd >= 0)
 		close(r.word_fd);
