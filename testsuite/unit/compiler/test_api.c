@@ -7,9 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h> /* mkdtemp, on macOS */
+#include <limits.h>
 
 #include "cage.h"
+#include "fx_tree.h"
 
 /* Emits `backend` to memory; returns the text (caller frees) or NULL with
  * *err set. */
@@ -261,29 +262,18 @@ Test(api, param_fn_gives_what_a_define_would)
 
 /* A scratch folder with a policy importing ./a and the module "m" from -I
  * d1 then d2 (only d2 has it): the looks a load takes, asked again. */
-static void write_file(const char *dir, const char *name, const char *text)
-{
-	char p[256];
-	snprintf(p, sizeof p, "%s/%s", dir, name);
-	FILE *f = fopen(p, "w");
-	cr_assert(f, "%s", p);
-	fputs(text, f);
-	fclose(f);
-}
-
 Test(api, inputs_unchanged_until_a_file_or_probe_differs)
 {
-	char dir[] = "/tmp/cage-inputs-XXXXXX";
-	cr_assert(mkdtemp(dir));
-	char d1[64], d2[64], pol[64], cmd[200];
-	snprintf(d1, sizeof d1, "%s/d1", dir);
-	snprintf(d2, sizeof d2, "%s/d2", dir);
-	snprintf(pol, sizeof pol, "%s/p.cage", dir);
-	snprintf(cmd, sizeof cmd, "mkdir -p %s %s", d1, d2);
-	cr_assert_eq(system(cmd), 0);
-	write_file(dir, "p.cage", "cage 1\nimport \"./a\"\nimport \"m\"\nprofile p {\n}\n");
-	write_file(dir, "a.cage", "cage 1\n");
-	write_file(d2, "m.cage", "cage 1\n");
+	struct fx_tree t;
+	fx_make(&t, "inputs");
+	char d1[PATH_MAX], d2[PATH_MAX], pol[PATH_MAX];
+	fx_at(&t, d1, "d1");
+	fx_at(&t, d2, "d2");
+	fx_at(&t, pol, "p.cage");
+	fx_mkdirs(&t, "d1");
+	fx_file(&t, "p.cage", "cage 1\nimport \"./a\"\nimport \"m\"\nprofile p {\n}\n", 0644);
+	fx_file(&t, "a.cage", "cage 1\n", 0644);
+	fx_file(&t, "d2/m.cage", "cage 1\n", 0644);
 	cage_options *o = cage_options_new();
 	cage_options_include(o, d1);
 	cage_options_include(o, d2);
@@ -294,20 +284,19 @@ Test(api, inputs_unchanged_until_a_file_or_probe_differs)
 	cr_expect(cage_inputs_unchanged(p, &changed, &n));
 	cr_expect_geq(n, 6, "the main file, ./a, and m probed on both -I folders: %zu", n);
 
-	write_file(dir, "a.cage", "cage 1\n\n"); /* one byte more */
+	fx_file(&t, "a.cage", "cage 1\n\n", 0644); /* one byte more */
 	cr_expect(!cage_inputs_unchanged(p, &changed, &n));
 	cr_expect(changed && strstr(changed, "a.cage"), "%s", changed ? changed : "(none)");
-	write_file(dir, "a.cage", "cage 1\n");
+	fx_file(&t, "a.cage", "cage 1\n", 0644);
 	cr_expect(cage_inputs_unchanged(p, &changed, &n));
 
-	write_file(d1, "m.cage", "cage 1\n"); /* the same bytes, found first now */
+	fx_file(&t, "d1/m.cage", "cage 1\n", 0644); /* the same bytes, found first now */
 	cr_expect(!cage_inputs_unchanged(p, &changed, &n));
 	cr_expect(changed && strstr(changed, "/d1/"), "%s", changed ? changed : "(none)");
 
 	cage_policy_free(p);
 	cage_options_free(o);
-	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-	cr_expect_eq(system(cmd), 0);
+	fx_remove(&t);
 }
 
 Test(api, options_same_as_the_compile_sees_them)
