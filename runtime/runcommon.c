@@ -162,17 +162,8 @@ int run_load_policy(const struct run_opts *o, const struct gs_keep *keep, cage_p
 		return run_fail("%s: the policy has errors; nothing was run", o->policy);
 	*prof = pol->ir->selected;
 	*mode = (*prof)->mode;
-	if (o->mode) {
-		bool found = false;
-		for (int m = IR_MODE_OFF; m <= IR_MODE_ENFORCE; m++)
-			if (!strcmp(o->mode, ir_mode_name((enum ir_mode)m))) {
-				*mode = (enum ir_mode)m;
-				found = true;
-			}
-		if (!found)
-			return run_fail("--mode %s: expected off, monitor, enforce-fs or enforce",
-					o->mode);
-	}
+	if (o->mode && !ir_mode_parse(o->mode, mode))
+		return run_fail("--mode %s: expected off, monitor, enforce-fs or enforce", o->mode);
 	/* Every path param must name something that exists: a typo in -D
 	 * must not quietly grant (or protect) nothing. */
 	const struct ir_policy *ir = pol->ir;

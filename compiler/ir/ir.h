@@ -260,6 +260,8 @@ bool ir_host_is_localhost(const char *host);
 
 const char *ir_effect_name(enum ir_effect e);
 const char *ir_mode_name(enum ir_mode m);
+/* The mode ir_mode_name names `name` (false, and nothing set, for none). */
+bool ir_mode_parse(const char *name, enum ir_mode *out);
 /* Writes "read write" style keyword list for an access mask into buf. */
 void ir_access_names(uint32_t access, char *buf, size_t size);
 /* Path as the user would write it: "~/..." when home-relative. */

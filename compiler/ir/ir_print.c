@@ -37,6 +37,16 @@ const char *ir_mode_name(enum ir_mode m)
 	return names[m];
 }
 
+bool ir_mode_parse(const char *name, enum ir_mode *out)
+{
+	for (int m = IR_MODE_OFF; m <= IR_MODE_ENFORCE; m++)
+		if (!strcmp(name, ir_mode_name((enum ir_mode)m))) {
+			*out = (enum ir_mode)m;
+			return true;
+		}
+	return false;
+}
+
 void ir_access_names(uint32_t a, char *buf, size_t size)
 {
 	static const struct { uint32_t bits; const char *name; } kw[] = {

@@ -93,10 +93,8 @@ bool held_take(struct layers_held *h, struct layers *L, const struct layers_req 
 	/* The mode of this request (one layers_set_mode refuses is left to
 	 * the fresh compile, which says so). */
 	const char *mode = rq->mode;
-	bool known = !mode;
-	for (int m = IR_MODE_OFF; m <= IR_MODE_ENFORCE && !known; m++)
-		known = !strcmp(mode, ir_mode_name((enum ir_mode)m));
-	if (!known || layers_set_mode(&h->L, mode) != 0) {
+	enum ir_mode known;
+	if ((mode && !ir_mode_parse(mode, &known)) || layers_set_mode(&h->L, mode) != 0) {
 		snprintf(why, whylen, "--mode %s", mode);
 		return false;
 	}

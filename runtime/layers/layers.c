@@ -426,12 +426,11 @@ static uint64_t effective_fingerprint(const struct ir_profile *p, int mode)
 
 static bool parse_mode(const char *s, int *mode)
 {
-	for (int m = IR_MODE_OFF; m <= IR_MODE_ENFORCE; m++)
-		if (!strcmp(s, ir_mode_name((enum ir_mode)m))) {
-			*mode = m;
-			return true;
-		}
-	return false;
+	enum ir_mode m;
+	if (!ir_mode_parse(s, &m))
+		return false;
+	*mode = (int)m;
+	return true;
 }
 
 /* -p POLICY --task FILE: the task's rules and environment steps, each in
