@@ -3,11 +3,14 @@
  * around the sandbox.
  *
  *   compile the policy -> choose the mode -> check every path param and the
- *   kernel (Landlock ABI) -> the Linux plan: reuse the kept one when
- *   nothing it depends on changed, else build it (refuse what it cannot
- *   enforce, and a plan wider than the policy) and keep it -> lease -> proxy (enforce) -> environment -> start the
- *   sandbox -> adopt its listeners -> wait for the exec -> serve the proxy
- *   and forward signals until init exits -> report, clean up.
+ *   kernel (Landlock ABI) -> limits, signals, the proxy's table, the
+ *   filter -> the Linux plan: bind the kept one, else build it (refuse
+ *   what it cannot enforce, and a plan wider than the policy) and keep
+ *   it -> lease -> environment -> start the sandbox -> confirm that
+ *   nothing the kept plan depends on changed (else kill init and go back
+ *   to the plan, built afresh) -> proxy (enforce) -> adopt its listeners
+ *   -> release init -> wait for the exec -> serve the proxy and forward
+ *   signals until init exits -> report, clean up.
  *
  * The seccomp filter is built here, before the clone, so that the child
  * only installs it (see lnx_seccomp.h).
@@ -17,6 +20,7 @@
  */
 #include "run.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -502,6 +506,34 @@ static int start_denial_observer(struct lrun *r)
 	return 0;
 }
 
+/* What launch_planned returns when the kept plan it started under was
+ * found stale before the command could start: its sandbox is gone, and
+ * the run plans again. Never an exit status. */
+#define PLAN_STALE (-2)
+
+static int launch_planned(struct lrun *r, int abi, const char *cwd, bool defer);
+
+/* A stale attempt undone: its init (and every mount it made, in a mount
+ * namespace of its own) killed, its lease and environment gone. What
+ * does not depend on the plan (limits, signals, table, filter) stays. */
+static void drop_attempt(struct lrun *r)
+{
+	lnx_sandbox_kill(&r->sb);
+	if (r->sb.ahead) {
+		/* Init went into the namespaces made ahead: spent. */
+		lch_ahead_drop(r->ahead);
+		r->ahead = NULL;
+		r->sb.ahead = false;
+	}
+	if (r->word_fd >= 0)
+		close(r->word_fd);
+	r->word_fd = -1;
+	runenv_free(r->envp);
+	r->envp = NULL;
+	if (r->lease.dir && !lease_remove(&r->lease))
+		fprintf(stderr, "cagerun: could not remove all of a lease\n");
+}
+
 static int launch(struct lrun *r)
 {
 	int rc, abi;
@@ -525,19 +557,8 @@ static int launch(struct lrun *r)
 	 * (an agent never run on this machine) would be read-only inside. */
 	if ((rc = run_agent_state(r->pol, r->o->verbose, r->agst)))
 		return rc;
-	if ((rc = lnx_plan_get(&r->pol->arena, r->pol->ir, r->prof, r->o->policy, r->o->verbose,
-				&r->plan, &r->pl)))
-		return rc;
-	/* Directories the policy lets the command create, created now so
-	 * that their grants can be made (lplan.c, plan_missing). */
-	for (size_t i = 0; i < r->plan.nmkdirs; i++) {
-		const char *d = r->plan.mkdirs[i];
-		struct stat st;
-		if (mkdir(d, 0700) != 0 && !(errno == EEXIST && stat(d, &st) == 0 && S_ISDIR(st.st_mode)))
-			return fail("cannot create %s: %s; nothing was run", d, strerror(errno));
-		if (r->o->verbose)
-			fprintf(stderr, "cagerun: created %s (the policy lets the command create it)\n", d);
-	}
+	/* What does not depend on the plan, once: the limits, the signals,
+	 * the proxy's table, the seccomp filter, the git report. */
 	r->have_lim = true;
 	if (!lnx_limits_prepare(&r->lim, r->prof, &r->nofile_start, err, sizeof err))
 		return fail("%s; nothing was run", err);
@@ -554,6 +575,66 @@ static int launch(struct lrun *r)
 					: k == IR_LIM_TMP    ? "size of the tmpfs on TMPDIR"
 							     : "RLIMIT_NOFILE");
 	bool isolate = r->mode == IR_MODE_ENFORCE;
+	if ((rc = block_signals(r)))
+		return rc;
+	if (isolate && (rc = build_table(r)))
+		return rc;
+	/* Said now rather than at the command's first connection to a name,
+	 * which would fail with 502 (lookup.h). */
+	char lk[PATH_MAX], lkwhy[256];
+	if (isolate && !r->o->quiet && !lookup_helper_path(lk, sizeof lk, lkwhy, sizeof lkwhy))
+		fprintf(stderr, "cagerun: warning: no name lookups: %s; the proxy will refuse "
+				"every host name (cagerun --version)\n", lkwhy);
+	/* Built here rather than in the child: its allocations then land on
+	 * the parent's own pages instead of copy-on-write ones, and the child
+	 * allocates nothing after the clone. Unix sockets stay closed until
+	 * the policy language can grant them. */
+	const struct lnx_seccomp_opts so = { .allow_unix_sockets = false, .allow_inet = true };
+	if (!lnx_seccomp_kernel_ok(err, sizeof err))
+		return fail("%s; nothing was run", err);
+	if (!lnx_seccomp_prebuilt(&so, &r->sc) && !lnx_seccomp_build(&so, &r->sc, err, sizeof err))
+		return fail("%s; nothing was run", err);
+	char cwd[4096];
+	if (!getcwd(cwd, sizeof cwd))
+		return fail("getcwd: %s", strerror(errno));
+	r->had_terminal = isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp();
+	if (!r->o->quiet)
+		gitreport_begin(&r->git, workspace_of(r, cwd));
+	/* A kept plan is confirmed while its sandbox is built (defer); found
+	 * stale, it is built afresh and the sandbox again, once. With
+	 * --log-denials the observer's set-up depends on the plan, and the
+	 * plan is confirmed first. */
+	rc = launch_planned(r, abi, cwd, !r->o->log_denials);
+	if (rc == PLAN_STALE) {
+		drop_attempt(r);
+		rc = launch_planned(r, abi, cwd, false);
+	}
+	assert(rc != PLAN_STALE);
+	return rc;
+}
+
+static int launch_planned(struct lrun *r, int abi, const char *cwd, bool defer)
+{
+	int rc;
+	char err[1024];
+	bool isolate = r->mode == IR_MODE_ENFORCE;
+	if ((rc = lnx_plan_get(&r->pol->arena, r->pol->ir, r->prof, r->o->policy, r->o->verbose,
+				defer, &r->plan, &r->pl)))
+		return rc;
+	/* The folders below are made on the host: only for a confirmed plan. */
+	if (r->pl.unconfirmed && r->plan.nmkdirs > 0 &&
+	    !lnx_plan_confirm(&r->pol->arena, &r->pl, r->o->verbose))
+		return PLAN_STALE;
+	/* Directories the policy lets the command create, created now so
+	 * that their grants can be made (lplan.c, plan_missing). */
+	for (size_t i = 0; i < r->plan.nmkdirs; i++) {
+		const char *d = r->plan.mkdirs[i];
+		struct stat st;
+		if (mkdir(d, 0700) != 0 && !(errno == EEXIST && stat(d, &st) == 0 && S_ISDIR(st.st_mode)))
+			return fail("cannot create %s: %s; nothing was run", d, strerror(errno));
+		if (r->o->verbose)
+			fprintf(stderr, "cagerun: created %s (the policy lets the command create it)\n", d);
+	}
 	/* The lease on the host's disk, where each directory or file made and
 	 * removed is an inode update that waits for the journal while other
 	 * jobs write (0.05 to 0.6 ms each here): one directory, the TMPDIR
@@ -565,16 +646,6 @@ static int launch(struct lrun *r)
 			      : lease_create_flat(&r->lease, err, sizeof err);
 	if (!leased || (lease_empty && !lease_make_empty(&r->lease, err, sizeof err)))
 		return fail("%s", err);
-	if ((rc = block_signals(r)))
-		return rc;
-	if (isolate && (rc = build_table(r)))
-		return rc;
-	/* Said now rather than at the command's first connection to a name,
-	 * which would fail with 502 (lookup.h). */
-	char lk[PATH_MAX], lkwhy[256];
-	if (isolate && !r->o->quiet && !lookup_helper_path(lk, sizeof lk, lkwhy, sizeof lkwhy))
-		fprintf(stderr, "cagerun: warning: no name lookups: %s; the proxy will refuse "
-				"every host name (cagerun --version)\n", lkwhy);
 	uint16_t pport = pick_proxy_port(&r->plan);
 	char proxy_url[64];
 	snprintf(proxy_url, sizeof proxy_url, "http://127.0.0.1:%u", (unsigned)pport);
@@ -583,10 +654,6 @@ static int launch(struct lrun *r)
 	r->envp = runenv_build(r->prof, environ, &x);
 	if (!r->envp)
 		return fail("out of memory");
-	char cwd[4096];
-	if (!getcwd(cwd, sizeof cwd))
-		return fail("getcwd: %s", strerror(errno));
-	r->had_terminal = isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp();
 	const char *links_ok[AGENTSTATE_ENV_MAX + 1] = { NULL };
 	for (size_t i = 0; i < r->agst->nown && i < AGENTSTATE_ENV_MAX; i++)
 		links_ok[i] = r->agst->own[i];
@@ -635,23 +702,14 @@ static int launch(struct lrun *r)
 			spec.observe_sock = osp[1];
 		}
 	}
-	/* Built here rather than in the child: its allocations then land on
-	 * the parent's own pages instead of copy-on-write ones, and the child
-	 * allocates nothing after the clone. Unix sockets stay closed until
-	 * the policy language can grant them. */
-	const struct lnx_seccomp_opts so = { .allow_unix_sockets = false, .allow_inet = true };
-	if (!lnx_seccomp_kernel_ok(err, sizeof err))
-		return fail("%s; nothing was run", err);
-	if (!lnx_seccomp_prebuilt(&so, &r->sc) && !lnx_seccomp_build(&so, &r->sc, err, sizeof err))
-		return fail("%s; nothing was run", err);
-	if (!r->o->quiet) {
-		gitreport_begin(&r->git, workspace_of(r, cwd));
+	if (!r->o->quiet && r->plan.nguards > 0) {
 		/* The guard sees every name made or moved: where it runs, it
 		 * says whether the walk at exit can find anything. Without
-		 * the page the walk is made, as without the guard. */
-		void *m = r->plan.nguards > 0 ? mmap(NULL, sizeof *r->seen, PROT_READ | PROT_WRITE,
-						     MAP_SHARED | MAP_ANONYMOUS, -1, 0)
-					      : MAP_FAILED;
+		 * the page the walk is made, as without the guard. The page
+		 * of a stale attempt was never written (nothing served). */
+		void *m = r->seen ? r->seen
+				  : mmap(NULL, sizeof *r->seen, PROT_READ | PROT_WRITE,
+					 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 		if (m != MAP_FAILED)
 			spec.guard_seen = r->seen = m;
 	}
@@ -685,6 +743,11 @@ static int launch(struct lrun *r)
 	if (r->o->verbose && r->sb.ahead)
 		fprintf(stderr, "cagerun: sandbox: in the %s the launcher made ahead\n",
 			isolate ? "user and network namespaces" : "user namespace");
+	/* The kept plan's dependencies, asked while init builds its mounts:
+	 * until it is released nothing runs in there, and a stale plan's
+	 * sandbox is thrown away whole (drop_attempt). */
+	if (r->pl.unconfirmed && !lnx_plan_confirm(&r->pol->arena, &r->pl, r->o->verbose))
+		return PLAN_STALE;
 	/* The proxy is made while init builds the mounts and listeners, and
 	 * serves only once they arrive; the command starts after both. */
 	if (isolate && (rc = start_proxy_server(r, prx_policy_of_table(&r->table), NULL)))

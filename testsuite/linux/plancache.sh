@@ -75,7 +75,7 @@ cr() {
 	if [ "$croot" = home ]; then unset XDG_CACHE_HOME; else export XDG_CACHE_HOME="$croot"; fi
 	# shellcheck disable=SC2046 # one word per path
 	(cd "$ws" && HOME=$H timeout 60 "$cagerun" --verbose -p "$tmp/p.cage" -D data="$data" "$@" \
-		-- sh -c "$probe" sh $(probe_paths "$H") >"$out" 2>"$tmp/err" </dev/null)
+		${CR_EXTRA:-} -- sh -c "$probe" sh $(probe_paths "$H") >"$out" 2>"$tmp/err" </dev/null)
 	rc=$?
 	unset XDG_CACHE_HOME
 }
@@ -139,6 +139,12 @@ scenario created "$tmp/home/w/new/f" rebuild 'mkdir "$H/w/new" && echo f >"$H/w/
 # is left to deny, so only the equality is shown), and then comes back as
 # a symlink to a readable directory, which a fresh build hides.
 scenario removed - rebuild 'rm -r "$H/w/gone"'
+# The same with --log-denials, where the kept plan's paths are asked
+# before its sandbox is started rather than while it is built (lnx_run.c).
+CR_EXTRA="--log-denials"
+scenario created-log-denials "$tmp/home/w/new/f" rebuild 'mkdir "$H/w/new" && echo f >"$H/w/new/f"'
+scenario symlink-log-denials "$tmp/home/pub/pubfile" rebuild 'rm -r "$H/w/link" && ln -s "$H/pub" "$H/w/link"'
+CR_EXTRA=
 scenario removed-then-link "$tmp/home/pub/pubfile" rebuild 'rm -r "$H/w/gone"; ln -s "$H/pub" "$H/w/gone"'
 # A denied directory becomes a symlink to a readable one: a fresh build
 # hides what it now reaches.

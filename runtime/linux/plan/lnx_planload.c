@@ -8,10 +8,13 @@
  * uid, home, cwd); and every path the build and its check looked at
  * answers as it did then (pf_deps_check). The plan is a function of
  * the profile and those answers, so the kept plan is the plan a fresh
- * build would make, which passed the plan check when it was made.
+ * build would make, which passed the plan check when it was made. The
+ * third may be asked later (lnx_plan_confirm), while the sandbox is
+ * built from the plan and before anything runs in it.
  */
 #include "lnx_planload.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -33,13 +36,28 @@ static void print_rule_msgs(const struct lplan_msg *m, size_t n, const char *kin
 	}
 }
 
-/* True when a kept plan was bound into *plan. */
+/* Said when a kept plan is used, or (*pl deferred) when it is confirmed. */
+static void say_reused(const struct lnx_planload *pl, size_t ndeps)
+{
+	fprintf(stderr, "cagerun: plan: reused %s/%s (%zu paths unchanged)\n", pl->cache.dir,
+		pl->name, ndeps);
+}
+
+static void say_changed(const struct pf_dep *d)
+{
+	fprintf(stderr, "cagerun: plan: %s changed since the kept plan was built; planning again\n",
+		d->path);
+}
+
+/* True when a kept plan was bound into *plan: with `defer`, before its
+ * dependencies are asked (lnx_plan_confirm), else after. */
 static bool try_reuse(struct arena *a, const struct ir_profile *prof, const struct pf_key *key,
-		      const char *name, bool verbose, struct lplan *plan, struct lnx_planload *pl)
+		      bool verbose, bool defer, struct lplan *plan, struct lnx_planload *pl)
 {
 	char why[512];
 	struct pf_plan pf;
-	enum lnx_plancache_got got = lnx_plancache_load(a, &pl->cache, name, &pf, why, sizeof why);
+	enum lnx_plancache_got got = lnx_plancache_load(a, &pl->cache, pl->name, &pf, why,
+							sizeof why);
 	if (got == PLANCACHE_ABSENT)
 		return false;
 	size_t bad;
@@ -47,21 +65,38 @@ static bool try_reuse(struct arena *a, const struct ir_profile *prof, const stru
 		/* reason in why */
 	} else if (!pf_key_same(&pf.key, key)) {
 		snprintf(why, sizeof why, "built for another policy, user or directory");
-	} else if (!pf_deps_check(a, pf.deps, pf.ndeps, &bad)) {
+	} else if (!defer && !pf_deps_check(a, pf.deps, pf.ndeps, &bad)) {
 		if (verbose)
-			fprintf(stderr, "cagerun: plan: %s changed since the kept plan was built; "
-					"planning again\n", pf.deps[bad].path);
+			say_changed(&pf.deps[bad]);
 		return false;
 	} else if (lplan_from_pf(a, &pf, prof, false, plan, why, sizeof why)) {
-		if (verbose)
-			fprintf(stderr, "cagerun: plan: reused %s/%s (%zu paths unchanged)\n",
-				pl->cache.dir, name, pf.ndeps);
+		pl->unconfirmed = defer;
+		pl->deps = pf.deps;
+		pl->ndeps = pf.ndeps;
+		if (verbose && !defer)
+			say_reused(pl, pf.ndeps);
 		return true;
 	}
 	if (verbose)
 		fprintf(stderr, "cagerun: plan: %s/%s: %s; discarded, planning again\n",
-			pl->cache.dir, name, why);
+			pl->cache.dir, pl->name, why);
 	return false;
+}
+
+bool lnx_plan_confirm(struct arena *a, struct lnx_planload *pl, bool verbose)
+{
+	assert(pl->unconfirmed && pl->reused);
+	size_t bad;
+	if (!pf_deps_check(a, pl->deps, pl->ndeps, &bad)) {
+		if (verbose)
+			say_changed(&pl->deps[bad]);
+		pl->stale = true;
+		return false;
+	}
+	pl->unconfirmed = false;
+	if (verbose)
+		say_reused(pl, pl->ndeps);
+	return true;
 }
 
 static void keep(struct arena *a, const struct lplan *plan, const struct ir_policy *pol,
@@ -107,18 +142,19 @@ bool lnx_planload_cache(struct lnx_planload *pl, bool verbose)
 }
 
 int lnx_plan_get(struct arena *a, const struct ir_policy *pol, const struct ir_profile *prof,
-		 const char *policy, bool verbose, struct lplan *plan, struct lnx_planload *pl)
+		 const char *policy, bool verbose, bool defer, struct lplan *plan,
+		 struct lnx_planload *pl)
 {
-	char cwd[4096], name[48];
-	pl->reused = false;
+	char cwd[4096];
+	pl->reused = pl->unconfirmed = false;
 	bool can_keep = getcwd(cwd, sizeof cwd) != NULL && lnx_planload_cache(pl, verbose);
 	if (can_keep) {
 		struct pf_key key;
 		lplan_key(a, pol, prof, (uint32_t)geteuid(), cwd, &key);
 		char hex[33];
 		pf_key_name(&key, hex);
-		snprintf(name, sizeof name, "%s.plan", hex);
-		if (try_reuse(a, prof, &key, name, verbose, plan, pl)) {
+		snprintf(pl->name, sizeof pl->name, "%s.plan", hex);
+		if (!pl->stale && try_reuse(a, prof, &key, verbose, defer, plan, pl)) {
 			pl->reused = true;
 			if (verbose)
 				print_rule_msgs(plan->notes, plan->nnotes, "note");
@@ -141,6 +177,6 @@ int lnx_plan_get(struct arena *a, const struct ir_policy *pol, const struct ir_p
 	if (rc)
 		return rc;
 	if (can_keep)
-		keep(a, plan, pol, prof, cwd, name, verbose, pl);
+		keep(a, plan, pol, prof, cwd, pl->name, verbose, pl);
 	return 0;
 }

@@ -17,6 +17,14 @@ struct lnx_planload {
 	bool tried;      /* the cache was looked for (lnx_planload_cache) */
 	bool reused;     /* the plan came from the cache */
 	struct lnx_plancache cache;
+	/* A kept plan bound before its dependencies were asked again
+	 * (lnx_plan_get's `defer`): nothing may run under it until
+	 * lnx_plan_confirm has passed. */
+	bool unconfirmed;
+	bool stale; /* lnx_plan_confirm found it changed: not read again */
+	const struct pf_dep *deps;
+	size_t ndeps;
+	char name[48];
 };
 
 /* The cache folder, found (and made) on the first call: git discovery's
@@ -28,8 +36,22 @@ bool lnx_planload_cache(struct lnx_planload *pl, bool verbose);
 /* Fills *plan for profile `prof` of `pol`: 0, or RUN_SETUP_FAILED (with
  * the reasons on stderr) when the plan has rules it cannot enforce or is
  * wider than the policy. `policy` names the policy in messages; with
- * `verbose`, whether the plan was reused and why not is said. */
+ * `verbose`, whether the plan was reused and why not is said.
+ *
+ * With `defer`, a kept plan whose artifact and key agree is bound without
+ * asking the disk again about the paths it depends on, and
+ * pl->unconfirmed is set: the caller asks with lnx_plan_confirm, before
+ * anything runs under the plan, while the sandbox is being built (its
+ * mounts are made in a mount namespace of its own, which a plan found
+ * stale throws away with its init). */
 int lnx_plan_get(struct arena *a, const struct ir_policy *pol, const struct ir_profile *prof,
-		 const char *policy, bool verbose, struct lplan *plan, struct lnx_planload *pl);
+		 const char *policy, bool verbose, bool defer, struct lplan *plan,
+		 struct lnx_planload *pl);
+
+/* A deferred plan's dependencies, asked now: true when each answers as
+ * it did when the plan was built (pl->unconfirmed is then cleared), false
+ * when one changed (said with `verbose`): the plan must not be used, and
+ * lnx_plan_get without `defer` builds the plan afresh. */
+bool lnx_plan_confirm(struct arena *a, struct lnx_planload *pl, bool verbose);
 
 #endif
