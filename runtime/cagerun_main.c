@@ -568,20 +568,25 @@ static int run_layers(struct run *r, struct args *a)
 
 static run_main_fn cagerun_main;
 static run_prepare_fn cagerun_prepare;
+static bool cagerun_held_taken(const struct run_held *k);
+static void cagerun_held_release(struct run_held *k);
 
 int main(int argc, char **argv)
 {
 	run_alloc_tune();
 	/* `cagerun launcher`: starts the launches cage-launch asks for, each
-	 * in a fork of itself that runs cagerun_main (run.h), readied by
-	 * cagerun_prepare. */
+	 * in a fork of itself that runs cagerun_main (run.h), with the
+	 * compile cagerun_prepare made in the launcher. */
+	static const struct run_launcher_fns fns = { cagerun_main, cagerun_prepare,
+						      cagerun_held_taken, cagerun_held_release };
 	if (argc >= 2 && !strcmp(argv[1], "launcher"))
-		return run_launcher(argc, argv, cagerun_main, cagerun_prepare);
+		return run_launcher(argc, argv, &fns);
 	return cagerun_main(argc, argv, NULL);
 }
 
-/* In a spare: the -p request the launcher ran last, compiled in its
- * directory and environment with nothing printed, and kept (held.h). */
+/* In the launcher: the -p request it ran last, compiled in its directory
+ * and environment with nothing printed, and kept (held.h) for the spares
+ * it forks next. */
 static struct run_held *cagerun_prepare(int argc, char **argv, char **envp, const char *cwd)
 {
 	struct run_held *k = calloc(1, sizeof *k);
@@ -618,7 +623,8 @@ static struct run_held *cagerun_prepare(int argc, char **argv, char **envp, cons
 		}
 		environ = was;
 	}
-	/* Back as it was: a spare that cannot say where it was must not run. */
+	/* Back as it was: a launcher that cannot say where it was must not
+	 * serve (its clients then start cagerun themselves). */
 	if ((here >= 0 && fchdir(here) != 0) ||
 	    (out >= 0 && dup2(out, STDOUT_FILENO) != STDOUT_FILENO) ||
 	    (err >= 0 && dup2(err, STDERR_FILENO) != STDERR_FILENO))
@@ -632,12 +638,26 @@ static struct run_held *cagerun_prepare(int argc, char **argv, char **envp, cons
 	if (err >= 0)
 		close(err);
 	if (!kept && k) {
-		run_free(&k->r);
-		run_free(&k->cmp);
-		free(k);
+		cagerun_held_release(k);
 		k = NULL;
 	}
 	return k;
+}
+
+/* A run took its copy of the compile (held_take moves it out). */
+static bool cagerun_held_taken(const struct run_held *k)
+{
+	return k->h.L.pol == NULL;
+}
+
+static void cagerun_held_release(struct run_held *k)
+{
+	if (!k)
+		return;
+	layers_free(&k->h.L);
+	run_free(&k->r);
+	run_free(&k->cmp);
+	free(k);
 }
 
 static int cagerun_main(int argc, char **argv, const struct run_status_hook *hook)

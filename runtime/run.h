@@ -137,19 +137,27 @@ int run_command(const struct run_opts *o);
 
 /* cagerun's main, which the launcher calls in each run's process. */
 typedef int run_main_fn(int argc, char **argv, const struct run_status_hook *hook);
-/* What a spare calls while it waits, for the request its launcher ran
- * last (argv and envp as that request carried them, cwd the directory it
- * ran in): a compile kept for it, or NULL when there is none to keep.
- * Prints nothing; leaves the working directory and environment as it
- * found them. */
+/* What the launcher calls for the request it ran last (argv and envp as
+ * that request carried them, cwd the directory it ran in): a compile
+ * kept for it, which the spares it forks next inherit, or NULL when there
+ * is none to keep. Prints nothing; leaves the working directory and
+ * environment as it found them. */
 typedef struct run_held *run_prepare_fn(int argc, char **argv, char **envp, const char *cwd);
+
+/* cagerun's side of the launcher: what each request runs, and the
+ * compile kept for the next (whether a run used its copy; its release). */
+struct run_launcher_fns {
+	run_main_fn *run;
+	run_prepare_fn *prepare;
+	bool (*taken)(const struct run_held *h);
+	void (*release)(struct run_held *h);
+};
 
 /* `cagerun launcher [--socket PATH] [-v]`: serves launches to cage-launch
  * until SIGINT or SIGTERM (Linux: lch_server.h; elsewhere it says it is
- * not there). Each one runs `run(argc, argv, hook)`, cagerun's main, in a
- * child of its own, which `prepare` may have readied. Returns the exit
- * status. */
-int run_launcher(int argc, char **argv, run_main_fn *run, run_prepare_fn *prepare);
+ * not there). Each one runs `f->run(argc, argv, hook)`, cagerun's main, in
+ * a child of its own. Returns the exit status. */
+int run_launcher(int argc, char **argv, const struct run_launcher_fns *f);
 
 /* `--proxy-only`: a note on out when the selected profile's mode is not
  * enforce (enforce-fs, off, monitor), saying what that mode means for the

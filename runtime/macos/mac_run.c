@@ -11,11 +11,10 @@ int run_command(const struct run_opts *o)
 	return sbx_run_command(o);
 }
 
-int run_launcher(int argc, char **argv, run_main_fn *run, run_prepare_fn *prepare)
+int run_launcher(int argc, char **argv, const struct run_launcher_fns *f)
 {
 	(void)argc;
 	(void)argv;
-	(void)run;
-	(void)prepare;
+	(void)f;
 	return run_fail("cagerun launcher: there is no launcher on macOS yet; run cagerun itself");
 }

@@ -609,15 +609,16 @@ fi
 stop_launcher
 
 # ---- a compile kept ahead -------------------------------------------------
-# A spare compiles the -p request its launcher ran last, and a run of the
-# same request uses that compile while nothing it read has changed
-# (docs/launcher.md, "A compile kept ahead"). Shown used (and its policy in
-# force), then refused, with the new policy in force, after each kind of
-# change between two runs: an imported file edited, a file appearing
-# earlier on the search path, the policy's symlink pointed elsewhere; and
-# not used for another environment or working directory. --mode is not
-# part of it: the mode asked for is the one in force. ~/o1 is readable
-# through ./extra, ~/o2 through the module "mod".
+# The launcher compiles the -p request it ran last, every spare forked
+# after inherits that compile, and a run of the same request uses it while
+# nothing it read has changed (docs/launcher.md, "A compile kept ahead").
+# Shown used (and its policy in force), made once for runs that used it,
+# then refused, with the new policy in force, after each kind of change
+# between two runs: an imported file edited, a file appearing earlier on
+# the search path, the policy's symlink pointed elsewhere (and made again
+# by the launcher); and not used for another environment or working
+# directory. --mode is not part of it: the mode asked for is the one in
+# force. ~/o1 is readable through ./extra, ~/o2 through the module "mod".
 hd=$tmp/held
 mkdir -p "$hd/i1" "$hd/i2" "$hd/other"
 echo "o1-$$" >"$HOME/o1"
@@ -639,7 +640,7 @@ printf 'cage 1\nallow read "~/o2"\n' >"$hd/i2/mod.cage"
 ln -s p.cage "$hd/link.cage"
 start_launcher
 # hrun OUT [MODE [DIR]]: the request, reading ~/o1 and ~/o2 (a pause
-# first: a spare readies the compile only while no client waits)
+# first: the launcher compiles once the run before has ended)
 hrun() {
 	sleep 0.3
 	timeout -s KILL 60 env -C "${3:-.}" "$launch" -v -p "$hd/link.cage" -I "$hd/i1" -I "$hd/i2" \
@@ -649,9 +650,21 @@ hrun() {
 warm() { for k in 1 2 3; do hrun "$tmp/hw"; done; }
 kept() { grep -q 'compile: the one the launcher kept' "$1"; }
 reads() { grep -qx "o1-$$" "$1" && grep -qx "o2-$$" "$1"; }
+made() { grep -c 'made the compile of the last request' "$log"; }
+m0=$(made)
 warm
+m1=$(made)
 hrun "$tmp/h1"
 hrun "$tmp/h1e" enforce
+hrun "$tmp/h1f" enforce-fs
+# Made after the first run, and perhaps after the second (whose spare was
+# forked before it), then not again while runs use it.
+if [ "$((m1 - m0))" -ge 1 ] && [ "$((m1 - m0))" -le 2 ] && [ "$(made)" -eq "$m1" ] &&
+	kept "$tmp/h1f"; then
+	ok
+else
+	bad "the launcher's compile: made $((m1 - m0)) times in 3 runs, $(($(made) - m1)) in 3 more"
+fi
 if kept "$tmp/h1" && reads "$tmp/h1" && kept "$tmp/h1e" && reads "$tmp/h1e" &&
 	[ "$(grep '^net:' "$tmp/h1e")" != "$host_net" ] && [ "$(grep '^net:' "$tmp/h1")" = "$host_net" ]; then
 	ok
@@ -661,12 +674,23 @@ fi
 # held_changed LABEL FILE: the run after a change compiled afresh, and
 # its policy no longer lets it read FILE
 held_changed() {
+	mc=$(made)
 	hrun "$tmp/h2"
+	# The spares forked before the launcher compiled again hold the old
+	# compile (refused by their runs, as above); a later one the new.
+	j=0
+	while [ $j -lt 4 ]; do
+		hrun "$tmp/h2b"
+		grep -qx "$2-$$" "$tmp/h2b" && break
+		kept "$tmp/h2b" && break
+		j=$((j + 1))
+	done
 	if grep -q 'compile: not the one the launcher kept: .*changed' "$tmp/h2" &&
-		! grep -qx "$2-$$" "$tmp/h2"; then
+		! grep -qx "$2-$$" "$tmp/h2" && [ "$(made)" -gt "$mc" ] && kept "$tmp/h2b" &&
+		! grep -qx "$2-$$" "$tmp/h2b"; then
 		ok
 	else
-		bad "$1: the kept compile used after the change: $(tr '\n' ' ' <"$tmp/h2")"
+		bad "$1: the kept compile used after the change, or not made again: $(tr '\n' ' ' <"$tmp/h2") / $(tr '\n' ' ' <"$tmp/h2b")"
 	fi
 }
 printf 'cage 1\n' >"$hd/extra.cage"

@@ -7,9 +7,10 @@
 #include "lch_server.h"
 #include "run.h"
 
-int run_launcher(int argc, char **argv, run_main_fn *run, run_prepare_fn *prepare)
+int run_launcher(int argc, char **argv, const struct run_launcher_fns *f)
 {
-	struct lch_opts o = { .run = run, .prepare = prepare };
+	struct lch_opts o = { .run = f->run, .prepare = f->prepare, .taken = f->taken,
+			      .release = f->release };
 	for (int i = 2; i < argc; i++) {
 		if (!strcmp(argv[i], "--socket") && i + 1 < argc)
 			o.socket = argv[++i];

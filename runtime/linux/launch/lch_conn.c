@@ -189,11 +189,12 @@ bool lch_replaced(void)
 	return (size_t)n >= sizeof tail - 1 && !strcmp(exe + n - (sizeof tail - 1), tail);
 }
 
-/* After the run, its request and directory to the launcher, for the
- * spares it forks next to ready (lch_conn_prepare): the request's bytes,
- * then "DIR\0", in a memfd. Nothing is lost but that readying if it does
- * not go. */
-static void tell_request(int chan, const struct request *rq)
+/* After the run, its request and directory to the launcher, which keeps
+ * a compile of it for the spares it forks next (lch_kept_make): the
+ * request's bytes, then "DIR\0", in a memfd. Nothing is lost but that
+ * readying if it does not go. */
+static void tell_request(const struct lch_ctx *cx, int chan, const struct request *rq,
+			 const struct run_held *held)
 {
 	char cwd[PATH_MAX];
 	if (!getcwd(cwd, sizeof cwd))
@@ -202,30 +203,44 @@ static void tell_request(int chan, const struct request *rq)
 	if (fd < 0)
 		return;
 	size_t n = sizeof *rq->h + rq->h->strings, c = strlen(cwd) + 1;
+	int32_t kept = !held ? LCH_KEPT_NONE
+		       : cx->o->taken && cx->o->taken(held) ? LCH_KEPT_USED
+							     : LCH_KEPT_UNUSED;
 	if (write(fd, rq->h, n) == (ssize_t)n && write(fd, cwd, c) == (ssize_t)c)
-		(void)lch_note_send(chan, LCH_NOTE_REQUEST, 0, fd);
+		(void)lch_note_send(chan, LCH_NOTE_REQUEST, kept, fd);
 	close(fd);
 }
 
-struct run_held *lch_conn_prepare(const struct lch_ctx *cx)
+void lch_kept_make(struct lch_kept *k, const struct lch_opts *o, uint8_t *bytes, size_t len)
 {
+	k->bytes = bytes;
+	k->len = len;
 	/* The launcher's copy is its own allocation: the header is aligned. */
-	const uint8_t *b = cx->last;
-	const struct lch_req *h = (const struct lch_req *)b;
-	size_t n = b && cx->last_len > sizeof *h ? sizeof *h + h->strings : 0;
-	if (!n || n >= cx->last_len || b[cx->last_len - 1] != '\0' || !cx->o->prepare ||
-	    !header_ok(b, n))
-		return NULL;
+	const struct lch_req *h = (const struct lch_req *)bytes;
+	size_t n = len > sizeof *h ? sizeof *h + h->strings : 0;
+	if (!n || n >= len || bytes[len - 1] != '\0' || !o->prepare || !header_ok(bytes, n))
+		return;
 	struct request rq;
 	memset(&rq, 0, sizeof rq);
 	rq.h = h;
 	char why[LCH_MAX_REASON];
-	if (!split_strings(&rq, (const char *)b + sizeof *h, h->strings, why, sizeof why))
-		return NULL;
-	const char *cwd = (const char *)b + n;
-	if (memchr(cwd, '\0', cx->last_len - n) != b + cx->last_len - 1)
-		return NULL; /* one directory, whole */
-	return cx->o->prepare((int)h->argc, rq.argv, rq.envp, cwd);
+	bool split = split_strings(&rq, (const char *)bytes + sizeof *h, h->strings, why, sizeof why);
+	k->argv = rq.argv;
+	k->envp = rq.envp;
+	const char *cwd = (const char *)bytes + n;
+	if (!split || memchr(cwd, '\0', len - n) != bytes + len - 1)
+		return; /* one directory, whole */
+	k->held = o->prepare((int)h->argc, rq.argv, rq.envp, cwd);
+}
+
+void lch_kept_free(struct lch_kept *k, const struct lch_opts *o)
+{
+	if (k->held && o->release)
+		o->release(k->held);
+	free(k->argv);
+	free(k->envp);
+	free(k->bytes);
+	memset(k, 0, sizeof *k);
 }
 
 /* Become the client's process, then run. */
@@ -287,7 +302,7 @@ static _Noreturn void run_request(const struct lch_ctx *cx, int conn, int chan,
 	optind = 0; /* getopt from the start, as in a fresh process */
 	int argc = (int)rq->h->argc;
 	int rc = cx->o->run(argc, rq->argv, &hook);
-	tell_request(4, rq);
+	tell_request(cx, 4, rq, held);
 	exit(rc);
 }
 

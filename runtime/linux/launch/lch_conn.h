@@ -25,23 +25,34 @@ struct lch_ctx {
 	struct lch_self me;
 	struct rlimit limits[LCH_NLIMITS]; /* the launcher's own, as its children inherit them */
 	pid_t launcher;
-	/* The request the launcher ran last and the directory it ran in
-	 * (lch_conn_prepare's format: the request's bytes, then the
-	 * directory and its NUL), or NULL: what a spare readies. */
-	const uint8_t *last;
-	size_t last_len;
+	/* The compile the launcher keeps for the request it ran last
+	 * (lch_kept), or NULL: a spare's run takes its own copy of it. */
+	struct run_held *held;
 };
 
 struct run_ahead;
 struct run_held;
 
-/* In a spare: readies the launcher's last request (cx->o->prepare), or
- * NULL when there is none or nothing to ready. */
-struct run_held *lch_conn_prepare(const struct lch_ctx *cx);
+/* The request a run just ran and the directory it ran in, as the run
+ * hands them to the launcher (the request's bytes, then the directory
+ * and its NUL), and the compile made for it in the launcher, which holds
+ * pointers into both. */
+struct lch_kept {
+	uint8_t *bytes;
+	size_t len;
+	char **argv, **envp; /* into bytes */
+	struct run_held *held;
+};
+
+/* In the launcher: takes `bytes` (malloc'd, len of them) into *k and
+ * compiles the request (o->prepare) in its directory; k->held is NULL
+ * when it is malformed or nothing is to be kept. *k starts zeroed. */
+void lch_kept_make(struct lch_kept *k, const struct lch_opts *o, uint8_t *bytes, size_t len);
+void lch_kept_free(struct lch_kept *k, const struct lch_opts *o);
 
 /* In a spare: conn was just accepted, chan is the spare's socket pair,
  * buf (bufsize bytes) takes the request, ahead and held are what the
- * spare made for the run (lch_ahead.h, lch_conn_prepare; NULL: nothing).
+ * spare has for the run (lch_ahead.h, lch_kept; NULL: nothing).
  * Does not return. */
 _Noreturn void lch_conn_serve(const struct lch_ctx *cx, int conn, int chan, uint8_t *buf,
 			      size_t bufsize, struct run_ahead *ahead, struct run_held *held);

@@ -69,7 +69,7 @@ struct server {
 	int64_t spares_after_ms; /* no spare is forked before (a fork failed) */
 	struct lch_nsset pool[LCH_POOL]; /* the first npool are sets no sandbox used */
 	size_t npool;
-	uint8_t *last; /* the last run's request (cx.last), owned */
+	struct lch_kept kept; /* the last run's request, and its compile (cx.held) */
 };
 
 bool lch_socket_path(const char *o_socket, char *out, size_t len)
@@ -257,11 +257,17 @@ static void keep_set(struct server *s, struct child *c)
 	lch_nsset_close(set);
 }
 
-/* A run's request and directory (lch_conn_prepare's format), read from
- * its memfd: the spares forked from now on ready it. Bounded by what a
- * request may be. */
-static void keep_request(struct server *s, int fd)
+/* A run's request and directory (lch_kept), read from its memfd. The
+ * spares forked from now on inherit a compile of it, made here, unless
+ * the one kept stands: that run used its copy (it was then for the same
+ * policy, options, environment and directory, and nothing it read had
+ * changed: held.h; whatever the command), or had none, its spare forked
+ * before it was made. A run that did not use its copy found it stale,
+ * or asked for something else. Bounded by what a request may be. */
+static void keep_request(struct server *s, int fd, int32_t use)
 {
+	if (s->kept.held && use != LCH_KEPT_UNUSED)
+		return;
 	struct stat st;
 	if (fstat(fd, &st) != 0 || st.st_size <= 0 ||
 	    (uint64_t)st.st_size > LCH_MAX_REQUEST + PATH_MAX)
@@ -274,10 +280,13 @@ static void keep_request(struct server *s, int fd)
 		free(b);
 		return;
 	}
-	free(s->last);
-	s->last = b;
-	s->cx.last = b;
-	s->cx.last_len = n;
+	s->cx.held = NULL;
+	lch_kept_free(&s->kept, s->cx.o);
+	lch_kept_make(&s->kept, s->cx.o, b, n);
+	s->cx.held = s->kept.held;
+	if (s->cx.o->verbose)
+		lch_say("%s the compile of the last request for the spares",
+			s->kept.held ? "made" : "could not make");
 }
 
 /* Every note waiting from a child: it took a client, its run started
@@ -289,7 +298,7 @@ static void read_notes(struct server *s, struct child *c)
 	int fd;
 	while (c->sp.chan >= 0 && read_note(c, &n, &fd)) {
 		if (n.type == LCH_NOTE_REQUEST && fd >= 0) {
-			keep_request(s, fd);
+			keep_request(s, fd, n.client);
 		} else if (n.type == LCH_NOTE_NS && fd >= 0 && n.client >= LCH_NS_USER &&
 		    n.client <= LCH_NS_NET) {
 			int *slot = n.client == LCH_NS_USER ? &c->back.user
@@ -506,7 +515,7 @@ int lch_serve(const struct lch_opts *o)
 			child_end(&s->ch[i]);
 	while (s->npool > 0)
 		lch_nsset_close(&s->pool[--s->npool]);
-	free(s->last);
+	lch_kept_free(&s->kept, s->cx.o);
 	if (s->listen_fd >= 0)
 		close(s->listen_fd);
 	if (s->sig_fd >= 0)

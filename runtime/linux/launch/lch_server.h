@@ -23,9 +23,12 @@ struct lch_opts {
 	/* What a request runs, in a fresh child: cagerun's own main, which
 	 * tells hook the run's status before it cleans up (run.h). */
 	int (*run)(int argc, char **argv, const struct run_status_hook *hook);
-	/* What a spare readies while it waits, for the request the launcher
-	 * ran last (run.h's run_prepare_fn); NULL: nothing. */
+	/* The compile the launcher keeps for the request it ran last, which
+	 * every spare forked after it inherits (run.h's run_prepare_fn);
+	 * NULL: nothing. Whether a run used it, and its release. */
 	struct run_held *(*prepare)(int argc, char **argv, char **envp, const char *cwd);
+	bool (*taken)(const struct run_held *h);
+	void (*release)(struct run_held *h);
 };
 
 /* Where the socket is: o_socket, or the default; false when there is no

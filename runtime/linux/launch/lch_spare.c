@@ -222,16 +222,16 @@ static _Noreturn void spare_main(const struct lch_ctx *cx, int chan, int listen_
 	 * rushed to take it without them would make its run the slower. */
 	struct run_ahead *ahead = lch_ahead_make(&set);
 	lch_nsset_close(&set);
-	/* The compile of the request the launcher ran last, kept for the
-	 * same request (held.h), unless a client already waits. */
-	struct run_held *held = asked(SPARE_LISTEN) ? NULL : lch_conn_prepare(cx);
+	/* The compile of the request the launcher ran last comes with the
+	 * fork (lch_kept): a run takes its copy of it for the same request
+	 * (held.h). */
 	int conn = take_client(SPARE_LISTEN);
 	close(SPARE_LISTEN); /* one client per spare */
 	if (!lch_note_send(SPARE_CHAN, LCH_NOTE_TAKEN, 0, -1)) {
 		close(conn);
 		_exit(0);
 	}
-	lch_conn_serve(cx, conn, SPARE_CHAN, buf, bufsize, ahead, held);
+	lch_conn_serve(cx, conn, SPARE_CHAN, buf, bufsize, ahead, cx->held);
 }
 
 bool lch_spare_start(struct lch_spare *sp, const struct lch_ctx *cx, int listen_fd,

@@ -28,13 +28,20 @@ enum lch_note_type {
 				  leaving) */
 	LCH_NOTE_STATUS = 'S', /* the run sent the client its STATUS itself */
 	LCH_NOTE_REQUEST = 'Q', /* the run is over: its request and directory, in a
-				   memfd (lch_conn_prepare), for the next spares */
+				   memfd (lch_kept_make), for the next spares;
+				   `client` says what became of the compile the
+				   launcher kept (enum lch_kept_use) */
 	LCH_NOTE_NS = 'N',     /* a namespace of the set the run did not use
 				  (lch_ahead.h), with its descriptor; `client`
 				  says which, LCH_NS_NET last */
 };
 
 enum lch_ns_part { LCH_NS_USER, LCH_NS_LISTEN, LCH_NS_NET };
+
+/* LCH_NOTE_REQUEST: the run's spare had no compile (forked before the
+ * launcher made one), or had one and did not use it (stale, or made for
+ * another policy, environment or directory), or used it. */
+enum lch_kept_use { LCH_KEPT_NONE, LCH_KEPT_UNUSED, LCH_KEPT_USED };
 
 struct lch_note {
 	uint8_t type;
