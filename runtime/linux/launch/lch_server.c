@@ -285,8 +285,9 @@ static void keep_request(struct server *s, int fd, int32_t use)
 	lch_kept_make(&s->kept, s->cx.o, b, n);
 	s->cx.held = s->kept.held;
 	if (s->cx.o->verbose)
-		lch_say("%s the compile of the last request for the spares",
-			s->kept.held ? "made" : "could not make");
+		lch_say("%s", s->kept.held ? "made the compile of the last request for the spares"
+					   : "kept no compile of the last request (one is kept for a "
+					     "-p request that compiles without a diagnostic)");
 }
 
 /* Every note waiting from a child: it took a client, its run started
