@@ -30,6 +30,8 @@
 # With cage-launch in BUILD_DIR, a launcher (`cagerun launcher`, on a
 # socket in the scratch folder) serves two more rows, the same two runs
 # through cage-launch (docs/launcher.md); SKIP="launcher" leaves them out.
+# Their cpu column is cage-launch's own: the CPU of the launcher and of
+# all it forked for them is printed after the table, per run.
 # A row whose tool is missing or fails its trial run is skipped with the
 # reason; the benchmark never installs system packages itself.
 set -eu
@@ -175,9 +177,21 @@ echo "machine: $(nproc) cores, $(uname -r), load: $(cut -d' ' -f1-3 /proc/loadav
 echo "cagerun: $("$cagerun" --version | head -n 1); bwrap: $(bwrap --version 2>/dev/null || echo none)"
 echo "mounts: $(wc -l </proc/self/mountinfo) in this mount namespace (MOUNTS=$mounts added)"
 echo "workspace: git repository $ws with ${WS_FILES:-0} files; cwd = workspace; $runs interleaved rounds + 3 warm-up, ${JOBS:-1} at a time"
+# The launcher's CPU and its reaped children's (spares, runs, sandboxes),
+# in clock ticks, from /proc/PID/stat (fields 14 to 17, counted after the
+# command's name, which may hold spaces): the rows' own cpu column counts
+# only cage-launch.
+lticks() { sed 's/.*) //' "/proc/$lpid/stat" | awk '{ print $12 + $13 + $14 + $15 }'; }
+lserved() { grep -c ': started ' "$tmp/launcher.log"; }
+if [ -n "$lpid" ]; then t0=$(lticks) s0=$(lserved); fi
 # shellcheck disable=SC2086 # rows is a word list built above
 "$build/testsuite/bench_run" -w 3 -g "${GAP:-0}" -j "${JOBS:-1}" "$runs" -- ${rows# ::: } >"$tmp/out"
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+if [ -n "$lpid" ]; then
+	t1=$(lticks) s1=$(lserved) hz=$(getconf CLK_TCK)
+	echo "launcher: $((s1 - s0)) runs served, $(awk -v t=$((t1 - t0)) -v n=$((s1 - s0)) -v hz="$hz" \
+		'BEGIN { printf "%.3f", n ? t * 1000 / hz / n : 0 }') ms of CPU per run, both modes: the launcher, its spares, runs and sandboxes (ticks of $((1000 / hz)) ms; the spares still waiting not counted)"
+fi
 printf '%-20s %9s %9s %9s %10s %10s %9s %9s\n' what median p90 min "+median" "+p90" "rss" "cpu"
 paste "$tmp/names" "$tmp/out" | awk '
 function v(k,   i, kv) { for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == k) return kv[2] } return "" }
