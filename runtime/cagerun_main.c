@@ -401,8 +401,8 @@ static int run_backend(const struct run_opts *o)
 	return run_fail("--backend %s: expected %s or seatbelt; nothing was run", o->backend, host);
 }
 
-/* A compile the launcher's spare kept for the request it expected
- * (layers/held.h), and what made it. */
+/* A compile the launcher kept for the request it expected (layers/held.h),
+ * and what made it; each spare holds a copy. */
 struct run_held {
 	struct run r;   /* its options: the compile keeps pointers into them */
 	struct run cmp; /* the same options parsed again, as a request's come

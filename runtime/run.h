@@ -74,9 +74,9 @@ struct run_status_hook {
 	 * came (on Linux, the sandbox's user and network namespaces:
 	 * lch_ahead.h), or NULL; the run uses it or throws it away. */
 	struct run_ahead *ahead;
-	/* The compile the spare made for the request it expected (the
-	 * launcher's last; cagerun_main.c, layers/held.h), or NULL: used
-	 * only when this request is that one and nothing it read changed. */
+	/* The spare's copy of the compile the launcher made for the request
+	 * it ran last (cagerun_main.c, layers/held.h), or NULL: used only
+	 * when this request is that one and nothing it read changed. */
 	struct run_held *held;
 };
 

@@ -9,8 +9,7 @@
 
 int run_launcher(int argc, char **argv, const struct run_launcher_fns *f)
 {
-	struct lch_opts o = { .run = f->run, .prepare = f->prepare, .taken = f->taken,
-			      .release = f->release };
+	struct lch_opts o = { .fns = f };
 	for (int i = 2; i < argc; i++) {
 		if (!strcmp(argv[i], "--socket") && i + 1 < argc)
 			o.socket = argv[++i];

@@ -204,7 +204,7 @@ static void tell_request(const struct lch_ctx *cx, int chan, const struct reques
 		return;
 	size_t n = sizeof *rq->h + rq->h->strings, c = strlen(cwd) + 1;
 	int32_t kept = !held ? LCH_KEPT_NONE
-		       : cx->o->taken && cx->o->taken(held) ? LCH_KEPT_USED
+		       : cx->o->fns->taken && cx->o->fns->taken(held) ? LCH_KEPT_USED
 							     : LCH_KEPT_UNUSED;
 	if (write(fd, rq->h, n) == (ssize_t)n && write(fd, cwd, c) == (ssize_t)c)
 		(void)lch_note_send(chan, LCH_NOTE_REQUEST, kept, fd);
@@ -218,7 +218,7 @@ void lch_kept_make(struct lch_kept *k, const struct lch_opts *o, uint8_t *bytes,
 	/* The launcher's copy is its own allocation: the header is aligned. */
 	const struct lch_req *h = (const struct lch_req *)bytes;
 	size_t n = len > sizeof *h ? sizeof *h + h->strings : 0;
-	if (!n || n >= len || bytes[len - 1] != '\0' || !o->prepare || !header_ok(bytes, n))
+	if (!n || n >= len || bytes[len - 1] != '\0' || !o->fns->prepare || !header_ok(bytes, n))
 		return;
 	struct request rq;
 	memset(&rq, 0, sizeof rq);
@@ -230,13 +230,13 @@ void lch_kept_make(struct lch_kept *k, const struct lch_opts *o, uint8_t *bytes,
 	const char *cwd = (const char *)bytes + n;
 	if (!split || memchr(cwd, '\0', len - n) != bytes + len - 1)
 		return; /* one directory, whole */
-	k->held = o->prepare((int)h->argc, rq.argv, rq.envp, cwd);
+	k->held = o->fns->prepare((int)h->argc, rq.argv, rq.envp, cwd);
 }
 
 void lch_kept_free(struct lch_kept *k, const struct lch_opts *o)
 {
-	if (k->held && o->release)
-		o->release(k->held);
+	if (k->held && o->fns->release)
+		o->fns->release(k->held);
 	free(k->argv);
 	free(k->envp);
 	free(k->bytes);
@@ -301,7 +301,7 @@ static _Noreturn void run_request(const struct lch_ctx *cx, int conn, int chan,
 	environ = rq->envp;
 	optind = 0; /* getopt from the start, as in a fresh process */
 	int argc = (int)rq->h->argc;
-	int rc = cx->o->run(argc, rq->argv, &hook);
+	int rc = cx->o->fns->run(argc, rq->argv, &hook);
 	tell_request(cx, 4, rq, held);
 	exit(rc);
 }

@@ -45,7 +45,7 @@ struct lch_kept {
 };
 
 /* In the launcher: takes `bytes` (malloc'd, len of them) into *k and
- * compiles the request (o->prepare) in its directory; k->held is NULL
+ * compiles the request (o->fns->prepare) in its directory; k->held is NULL
  * when it is malformed or nothing is to be kept. *k starts zeroed. */
 void lch_kept_make(struct lch_kept *k, const struct lch_opts *o, uint8_t *bytes, size_t len);
 void lch_kept_free(struct lch_kept *k, const struct lch_opts *o);

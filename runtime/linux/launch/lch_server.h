@@ -14,21 +14,16 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-struct run_status_hook;
-struct run_held;
+struct run_launcher_fns;
 
 struct lch_opts {
 	const char *socket; /* NULL: $XDG_RUNTIME_DIR/cage/launcher.sock */
 	bool verbose;       /* a line per run, not only per refusal */
 	/* What a request runs, in a fresh child: cagerun's own main, which
-	 * tells hook the run's status before it cleans up (run.h). */
-	int (*run)(int argc, char **argv, const struct run_status_hook *hook);
-	/* The compile the launcher keeps for the request it ran last, which
-	 * every spare forked after it inherits (run.h's run_prepare_fn);
-	 * NULL: nothing. Whether a run used it, and its release. */
-	struct run_held *(*prepare)(int argc, char **argv, char **envp, const char *cwd);
-	bool (*taken)(const struct run_held *h);
-	void (*release)(struct run_held *h);
+	 * tells hook the run's status before it cleans up; and the compile
+	 * the launcher keeps for the request it ran last, which every spare
+	 * forked after it inherits (run.h; `prepare` NULL: nothing). */
+	const struct run_launcher_fns *fns;
 };
 
 /* Where the socket is: o_socket, or the default; false when there is no
