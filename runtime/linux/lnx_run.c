@@ -618,8 +618,8 @@ static int launch_planned(struct lrun *r, int abi, const char *cwd, bool defer)
 	int rc;
 	char err[1024];
 	bool isolate = r->mode == IR_MODE_ENFORCE;
-	if ((rc = lnx_plan_get(&r->pol->arena, r->pol->ir, r->prof, r->o->policy, r->o->verbose,
-				defer, &r->plan, &r->pl)))
+	if ((rc = lnx_plan_get(&r->pol->arena, r->pol->ir, r->prof, r->o->policy, cwd,
+				r->o->verbose, defer, &r->plan, &r->pl)))
 		return rc;
 	/* The folders below are made on the host: only for a confirmed plan. */
 	if (r->pl.unconfirmed && r->plan.nmkdirs > 0 &&

@@ -142,12 +142,11 @@ bool lnx_planload_cache(struct lnx_planload *pl, bool verbose)
 }
 
 int lnx_plan_get(struct arena *a, const struct ir_policy *pol, const struct ir_profile *prof,
-		 const char *policy, bool verbose, bool defer, struct lplan *plan,
+		 const char *policy, const char *cwd, bool verbose, bool defer, struct lplan *plan,
 		 struct lnx_planload *pl)
 {
-	char cwd[4096];
 	pl->reused = pl->unconfirmed = false;
-	bool can_keep = getcwd(cwd, sizeof cwd) != NULL && lnx_planload_cache(pl, verbose);
+	bool can_keep = lnx_planload_cache(pl, verbose);
 	if (can_keep) {
 		struct pf_key key;
 		lplan_key(a, pol, prof, (uint32_t)geteuid(), cwd, &key);

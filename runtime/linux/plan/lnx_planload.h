@@ -33,7 +33,8 @@ struct lnx_planload {
  * starts zeroed. */
 bool lnx_planload_cache(struct lnx_planload *pl, bool verbose);
 
-/* Fills *plan for profile `prof` of `pol`: 0, or RUN_SETUP_FAILED (with
+/* Fills *plan for profile `prof` of `pol`, run from the working directory
+ * `cwd` (part of the kept plan's key): 0, or RUN_SETUP_FAILED (with
  * the reasons on stderr) when the plan has rules it cannot enforce or is
  * wider than the policy. `policy` names the policy in messages; with
  * `verbose`, whether the plan was reused and why not is said.
@@ -45,7 +46,7 @@ bool lnx_planload_cache(struct lnx_planload *pl, bool verbose);
  * mounts are made in a mount namespace of its own, which a plan found
  * stale throws away with its init). */
 int lnx_plan_get(struct arena *a, const struct ir_policy *pol, const struct ir_profile *prof,
-		 const char *policy, bool verbose, bool defer, struct lplan *plan,
+		 const char *policy, const char *cwd, bool verbose, bool defer, struct lplan *plan,
 		 struct lnx_planload *pl);
 
 /* A deferred plan's dependencies, asked now: true when each answers as
