@@ -408,6 +408,7 @@ struct run_held {
 	struct run cmp; /* the same options parsed again, as a request's come
 	                   (the compile adds the cache folder to r's) */
 	struct layers_held h;
+	struct run_plan_ahead *plan; /* h's plan, bound ahead, or NULL */
 };
 
 extern char **environ;
@@ -455,7 +456,8 @@ static int run_layers(struct run *r, struct args *a)
 	struct layers_req rq = { .policy = a->policy, .task = a->task, .argv = a->argv,
 				 .mode = a->mode, .copts = r->opts, .lint = a->show,
 				 .quiet = a->quiet };
-	int status = take_held(&L, &rq, a) ? 0 : layers_load(&L, &rq);
+	bool took = take_held(&L, &rq, a);
+	int status = took ? 0 : layers_load(&L, &rq);
 	if (status == 0 && a->show) {
 		/* What a run would add: the same discovery the launch makes. */
 		struct gs_result gr = { 0 };
@@ -515,7 +517,8 @@ static int run_layers(struct run *r, struct args *a)
 					       .record_covered = a->record_covered,
 					       .record_workspace = a->record_workspace,
 					       .log_denials = a->log_denials, .nofile = a->nofile,
-					       .path_prefix = L.cmd.path_prefix, .status_hook = a->hook };
+					       .path_prefix = L.cmd.path_prefix, .status_hook = a->hook,
+					       .plan_ahead = took ? a->hook->held->plan : NULL };
 			/* A version manager's shim: the program it resolved to runs in
 			 * its place (docs/cagerun.md, "Version managers"). */
 			char **shim_argv = NULL;
@@ -620,6 +623,8 @@ static struct run_held *cagerun_prepare(int argc, char **argv, char **envp, cons
 						 .mode = a.mode, .copts = k->r.opts, .lint = a.show,
 						 .quiet = a.quiet };
 			kept = held_make(&k->h, &rq, k->cmp.opts, envp, cwd);
+			if (kept)
+				k->plan = run_plan_ahead_make(k->h.L.pol, cwd);
 		}
 		environ = was;
 	}
@@ -644,10 +649,11 @@ static struct run_held *cagerun_prepare(int argc, char **argv, char **envp, cons
 	return k;
 }
 
-/* A run took its copy of the compile (held_take moves it out). */
+/* A run took its copy of the compile (held_take moves it out), and did
+ * not find the plan bound with it stale. */
 static bool cagerun_held_taken(const struct run_held *k)
 {
-	return k->h.L.pol == NULL;
+	return k->h.L.pol == NULL && !run_plan_ahead_stale(k->plan);
 }
 
 static void cagerun_held_release(struct run_held *k)
@@ -655,6 +661,7 @@ static void cagerun_held_release(struct run_held *k)
 	if (!k)
 		return;
 	layers_free(&k->h.L);
+	run_plan_ahead_free(k->plan);
 	run_free(&k->r);
 	run_free(&k->cmp);
 	free(k);

@@ -90,6 +90,19 @@ bool run_send_fd(int sock, const void *buf, size_t n, int fd);
  * nothing: init calls it after its last fork. */
 bool run_status_send(const struct run_status_hook *h, int status);
 
+/* The plan of a compile the launcher keeps for its spares, bound ahead
+ * (Linux: the kept plan, lnx_planload.h's lnx_plan_hold); opaque here. */
+struct run_plan_ahead;
+/* For the launcher, once it has compiled a request for its spares: the
+ * plan a run of that compile would bind, bound now from the current
+ * directory `cwd`. NULL when there is none to bind (none kept yet, or
+ * macOS); nothing is built or said. */
+struct run_plan_ahead *run_plan_ahead_make(cage_policy *pol, const char *cwd);
+void run_plan_ahead_free(struct run_plan_ahead *p);
+/* Whether the run that took p found it stale (so the launcher binds one
+ * again, with a compile made again). */
+bool run_plan_ahead_stale(const struct run_plan_ahead *p);
+
 struct run_opts {
 	const char *policy;          /* the .cage file, or a name for the composed policy */
 	const char *policy_file;     /* -p: the one file run as written, else NULL */
@@ -121,6 +134,10 @@ struct run_opts {
 	const char *path_prefix;
 	/* the launcher's, or NULL */
 	const struct run_status_hook *status_hook;
+	/* bound ahead for `pol`, the launcher's kept compile this run took
+	 * (run_plan_ahead_make), or NULL; still confirmed before use, and
+	 * marked stale when the confirmation fails */
+	struct run_plan_ahead *plan_ahead;
 };
 
 /* A waited-for process's status as a shell gives it: its exit code,

@@ -511,6 +511,38 @@ static int start_denial_observer(struct lrun *r)
  * the run plans again. Never an exit status. */
 #define PLAN_STALE (-2)
 
+/* The kept plan a launcher binds beside the compile it keeps for its
+ * spares (run.h): a run that takes the compile takes the plan, and reads
+ * and binds no file; it is confirmed like any kept plan, and found stale
+ * it is marked so, which has the launcher compile and bind again. */
+struct run_plan_ahead {
+	struct lnx_held_plan h;
+	bool stale; /* a run found it so */
+};
+
+struct run_plan_ahead *run_plan_ahead_make(cage_policy *pol, const char *cwd)
+{
+	if (!pol || !pol->ir || !pol->ir->selected)
+		return NULL;
+	struct run_plan_ahead *p = malloc(sizeof *p);
+	if (p && lnx_plan_hold(&pol->arena, pol->ir, pol->ir->selected, cwd, &p->h)) {
+		p->stale = false;
+		return p;
+	}
+	free(p);
+	return NULL;
+}
+
+void run_plan_ahead_free(struct run_plan_ahead *p)
+{
+	free(p);
+}
+
+bool run_plan_ahead_stale(const struct run_plan_ahead *p)
+{
+	return p && p->stale;
+}
+
 static int launch_planned(struct lrun *r, int abi, const char *cwd, bool defer);
 
 /* A stale attempt undone: its init (and every mount it made, in a mount
@@ -606,6 +638,8 @@ static int launch(struct lrun *r)
 	 * plan is confirmed first. */
 	rc = launch_planned(r, abi, cwd, !r->o->log_denials);
 	if (rc == PLAN_STALE) {
+		if (r->pl.from_held)
+			r->o->plan_ahead->stale = true;
 		drop_attempt(r);
 		rc = launch_planned(r, abi, cwd, false);
 	}
@@ -618,8 +652,14 @@ static int launch_planned(struct lrun *r, int abi, const char *cwd, bool defer)
 	int rc;
 	char err[1024];
 	bool isolate = r->mode == IR_MODE_ENFORCE;
-	if ((rc = lnx_plan_get(&r->pol->arena, r->pol->ir, r->prof, r->o->policy, cwd,
-				r->o->verbose, defer, &r->plan, &r->pl)))
+	/* The plan the launcher bound ahead for the compile this run took,
+	 * else the kept one from the cache's file, else a fresh build. */
+	const struct lnx_held_plan *ahead = r->o->plan_ahead ? &r->o->plan_ahead->h : NULL;
+	bool bound = defer && ahead && r->pol == r->o->pol &&
+		     lnx_plan_take_held(&r->pol->arena, r->pol->ir, r->prof, cwd, ahead,
+					r->o->verbose, &r->plan, &r->pl);
+	if (!bound && (rc = lnx_plan_get(&r->pol->arena, r->pol->ir, r->prof, r->o->policy, cwd,
+					 r->o->verbose, defer, &r->plan, &r->pl)))
 		return rc;
 	/* The folders below are made on the host: only for a confirmed plan. */
 	if (r->pl.unconfirmed && r->plan.nmkdirs > 0 &&

@@ -716,6 +716,71 @@ else
 fi
 stop_launcher
 
+# ---- a plan bound ahead ----------------------------------------------------
+# Beside the compile it keeps, the launcher binds that compile's kept plan
+# (docs/launcher.md, "A plan bound ahead"), and a run that takes the
+# compile takes the plan, which it confirms as it would the cache's. Shown
+# taken, and its policy in force; then a directory the policy denies is
+# created between two runs (something the plan depends on, not the
+# compile): that run finds the launcher's plan stale and cannot read what
+# was created (the control: cat reads it without cagerun), and a later run
+# takes a plan the launcher bound again, with the denial still in force.
+pa=$tmp/pa
+mkdir -p "$HOME/pw"
+echo "pw-$$" >"$HOME/pw/ok"
+cat >"$pa.cage" <<'POL'
+cage 1
+profile t {
+    mode enforce-fs
+    allow read exec "/usr/**", "/bin/**", "/lib/**", "/lib64/**", "/etc/**", "/proc/**"
+    allow read write "/dev/null"
+    allow read write "~/pw/**"
+    deny read write "~/pw/new/**"
+}
+POL
+start_launcher
+# prun OUT: the request, reading ~/pw/ok and ~/pw/new/f (a pause first:
+# the launcher compiles once the run before has ended)
+prun() {
+	sleep 0.3
+	timeout -s KILL 60 "$launch" -v -p "$pa.cage" --mode enforce-fs -- \
+		sh -c "cat '$HOME/pw/ok' '$HOME/pw/new/f' 2>&1 | sed 's/^cat: .*/cat: refused/'" \
+		>"$1" 2>&1 </dev/null
+}
+ahead() { grep -q 'plan: .*, bound by the launcher ahead' "$1"; }
+j=0
+while [ $j -lt 5 ]; do
+	prun "$tmp/pa1"
+	ahead "$tmp/pa1" && break
+	j=$((j + 1))
+done
+if ahead "$tmp/pa1" && grep -q 'plan: reused ' "$tmp/pa1" && grep -qx "pw-$$" "$tmp/pa1" &&
+	grep -qx 'cat: refused' "$tmp/pa1"; then
+	ok
+else
+	bad "the plan bound ahead: not taken in 5 runs, or not in force: $(tr '\n' ' ' <"$tmp/pa1")"
+fi
+mkdir -p "$HOME/pw/new"
+echo "new-$$" >"$HOME/pw/new/f"
+if grep -qx "new-$$" "$HOME/pw/new/f"; then ok; else bad "control: ~/pw/new/f is not readable"; fi
+prun "$tmp/pa2"
+# The spares forked before the launcher bound again hold the old plan
+# (found stale by their runs, as above); a later one the new.
+j=0
+while [ $j -lt 5 ]; do
+	prun "$tmp/pa3"
+	ahead "$tmp/pa3" && ! grep -q 'changed since' "$tmp/pa3" && break
+	j=$((j + 1))
+done
+if ahead "$tmp/pa2" && grep -q 'pw/new changed since the kept plan was built' "$tmp/pa2" &&
+	! grep -q "new-$$" "$tmp/pa2" && grep -qx "pw-$$" "$tmp/pa2" &&
+	ahead "$tmp/pa3" && ! grep -q 'changed since' "$tmp/pa3" && ! grep -q "new-$$" "$tmp/pa3"; then
+	ok
+else
+	bad "the plan bound ahead, after a denied directory was created: $(tr '\n' ' ' <"$tmp/pa2") / $(tr '\n' ' ' <"$tmp/pa3")"
+fi
+stop_launcher
+
 # ---- the launcher's lines: one write each --------------------------------
 # Its spares write to the same standard error at once, so a line written
 # in pieces can be cut into by another's (it was, once, in CI).

@@ -141,19 +141,73 @@ bool lnx_planload_cache(struct lnx_planload *pl, bool verbose)
 	return pl->have_cache;
 }
 
+/* The key of `prof` run from `cwd` by this user, and the name of the
+ * file a plan of that key is kept in. */
+static void key_of(struct arena *a, const struct ir_policy *pol, const struct ir_profile *prof,
+		   const char *cwd, struct pf_key *key, char name[48])
+{
+	lplan_key(a, pol, prof, (uint32_t)geteuid(), cwd, key);
+	char hex[33];
+	pf_key_name(key, hex);
+	snprintf(name, 48, "%s.plan", hex);
+}
+
+bool lnx_plan_hold(struct arena *a, const struct ir_policy *pol, const struct ir_profile *prof,
+		   const char *cwd, struct lnx_held_plan *h)
+{
+	struct lnx_planload pl;
+	memset(&pl, 0, sizeof pl);
+	memset(h, 0, sizeof *h);
+	if (!lnx_planload_cache(&pl, false))
+		return false;
+	key_of(a, pol, prof, cwd, &h->key, pl.name);
+	if (!try_reuse(a, prof, &h->key, false, true, &h->plan, &pl))
+		return false;
+	h->prof = prof;
+	h->deps = pl.deps;
+	h->ndeps = pl.ndeps;
+	memcpy(h->name, pl.name, sizeof h->name);
+	return true;
+}
+
+bool lnx_plan_take_held(struct arena *a, const struct ir_policy *pol,
+			const struct ir_profile *prof, const char *cwd,
+			const struct lnx_held_plan *h, bool verbose, struct lplan *plan,
+			struct lnx_planload *pl)
+{
+	if (!h || h->prof != prof || pl->stale || !lnx_planload_cache(pl, verbose))
+		return false;
+	struct pf_key key;
+	char name[48];
+	key_of(a, pol, prof, cwd, &key, name);
+	if (!pf_key_same(&key, &h->key) || strcmp(name, h->name))
+		return false;
+	*plan = h->plan;
+	memcpy(pl->name, name, sizeof pl->name);
+	pl->deps = h->deps;
+	pl->ndeps = h->ndeps;
+	pl->reused = pl->unconfirmed = pl->from_held = true;
+	if (verbose) {
+		fprintf(stderr, "cagerun: plan: %s/%s, bound by the launcher ahead\n", pl->cache.dir,
+			name);
+		print_rule_msgs(plan->notes, plan->nnotes, "note");
+	}
+	return true;
+}
+
 int lnx_plan_get(struct arena *a, const struct ir_policy *pol, const struct ir_profile *prof,
 		 const char *policy, const char *cwd, bool verbose, bool defer, struct lplan *plan,
 		 struct lnx_planload *pl)
 {
-	pl->reused = pl->unconfirmed = false;
+	/* A stale copy of the launcher's leaves the file to be read (it may
+	 * have been kept since); a stale file is not read again. */
+	bool read_file = !pl->stale || pl->from_held;
+	pl->reused = pl->unconfirmed = pl->from_held = false;
 	bool can_keep = lnx_planload_cache(pl, verbose);
 	if (can_keep) {
 		struct pf_key key;
-		lplan_key(a, pol, prof, (uint32_t)geteuid(), cwd, &key);
-		char hex[33];
-		pf_key_name(&key, hex);
-		snprintf(pl->name, sizeof pl->name, "%s.plan", hex);
-		if (!pl->stale && try_reuse(a, prof, &key, verbose, defer, plan, pl)) {
+		key_of(a, pol, prof, cwd, &key, pl->name);
+		if (read_file && try_reuse(a, prof, &key, verbose, defer, plan, pl)) {
 			pl->reused = true;
 			if (verbose)
 				print_rule_msgs(plan->notes, plan->nnotes, "note");

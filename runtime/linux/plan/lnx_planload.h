@@ -11,6 +11,7 @@
 
 #include "lnx_plancache.h"
 #include "lplan.h"
+#include "pf.h"
 
 struct lnx_planload {
 	bool have_cache; /* cache.dir is the cache (protect it in the sandbox) */
@@ -22,6 +23,9 @@ struct lnx_planload {
 	 * lnx_plan_confirm has passed. */
 	bool unconfirmed;
 	bool stale; /* lnx_plan_confirm found it changed: not read again */
+	/* It was the launcher's (lnx_plan_take_held): found stale, it is the
+	 * held copy that is not used again; the kept file may be newer. */
+	bool from_held;
 	const struct pf_dep *deps;
 	size_t ndeps;
 	char name[48];
@@ -48,6 +52,34 @@ bool lnx_planload_cache(struct lnx_planload *pl, bool verbose);
 int lnx_plan_get(struct arena *a, const struct ir_policy *pol, const struct ir_profile *prof,
 		 const char *policy, const char *cwd, bool verbose, bool defer, struct lplan *plan,
 		 struct lnx_planload *pl);
+
+/* A kept plan bound ahead of the run that will use it: a launcher binds
+ * it beside the compile it keeps for its spares (held.h), so that the run
+ * reads and binds no file. Its memory is the compile's arena. */
+struct lnx_held_plan {
+	struct lplan plan;
+	const struct ir_profile *prof; /* the profile it is bound to */
+	struct pf_key key;             /* the key it was found by */
+	const struct pf_dep *deps;
+	size_t ndeps;
+	char name[48];
+};
+
+/* Binds into *h the kept plan of `prof` run from `cwd`, as lnx_plan_get
+ * with `defer` would, saying nothing: false when there is none to bind
+ * (no cache, none kept for this key, or one discarded). Nothing is built
+ * or written. */
+bool lnx_plan_hold(struct arena *a, const struct ir_policy *pol, const struct ir_profile *prof,
+		   const char *cwd, struct lnx_held_plan *h);
+
+/* lnx_plan_get with `defer`, from h instead of the cache's file: true
+ * when h was bound to this very profile and its key is the key this run
+ * computes (pl->unconfirmed set: lnx_plan_confirm as after lnx_plan_get);
+ * false, with *plan untouched, when the caller must call lnx_plan_get. */
+bool lnx_plan_take_held(struct arena *a, const struct ir_policy *pol,
+			const struct ir_profile *prof, const char *cwd,
+			const struct lnx_held_plan *h, bool verbose, struct lplan *plan,
+			struct lnx_planload *pl);
 
 /* A deferred plan's dependencies, asked now: true when each answers as
  * it did when the plan was built (pl->unconfirmed is then cleared), false
