@@ -40,6 +40,7 @@
 #include "agentstate.h"
 #include "cpt.h"
 #include "lch_ahead.h"
+#include "lch_wire.h"
 #include "lease.h"
 #include "lnx_gitreport.h"
 #include "lnx_guard.h"
@@ -114,6 +115,7 @@ struct lrun {
 	bool init_done;
 	bool answered; /* init sent the hook's messages itself (lnx_spec.answer) */
 	bool had_terminal;
+	bool aborted; /* the launcher said its client left (LCH_ABORT_SIG) */
 	struct rlimit nofile_start; /* what the command gets without `limit files` */
 	struct lnx_limits lim;
 	bool have_lim;
@@ -267,6 +269,13 @@ static bool on_signal(void *ctx)
 			}
 			continue;
 		}
+		if ((int)si.ssi_signo == LCH_ABORT_SIG) {
+			/* The launcher's client left: the sandbox goes at once. */
+			r->aborted = true;
+			if (r->sb.init > 0)
+				kill(r->sb.init, SIGKILL);
+			continue;
+		}
 		if (si.ssi_signo != SIGCHLD) {
 			if (r->sb.init > 0)
 				kill(r->sb.init, (int)si.ssi_signo);
@@ -286,13 +295,23 @@ static bool on_signal(void *ctx)
 			 * 128+N: killed itself (from outside, since no process of
 			 * the sandbox can), it took every process of the sandbox
 			 * with it, and the create guard it served. */
-			if (WIFSIGNALED(st))
+			if (r->aborted)
+				fprintf(stderr, "cagerun: stopped by the launcher (its client left, "
+						"or it is ending); the sandbox was stopped\n");
+			else if (WIFSIGNALED(st))
 				fprintf(stderr, "cagerun: the sandbox's init was killed (signal %d); "
 						"the sandbox was stopped\n",
 					WTERMSIG(st));
 		}
 	}
 	return r->exited;
+}
+
+/* Whether the launcher's stop (LCH_ABORT_SIG) waits on the signalfd. */
+static bool abort_pending(void)
+{
+	sigset_t p;
+	return sigpending(&p) == 0 && sigismember(&p, LCH_ABORT_SIG) == 1;
 }
 
 static void wait_without_proxy(struct lrun *r)
@@ -327,7 +346,7 @@ static int block_signals(struct lrun *r)
 {
 	sigset_t ss;
 	sigemptyset(&ss);
-	int sigs[] = { SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT, WORD_SIG };
+	int sigs[] = { SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT, WORD_SIG, LCH_ABORT_SIG };
 	for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++)
 		sigaddset(&ss, sigs[i]);
 	if (sigprocmask(SIG_BLOCK, &ss, NULL) != 0)
@@ -414,6 +433,10 @@ static int launch_monitor(struct lrun *r)
 		return fail("getcwd: %s", strerror(errno));
 	if ((rc = open_log(r)))
 		return rc;
+	/* Before anything is made that the run must remove (the lease): a
+	 * signal that ends the run is read, not acted on, from here. */
+	if ((rc = block_signals(r)))
+		return rc;
 	if (!lease_create(&r->lease, r->prof->private_home, err, sizeof err))
 		return fail("%s", err);
 	const struct mon_opts mo = {
@@ -425,8 +448,6 @@ static int launch_monitor(struct lrun *r)
 	};
 	mon_sink_init(&r->sink, r->prof, &mo);
 	r->have_sink = true;
-	if ((rc = block_signals(r)))
-		return rc;
 	char secret[33], proxy_url[96];
 	if (!run_proxy_secret(secret))
 		return fail("no random bytes for the proxy's secret");
@@ -589,8 +610,11 @@ static int launch(struct lrun *r)
 	 * (an agent never run on this machine) would be read-only inside. */
 	if ((rc = run_agent_state(r->pol, r->o->verbose, r->agst)))
 		return rc;
-	/* What does not depend on the plan, once: the limits, the signals,
-	 * the proxy's table, the seccomp filter, the git report. */
+	/* What does not depend on the plan, once: the signals (before the
+	 * cgroups, so that a signal that ends the run cannot leave them), the
+	 * limits, the proxy's table, the seccomp filter, the git report. */
+	if ((rc = block_signals(r)))
+		return rc;
 	r->have_lim = true;
 	if (!lnx_limits_prepare(&r->lim, r->prof, &r->nofile_start, err, sizeof err))
 		return fail("%s; nothing was run", err);
@@ -607,8 +631,6 @@ static int launch(struct lrun *r)
 					: k == IR_LIM_TMP    ? "size of the tmpfs on TMPDIR"
 							     : "RLIMIT_NOFILE");
 	bool isolate = r->mode == IR_MODE_ENFORCE;
-	if ((rc = block_signals(r)))
-		return rc;
 	if (isolate && (rc = build_table(r)))
 		return rc;
 	/* Said now rather than at the command's first connection to a name,
@@ -796,6 +818,11 @@ static int launch_planned(struct lrun *r, int abi, const char *cwd, bool defer)
 		return fail("%s; nothing was run", err);
 	if (isolate && (rc = adopt_listeners(r)))
 		return rc;
+	/* The launcher's client may have left meanwhile (LCH_ABORT_SIG, read
+	 * by the loops after this): nothing is started for it. */
+	if (abort_pending())
+		return fail("stopped by the launcher (its client left, or it is ending); "
+			    "nothing was run");
 	if (!lnx_sandbox_release(&r->sb, err, sizeof err)) {
 		/* init is gone: its own reason, when it left one, says more. */
 		char why[1024];

@@ -321,19 +321,69 @@ if ! bg $tag; then bad "the command did not start"; kill "$job"; else
 	s=$?
 	if [ $s -ne 143 ] || ! gone $tag; then bad "SIGTERM to the client: status $s, or the run lived on"; else ok; fi
 fi
+# The client killed, or the launcher stopped: the run stops its sandbox
+# at once and then cleans up as after any run (LCH_ABORT_SIG): its
+# TMPDIR goes and, where the policy's process limit made one (root), its
+# cgroup. Both are seen there while the command runs (the control), and
+# gone after, within a bounded wait. The runs use a TMPDIR of their own.
+sed 's/^profile t {$/profile t {\n    limit processes 64/' "$tmp/p.cage" >"$tmp/pl.cage"
+mkdir -p "$tmp/kl"
+# bgl TAG: bg, with that policy and TMPDIR; sets run_cg to the run's
+# cgroup (the run is init's parent, init the shell's, the shell sleep's),
+# or "".
+bgl() {
+	rm -f "$HOME/w/ready"
+	TMPDIR=$tmp/kl "$launch" -q -p "$tmp/pl.cage" -- sh -c "sleep $1 & echo ready > ready; wait" \
+		>"$tmp/out" 2>&1 </dev/null &
+	job=$!
+	i=0
+	while [ ! -e "$HOME/w/ready" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+	sp=$(pgrep -f "^sleep $1" | head -n 1)
+	shp=$(ps -o ppid= -p "${sp:-0}" | tr -d ' ')
+	ip=$(ps -o ppid= -p "${shp:-0}" | tr -d ' ')
+	rp=$(ps -o ppid= -p "${ip:-0}" | tr -d ' ')
+	run_cg=$(find /sys/fs/cgroup -maxdepth 4 -type d -name "cage-run.${rp:-none}" 2>/dev/null | head -n 1)
+	[ -e "$HOME/w/ready" ]
+}
+klease() { ls -d "$tmp/kl"/cage-run.* 2>/dev/null | wc -l; }
+cleaned() { # cleaned: bounded wait until the run's TMPDIR and cgroup are gone
+	i=0
+	while { [ "$(klease)" -ne 0 ] || { [ -n "$run_cg" ] && [ -d "$run_cg" ]; }; } && [ $i -lt 100 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	[ "$(klease)" -eq 0 ] && { [ -z "$run_cg" ] || [ ! -d "$run_cg" ]; }
+}
+want_cg=no
+[ "$(id -u)" = 0 ] && [ -d /sys/fs/cgroup/pids ] && want_cg=yes
 tag=32.$$
-if ! bg $tag; then bad "the command did not start"; kill "$job"; else
+if ! bgl $tag; then bad "the command did not start"; kill "$job"; else
+	had=$(klease)
 	kill -KILL "$job"
 	wait "$job" 2>/dev/null
-	if gone $tag; then ok; else bad "the client killed: the run lived on"; fi
+	if ! gone $tag; then
+		bad "the client killed: the run lived on"
+	elif [ "$had" -ne 1 ] || { [ $want_cg = yes ] && [ -z "$run_cg" ]; }; then
+		bad "the client killed: the run's TMPDIR ($had) or cgroup (${run_cg:-none}) not seen while it ran"
+	elif ! cleaned; then
+		bad "the client killed: $(klease) TMPDIRs left, cgroup ${run_cg:-none} left: $(ls -d "$run_cg" 2>/dev/null)"
+	else
+		ok
+	fi
 fi
 tag=33.$$
-if ! bg $tag; then bad "the command did not start"; kill "$job"; else
+if ! bgl $tag; then bad "the command did not start"; kill "$job"; else
+	had=$(klease)
 	stop_launcher
 	wait "$job"
 	s=$?
-	if [ $s -ne 125 ] || ! grep -q 'launcher went away' "$tmp/out" || ! gone $tag; then
+	if [ $s -ne 125 ] || ! grep -Eq 'launcher went away|stopped by the launcher' "$tmp/out" ||
+		! gone $tag; then
 		bad "the launcher stopped: status $s, or the run lived on"
+	elif [ "$had" -ne 1 ] || { [ $want_cg = yes ] && [ -z "$run_cg" ]; }; then
+		bad "the launcher stopped: the run's TMPDIR ($had) or cgroup (${run_cg:-none}) not seen while it ran"
+	elif ! cleaned; then
+		bad "the launcher stopped: $(klease) TMPDIRs left, cgroup ${run_cg:-none} left"
 	else
 		ok
 	fi

@@ -9,7 +9,8 @@
  * leave) and the run's pidfd (to reap it and, when the run did not,
  * send its status). One thread, one poll; it runs no command itself and
  * starts no thread (cagerun's clone of the sandbox needs none to exist).
- * Every child dies with it (PR_SET_PDEATHSIG), and its sandbox with it.
+ * Every child is stopped when it goes (PR_SET_PDEATHSIG, LCH_ABORT_SIG):
+ * a spare ends, a run ends its sandbox at once and then cleans up.
  */
 #include "lch_server.h"
 
@@ -59,6 +60,7 @@ struct child {
 	int conn; /* RUNNING: the client's connection, -1 once it is gone */
 	pid_t client;
 	bool reported; /* the run sent the client its STATUS itself */
+	int64_t abort_at; /* when it was told to stop (LCH_ABORT_SIG), or 0 */
 	struct lch_nsset back; /* the set it is giving back, as its notes come */
 };
 
@@ -169,6 +171,7 @@ static void child_init(struct child *c)
 	c->conn = -1;
 	c->client = 0;
 	c->reported = false;
+	c->abort_at = 0;
 	lch_nsset_close(&c->back);
 }
 
@@ -349,13 +352,35 @@ static void on_client(struct server *s, struct child *c)
 			kill(c->sp.pid, sig);
 		return;
 	}
-	/* Gone, or talking nonsense: its run ends as if it had been killed,
+	/* Gone, or talking nonsense: its run stops its sandbox at once,
 	 * unless it is over (the client read its STATUS and left) and only
-	 * cleaning up. */
-	if (!reported(s, c))
-		kill(c->sp.pid, SIGKILL);
+	 * cleaning up; then it cleans up as after any run, within
+	 * LCH_ABORT_MS, or it is killed (kill_overdue). */
+	if (!reported(s, c) && kill(c->sp.pid, LCH_ABORT_SIG) == 0)
+		c->abort_at = lch_now_ms();
 	close(c->conn);
 	c->conn = -1;
+}
+
+/* The runs told to stop that have not ended in time: killed (their
+ * sandboxes die with them, PR_SET_PDEATHSIG). The milliseconds until the
+ * next such deadline, or -1 for none. */
+static int kill_overdue(struct server *s, int64_t now)
+{
+	int64_t next = -1;
+	for (size_t i = 0; i < LCH_CHILDREN; i++) {
+		struct child *c = &s->ch[i];
+		if (c->state != CH_RUNNING || !c->abort_at)
+			continue;
+		int64_t due = c->abort_at + LCH_ABORT_MS;
+		if (now >= due) {
+			kill(c->sp.pid, SIGKILL);
+			c->abort_at = 0;
+		} else if (next < 0 || due - now < next) {
+			next = due - now;
+		}
+	}
+	return (int)next;
 }
 
 static void on_exit_of(struct server *s, struct child *c)
@@ -396,6 +421,45 @@ static void refuse_waiting(struct server *s)
 	}
 }
 
+/* At the launcher's end: each run told to stop, and reaped as it ends,
+ * for LCH_ABORT_MS at most in all. */
+static void stop_runs(struct server *s)
+{
+	size_t left = 0;
+	for (size_t i = 0; i < LCH_CHILDREN; i++) {
+		struct child *c = &s->ch[i];
+		if (c->state == CH_RUNNING && kill(c->sp.pid, LCH_ABORT_SIG) == 0)
+			left++;
+	}
+	int64_t until = lch_now_ms() + LCH_ABORT_MS;
+	while (left > 0) {
+		int64_t now = lch_now_ms();
+		if (now >= until)
+			return;
+		struct pollfd pf[LCH_CHILDREN];
+		struct child *who[LCH_CHILDREN];
+		nfds_t n = 0;
+		for (size_t i = 0; i < LCH_CHILDREN; i++)
+			if (s->ch[i].state == CH_RUNNING) {
+				who[n] = &s->ch[i];
+				pf[n++] = (struct pollfd){ s->ch[i].sp.pidfd, POLLIN, 0 };
+			}
+		if (poll(pf, n, (int)(until - now)) < 0 && errno != EINTR)
+			return;
+		left = n;
+		for (nfds_t k = 0; k < n; k++)
+			if (pf[k].revents) {
+				while (waitpid(who[k]->sp.pid, NULL, 0) < 0 && errno == EINTR)
+					;
+				if (who[k]->conn >= 0)
+					close(who[k]->conn);
+				lch_spare_forget(&who[k]->sp); /* reaped: nothing to end */
+				child_init(who[k]);
+				left--;
+			}
+	}
+}
+
 static int serve_loop(struct server *s)
 {
 	struct pollfd pf[2 + 2 * LCH_CHILDREN];
@@ -426,7 +490,8 @@ static int serve_loop(struct server *s)
 				pf[n++] = (struct pollfd){ c->conn, POLLIN, 0 };
 			}
 		}
-		int ready = poll(pf, n, refill ? 0 : 1000);
+		int overdue = kill_overdue(s, now);
+		int ready = poll(pf, n, refill ? 0 : overdue >= 0 && overdue < 1000 ? overdue : 1000);
 		if (ready < 0) {
 			if (errno == EINTR)
 				continue;
@@ -510,7 +575,10 @@ int lch_serve(const struct lch_opts *o)
 		rc = serve_loop(s);
 		unlink(path);
 	}
-	/* Spares and runs end with the launcher. */
+	/* Spares and runs end with the launcher: a run stops its sandbox at
+	 * once and cleans up (LCH_ABORT_SIG), and is waited for that long
+	 * at most (LCH_ABORT_MS); then whatever is left is killed. */
+	stop_runs(s);
 	for (size_t i = 0; i < LCH_CHILDREN; i++)
 		if (s->ch[i].state != CH_FREE)
 			child_end(&s->ch[i]);

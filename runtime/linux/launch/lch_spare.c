@@ -184,7 +184,10 @@ static int move_fd(int fd, int at)
 static _Noreturn void spare_main(const struct lch_ctx *cx, int chan, int listen_fd,
 				 size_t bufsize, const struct lch_nsset *given)
 {
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	/* The launcher gone, the spare ends (the signal's default action),
+	 * or, once it is a run and has blocked it, stops its sandbox at once
+	 * and cleans up before it ends, as when its client leaves. */
+	prctl(PR_SET_PDEATHSIG, LCH_ABORT_SIG);
 	if (getppid() != cx->launcher)
 		_exit(0);
 	/* Out of the launcher's session and group: a ^C at its terminal is

@@ -7,6 +7,7 @@
 #ifndef CAGE_LCH_WIRE_H
 #define CAGE_LCH_WIRE_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -50,5 +51,15 @@ struct lch_note {
 };
 
 bool lch_note_send(int chan, uint8_t type, int32_t client, int fd);
+
+/* From the launcher to a run whose client left before its status: stop
+ * the sandbox now (init is killed), then clean up and end as after any
+ * run, so that its TMPDIR and cgroups go too. One of the real-time
+ * signals the C library leaves to programs (the run's word is
+ * SIGRTMIN + 4, lnx_run.c); a run that has not blocked it yet (it has
+ * made nothing to clean up) ends by its default action. */
+#define LCH_ABORT_SIG (SIGRTMIN + 5)
+/* How long the launcher waits for such a run before it kills it. */
+#define LCH_ABORT_MS 2000
 
 #endif
