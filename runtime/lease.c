@@ -11,6 +11,15 @@
  * trusted: what a run takes must be a directory of the user's with
  * nothing in it (made 0700 again), or it is removed or put back and a
  * new directory made as before.
+ *
+ * A run locks its lease (flock) from its making to its removal, so a
+ * lease nobody holds locked is one whose run was killed before it could
+ * remove it. A run that makes a new directory (no spare to take, which
+ * is what follows a run killed: it never gave its directory back) first
+ * looks for those, at most once a minute per user (the mark
+ * `cage-swept.UID` beside the leases), and removes them. A lease younger
+ * than LEASE_SWEEP_AGE seconds is left alone: the run that made it may
+ * not have locked it yet.
  */
 #include "lease.h"
 
@@ -20,6 +29,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -127,18 +138,106 @@ static bool keep_spare(const char *dir)
 	return empty_dir(fd, 1) && spare_path(dir, spare, sizeof spare) && rename(dir, spare) == 0;
 }
 
-/* The directory itself, under $TMPDIR (or /tmp), resolved. */
+#define LEASE_SWEEP_AGE 10   /* seconds */
+#define LEASE_SWEEP_EVERY 60 /* seconds */
+#define LEASE_SWEEP_MOST 32  /* leases removed at a time */
+
+/* Whether this run should sweep `base` now: the user's mark there is
+ * missing or older than LEASE_SWEEP_EVERY, and is touched. A mark that
+ * is not a file of this user's means no sweeping here at all. */
+static bool sweep_due(const char *base)
+{
+	char mark[4096];
+	int n = snprintf(mark, sizeof mark, "%s/cage-swept.%lu", base, (unsigned long)geteuid());
+	if (n <= 0 || (size_t)n >= sizeof mark)
+		return false;
+	struct stat st;
+	time_t now = time(NULL);
+	if (lstat(mark, &st) == 0) {
+		if (!S_ISREG(st.st_mode) || st.st_uid != geteuid())
+			return false;
+		if (st.st_mtime <= now && st.st_mtime > now - LEASE_SWEEP_EVERY)
+			return false;
+	} else if (errno != ENOENT) {
+		return false;
+	}
+	int fd = open(mark, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return false;
+	bool touched = fstat(fd, &st) == 0 && st.st_uid == geteuid() && futimens(fd, NULL) == 0;
+	close(fd);
+	return touched;
+}
+
+int lease_sweep(const char *base, unsigned min_age_s, int most)
+{
+	int bfd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (bfd < 0)
+		return 0;
+	DIR *d = fdopendir(bfd);
+	if (!d) {
+		close(bfd);
+		return 0;
+	}
+	const size_t plen = strlen(LEASE_PREFIX);
+	const time_t now = time(NULL);
+	int removed = 0;
+	for (struct dirent *e; removed < most && (e = readdir(d));) {
+		if (strncmp(e->d_name, LEASE_PREFIX, plen) || strlen(e->d_name) != plen + 6 ||
+		    (e->d_type != DT_DIR && e->d_type != DT_UNKNOWN))
+			continue;
+		struct stat st, fst;
+		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+		    !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+		    st.st_ctime > now - (time_t)min_age_s)
+			continue;
+		int fd = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		/* The same directory, and no run holds it: its run is gone. */
+		if (fstat(fd, &fst) == 0 && fst.st_ino == st.st_ino && fst.st_dev == st.st_dev &&
+		    flock(fd, LOCK_EX | LOCK_NB) == 0) {
+			int inner = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+			if (inner >= 0 && empty_dir(inner, 1) &&
+			    unlinkat(dirfd(d), e->d_name, AT_REMOVEDIR) == 0)
+				removed++;
+		}
+		close(fd);
+	}
+	closedir(d);
+	return removed;
+}
+
+/* The directory itself, under $TMPDIR (or /tmp), locked, resolved. */
 static bool make_dir(struct lease *l, char *err, size_t errlen)
 {
 	memset(l, 0, sizeof *l);
+	l->lock = -1;
 	const char *base = lease_base();
-	l->dir = join(base, "cage-run.XXXXXX");
+	l->dir = join(base, LEASE_PREFIX "XXXXXX");
 	char claimed[4096];
-	if (l->dir && claim_spare(l->dir, claimed, sizeof claimed))
+	if (l->dir && claim_spare(l->dir, claimed, sizeof claimed)) {
 		memcpy(l->dir, claimed, strlen(l->dir) + 1);
-	else if (!l->dir || !mkdtemp(l->dir)) {
-		snprintf(err, errlen, "cannot create the run's private directory under %s: %s",
-			 base, strerror(errno));
+	} else {
+		if (l->dir && sweep_due(base))
+			(void)lease_sweep(base, LEASE_SWEEP_AGE, LEASE_SWEEP_MOST);
+		if (!l->dir || !mkdtemp(l->dir)) {
+			snprintf(err, errlen, "cannot create the run's private directory under %s: %s",
+				 base, strerror(errno));
+			free(l->dir);
+			l->dir = NULL;
+			return false;
+		}
+	}
+	/* Held until the lease is removed: this run (and its sandbox's init,
+	 * which shares it) is alive. */
+	l->lock = open(l->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (l->lock < 0 || flock(l->lock, LOCK_EX | LOCK_NB) != 0) {
+		snprintf(err, errlen, "cannot lock the run's private directory %s: %s", l->dir,
+			 strerror(errno));
+		(void)rm_at(AT_FDCWD, l->dir, 0, true);
+		if (l->lock >= 0)
+			close(l->lock);
 		free(l->dir);
 		l->dir = NULL;
 		return false;
@@ -240,6 +339,8 @@ bool lease_remove(struct lease *l)
 			(void)rm_at(AT_FDCWD, known[i], 0, known[i] != l->empty);
 	if (l->dir)
 		ok = keep_spare(l->dir) || rm_at(AT_FDCWD, l->dir, 0, true);
+	if (l->dir && l->lock >= 0)
+		close(l->lock);
 	free(l->dir);
 	free(l->tmp);
 	free(l->home);

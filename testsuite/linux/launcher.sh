@@ -110,10 +110,10 @@ done
 
 # The run answers its client before it cleans up (run.h, status_hook);
 # the client's leaving then must not stop that clean-up: no run's TMPDIR
-# is left behind (cagerun makes them in its TMPDIR, as cage-run.*: here a
+# is left behind (cagerun makes them in its TMPDIR, as cage-tmp.*: here a
 # folder of this test's, which other tests' runs do not use).
 mkdir -p "$tmp/leases"
-leases() { ls -d "$tmp/leases"/cage-run.* 2>/dev/null | wc -l; }
+leases() { ls -d "$tmp/leases"/cage-tmp.* 2>/dev/null | wc -l; }
 l0=$(leases)
 n0=$(grep -c '(sent by the run)' "$log")
 i=0
@@ -126,7 +126,7 @@ sleep 0.5
 # (-ge: the launcher logs a status when it reaps the run, which can be
 # after the client of the run before has returned.)
 if [ "$(leases)" -eq "$l0" ] && [ "$(grep -c '(sent by the run)' "$log")" -ge $((n0 + 20)) ] &&
-	grep -q "^$tmp/leases/cage-run\." "$tmp/out"; then ok; else
+	grep -q "^$tmp/leases/cage-tmp\." "$tmp/out"; then ok; else
 	bad "20 runs: $(($(leases) - l0)) TMPDIRs left, $(($(grep -c '(sent by the run)' "$log") - n0)) statuses sent by the run"
 fi
 
@@ -345,7 +345,7 @@ bgl() {
 	run_cg=$(find /sys/fs/cgroup -maxdepth 4 -type d -name "cage-run.${rp:-none}" 2>/dev/null | head -n 1)
 	[ -e "$HOME/w/ready" ]
 }
-klease() { ls -d "$tmp/kl"/cage-run.* 2>/dev/null | wc -l; }
+klease() { ls -d "$tmp/kl"/cage-tmp.* 2>/dev/null | wc -l; }
 cleaned() { # cleaned: bounded wait until the run's TMPDIR and cgroup are gone
 	i=0
 	while { [ "$(klease)" -ne 0 ] || { [ -n "$run_cg" ] && [ -d "$run_cg" ]; }; } && [ $i -lt 100 ]; do

@@ -208,7 +208,7 @@ for ex in "$src"/examples/*.cage; do
 	name=$(basename "$ex" .cage)
 	timeout -k 5 60 "$cagerun" -q -p "$ex" -D workspace="$ws" --mode enforce -- sh -c \
 		'echo "$(ulimit -Hn)"; cat /proc/self/mountinfo' >"$tmp/out" 2>"$tmp/err"
-	if [ "$(head -n 1 "$tmp/out")" -le 65536 ] && grep -q "/cage-run\.[^ /]*\(/tmp\)\? rw,.* tmpfs .*size=4194304k" "$tmp/out"; then ok; else bad "$name: the defaults of std/limits (files, tmp)"; fi
+	if [ "$(head -n 1 "$tmp/out")" -le 65536 ] && grep -q "/cage-tmp\.[^ /]*\(/tmp\)\? rw,.* tmpfs .*size=4194304k" "$tmp/out"; then ok; else bad "$name: the defaults of std/limits (files, tmp)"; fi
 	# A fork bomb stops at the default 4096 (it asks for more; each child
 	# only waits).
 	timeout -k 5 120 "$cagerun" -q -p "$ex" -D workspace="$ws" --mode enforce -- \

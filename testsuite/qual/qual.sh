@@ -442,7 +442,7 @@ cage_started enforce-fs sh -c 'echo "$TMPDIR"; echo tmp-ok > "$TMPDIR/f" && cat 
 	tdir=$(head -n 1 "$OUT") &&
 	if ! grep -q tmp-ok "$OUT"; then
 		fail "$CASE" "cannot write in TMPDIR"
-	elif [ "${tdir#"$F/tmp/cage-run."}" = "$tdir" ]; then
+	elif [ "${tdir#"$F/tmp/cage-tmp."}" = "$tdir" ]; then
 		fail "$CASE" "TMPDIR '$tdir' is not in the run's directory under \$TMPDIR"
 	elif [ -e "$tdir" ]; then
 		fail "$CASE" "TMPDIR '$tdir' is left behind after the run"
@@ -1099,7 +1099,7 @@ done
 # Every run above (but the one killed on purpose) removed its private
 # directory; env/private-tmpdir showed they are made in $F/tmp.
 CASE=proc/leases-removed
-left=$(cd "$F/tmp" && ls -d cage-run.* 2>/dev/null | tr '\n' ' ')
+left=$(cd "$F/tmp" && ls -d cage-tmp.* cage-run.* 2>/dev/null | tr '\n' ' ')
 if [ -n "$left" ]; then fail "$CASE" "left in \$TMPDIR: $left"; else pass "$CASE"; fi
 
 echo "$SKIPPED skipped"

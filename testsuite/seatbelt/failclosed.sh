@@ -44,7 +44,7 @@ run() { # expected-status, stderr-pattern, description, cagerun args...
 run 125 "/usr/bin/sandbox-exec: No such file or directory" "enforce" \
 	--backend seatbelt -v -p "$T/p.cage" -D workspace="$T/ws" -- touch "$S"
 check "enforce: the proxy was started" grep -q "proxy on 127.0.0.1:" "$T/err"
-check "enforce: the profile was written into the lease" grep -q "profile $T/tmp/cage-run\.[A-Za-z0-9]*/profile.sb, tag cage-[0-9a-f]\{16\}" "$T/err"
+check "enforce: the profile was written into the lease" grep -q "profile $T/tmp/cage-tmp\.[A-Za-z0-9]*/profile.sb, tag cage-[0-9a-f]\{16\}" "$T/err"
 
 run 125 "/usr/bin/sandbox-exec: No such file or directory" "enforce-fs" \
 	--backend seatbelt -v --mode enforce-fs -p "$T/p.cage" -D workspace="$T/ws" -- touch "$S"

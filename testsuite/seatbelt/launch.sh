@@ -30,7 +30,7 @@ run -- printf '%s|' 'a b' '$(touch x)' "it's" '' > "$T/out" 2>"$T/err"
 rc=$?
 check "status 0" test $rc = 0
 check "argv reaches the command verbatim" test "$(cat "$T/out")" = 'a b|$(touch x)|it'"'"'s||'
-check "argv shape" sh -c "head -2 '$L.argv' | tr -d '\n' | grep -q '^\[-f\]\[$T/tmp/cage-run\.[A-Za-z0-9]*/profile.sb\]\$'"
+check "argv shape" sh -c "head -2 '$L.argv' | tr -d '\n' | grep -q '^\[-f\]\[$T/tmp/cage-tmp\.[A-Za-z0-9]*/profile.sb\]\$'"
 check "-- then the command" sh -c "grep -A1 -x '\[--\]' '$L.argv' | tail -1 | grep -qx '\[printf\]'"
 check "profile mode 0600" test "$(cat "$L.mode")" = 600
 check "profile tagged" grep -q '^(deny default (with message "cage-[0-9a-f]\{16\}"))$' "$L.profile"
@@ -38,8 +38,8 @@ check "every deny tagged" sh -c "! grep '^(deny' '$L.profile' | grep -v 'with me
 check "three -D values" test "$(wc -l < "$L.defines")" = 3
 port=$(sed -n 's/^PROXY_PORT=//p' "$L.defines")
 check "PROXY_PORT" sh -c "echo '$port' | grep -qx '[0-9]\{1,5\}'"
-check "PRIVATE_TMP canonical, in the lease" grep -qx "PRIVATE_TMP=$T/tmp/cage-run\.[A-Za-z0-9]*/tmp" "$L.defines"
-check "PRIVATE_HOME in the lease" grep -qx "PRIVATE_HOME=$T/tmp/cage-run\.[A-Za-z0-9]*/home" "$L.defines"
+check "PRIVATE_TMP canonical, in the lease" grep -qx "PRIVATE_TMP=$T/tmp/cage-tmp\.[A-Za-z0-9]*/tmp" "$L.defines"
+check "PRIVATE_HOME in the lease" grep -qx "PRIVATE_HOME=$T/tmp/cage-tmp\.[A-Za-z0-9]*/home" "$L.defines"
 check "TMPDIR is PRIVATE_TMP" test "$(sed -n 's/^TMPDIR=//p' "$L.env")" = "$(sed -n 's/^PRIVATE_TMP=//p' "$L.defines")"
 check "https_proxy carries the secret and the port" grep -qx "https_proxy=http://cage:[0-9a-f]\{32\}@127.0.0.1:$port" "$L.env"
 check "nothing else leaks in" sh -c "! grep -q '^HOME_LEAK=' '$L.env'"

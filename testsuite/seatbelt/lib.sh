@@ -13,6 +13,6 @@ mkdir "$T/ws" "$T/tmp"
 # No run's directory is left in $T/tmp, only the spare the next run takes
 # (runtime/lease.c), and that empty.
 leases_gone() {
-	[ -z "$(ls -A "$T/tmp" | grep -v '^cage-spare\.[0-9]*$')" ] &&
+	[ -z "$(ls -A "$T/tmp" | grep -v '^cage-spare\.[0-9]*$' | grep -v '^cage-swept\.[0-9]*$')" ] &&
 		{ [ ! -e "$T/tmp/cage-spare.$(id -u)" ] || [ -z "$(ls -A "$T/tmp/cage-spare.$(id -u)")" ]; }
 }

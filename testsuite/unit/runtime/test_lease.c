@@ -2,7 +2,8 @@
  * test_lease.c - the run's private directory (runtime/lease.c): a removed
  * lease is kept as the user's spare and the next lease takes it, and a
  * spare that is not an empty directory of the user's is never what a run
- * starts with. Each case runs in a scratch TMPDIR.
+ * starts with; a lease whose run is gone (nobody holds its lock) is
+ * swept, and nothing else is. Each case runs in a scratch TMPDIR.
  */
 #include <criterion/criterion.h>
 #include <dirent.h>
@@ -11,6 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fx_tree.h"
@@ -19,6 +23,7 @@
 static struct fx_tree fx;
 static const char *root = fx.root;
 static char spare[PATH_MAX];
+static char mark[PATH_MAX]; /* made by the first lease that finds no spare */
 
 /* a/b into out, asserted to fit. */
 static void join(char *out, const char *a, const char *b)
@@ -33,6 +38,8 @@ static void setup(void)
 	char name[64];
 	snprintf(name, sizeof name, "cage-spare.%lu", (unsigned long)geteuid());
 	join(spare, root, name);
+	snprintf(name, sizeof name, "cage-swept.%lu", (unsigned long)geteuid());
+	join(mark, root, name);
 	cr_assert_eq(setenv("TMPDIR", root, 1), 0);
 }
 
@@ -102,8 +109,9 @@ Test(lease, removed_lease_is_the_next_runs)
 	cr_assert(lease_remove(&l));
 
 	int runs;
-	cr_assert_eq(count(root, "cage-run.", &runs), 1);
+	cr_assert_eq(count(root, LEASE_PREFIX, &runs), 2, "the spare and the sweep's mark");
 	cr_assert_eq(runs, 0, "no lease left under its run's name");
+	cr_assert_eq(access(mark, F_OK), 0);
 	struct stat sp;
 	cr_assert_eq(lstat(spare, &sp), 0, "the emptied lease is the spare");
 	cr_assert_eq(sp.st_ino, first.st_ino);
@@ -162,7 +170,7 @@ Test(lease, symlink_spare_is_not_followed)
 	/* The lease goes to its own name and the link stays. */
 	cr_assert(lease_remove(&l));
 	int runs;
-	count(root, "cage-run.", &runs);
+	count(root, LEASE_PREFIX, &runs);
 	cr_assert_eq(runs, 0);
 	cr_assert_eq(access(keep, F_OK), 0);
 }
@@ -187,7 +195,7 @@ Test(lease, two_runs_leave_one_spare)
 	cr_assert(lease_remove(&a));
 	cr_assert(lease_remove(&b));
 	int runs;
-	cr_assert_eq(count(root, "cage-run.", &runs), 1, "one spare, nothing else");
+	cr_assert_eq(count(root, LEASE_PREFIX, &runs), 2, "one spare and the mark, nothing else");
 	cr_assert_eq(runs, 0);
 	cr_assert_eq(access(spare, F_OK), 0);
 }
@@ -205,4 +213,130 @@ Test(lease, with_home_takes_the_spare_too)
 	cr_assert(lease_remove(&l));
 	int runs;
 	cr_assert_eq(count(spare, "", &runs), 0, "kept empty");
+}
+
+/* A lease made by a child that ends without removing it (as a run
+ * killed does), with a file in it; its name into out. */
+static void abandoned(char *out)
+{
+	int p[2];
+	cr_assert_eq(pipe(p), 0);
+	pid_t c = fork();
+	cr_assert_geq(c, 0);
+	if (c == 0) {
+		struct lease l;
+		char err[256];
+		if (!lease_create_flat(&l, err, sizeof err))
+			_exit(1);
+		touch(l.dir, "left");
+		(void)!write(p[1], l.dir, strlen(l.dir) + 1);
+		_exit(0);
+	}
+	close(p[1]);
+	ssize_t n = read(p[0], out, PATH_MAX - 1);
+	close(p[0]);
+	int st;
+	cr_assert_eq(waitpid(c, &st, 0), c);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	cr_assert_gt(n, 0);
+	out[n] = '\0';
+	cr_assert_eq(access(out, F_OK), 0, "control: the lease is left behind");
+}
+
+Test(lease, abandoned_lease_is_swept)
+{
+	char a[PATH_MAX], b[PATH_MAX];
+	abandoned(a);
+	abandoned(b);
+	cr_assert_str_neq(a, b);
+	cr_assert_eq(lease_sweep(root, 0, 32), 2);
+	cr_assert_neq(access(a, F_OK), 0);
+	cr_assert_neq(access(b, F_OK), 0);
+	cr_assert_eq(lease_sweep(root, 0, 32), 0, "nothing left to sweep");
+}
+
+Test(lease, sweep_stops_at_its_bound)
+{
+	char a[PATH_MAX], b[PATH_MAX];
+	abandoned(a);
+	abandoned(b);
+	cr_assert_eq(lease_sweep(root, 0, 1), 1);
+	cr_assert_eq(lease_sweep(root, 0, 1), 1);
+	cr_assert_eq(lease_sweep(root, 0, 1), 0);
+}
+
+Test(lease, held_lease_is_kept)
+{
+	char gone[PATH_MAX];
+	abandoned(gone);
+	struct lease l;
+	make_flat(&l);
+	touch(l.dir, "mine");
+	cr_assert_eq(lease_sweep(root, 0, 32), 1, "control: the abandoned one goes");
+	char mine[PATH_MAX];
+	join(mine, l.dir, "mine");
+	cr_assert_eq(access(mine, F_OK), 0, "the held lease and its file stay");
+	cr_assert(lease_remove(&l));
+}
+
+Test(lease, young_lease_is_kept)
+{
+	char a[PATH_MAX];
+	abandoned(a);
+	cr_assert_eq(lease_sweep(root, 3600, 32), 0);
+	cr_assert_eq(access(a, F_OK), 0);
+	cr_assert_eq(lease_sweep(root, 0, 32), 1, "control: swept once old enough");
+}
+
+Test(lease, only_leases_are_swept)
+{
+	char a[PATH_MAX];
+	abandoned(a);
+	/* An older version's lease, a name of another length, a link to a
+	 * directory with a file in it, a file: none of them is a lease. */
+	char p[PATH_MAX], target[PATH_MAX], inside[PATH_MAX];
+	join(p, root, "cage-run.abcdef");
+	cr_assert_eq(mkdir(p, 0700), 0);
+	join(p, root, LEASE_PREFIX "abcdefg");
+	cr_assert_eq(mkdir(p, 0700), 0);
+	join(target, root, "target");
+	cr_assert_eq(mkdir(target, 0700), 0);
+	touch(target, "kept");
+	join(inside, target, "kept");
+	join(p, root, LEASE_PREFIX "linkxx");
+	cr_assert_eq(symlink(target, p), 0);
+	touch(root, LEASE_PREFIX "filexx");
+	cr_assert_eq(lease_sweep(root, 0, 32), 1, "only the abandoned lease");
+	cr_assert_neq(access(a, F_OK), 0);
+	int leases;
+	cr_assert_eq(count(root, "", &leases), 6, "the five and the sweep's mark");
+	cr_assert_eq(access(inside, F_OK), 0, "nothing removed through the link");
+}
+
+Test(lease, new_directory_sweeps_once_a_minute)
+{
+	cr_assert_neq(access(mark, F_OK), 0);
+	struct lease l;
+	make_flat(&l); /* no spare here: a new directory, and the sweep's mark */
+	struct stat m;
+	cr_assert_eq(stat(mark, &m), 0, "the mark is made");
+	/* Swept half a minute ago: the next new directory does not sweep. */
+	time_t half = time(NULL) - 30;
+	struct timeval tv[2] = { { half, 0 }, { half, 0 } };
+	cr_assert_eq(utimes(mark, tv), 0);
+	struct lease k;
+	make_flat(&k); /* no spare either */
+	cr_assert_eq(stat(mark, &m), 0);
+	cr_assert_eq(m.st_mtime, half, "not swept again within the minute");
+	/* Swept two minutes ago: it does, and says so on the mark. */
+	time_t old = time(NULL) - 120;
+	struct timeval tv2[2] = { { old, 0 }, { old, 0 } };
+	cr_assert_eq(utimes(mark, tv2), 0);
+	struct lease j;
+	make_flat(&j);
+	cr_assert_eq(stat(mark, &m), 0);
+	cr_assert_gt(m.st_mtime, old + 60, "control: swept again after the minute");
+	cr_assert(lease_remove(&j));
+	cr_assert(lease_remove(&k));
+	cr_assert(lease_remove(&l));
 }
