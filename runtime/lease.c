@@ -219,8 +219,10 @@ static bool make_dir(struct lease *l, char *err, size_t errlen)
 	if (l->dir && claim_spare(l->dir, claimed, sizeof claimed)) {
 		memcpy(l->dir, claimed, strlen(l->dir) + 1);
 	} else {
-		if (l->dir && sweep_due(base))
+		if (l->dir && sweep_due(base)) {
 			(void)lease_sweep(base, LEASE_SWEEP_AGE, LEASE_SWEEP_MOST);
+			l->swept = true;
+		}
 		if (!l->dir || !mkdtemp(l->dir)) {
 			snprintf(err, errlen, "cannot create the run's private directory under %s: %s",
 				 base, strerror(errno));

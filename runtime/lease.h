@@ -22,6 +22,7 @@
 struct lease {
 	char *dir, *tmp, *home, *empty;
 	int lock; /* with dir: the directory, open and locked (flock LOCK_EX) */
+	bool swept; /* its making swept the leases of runs that are gone */
 };
 
 /* Leases are named LEASE_PREFIX and six random characters. Older

@@ -708,6 +708,10 @@ static int launch_planned(struct lrun *r, int abi, const char *cwd, bool defer)
 			      : lease_create_flat(&r->lease, err, sizeof err);
 	if (!leased || (lease_empty && !lease_make_empty(&r->lease, err, sizeof err)))
 		return fail("%s", err);
+	/* The runs killed before their clean-up: their leases went as this
+	 * one was made (lease.h), their cgroups go now. */
+	if (r->lease.swept && r->have_lim)
+		(void)lnx_limits_sweep(&r->lim);
 	uint16_t pport = pick_proxy_port(&r->plan);
 	char proxy_url[64];
 	snprintf(proxy_url, sizeof proxy_url, "http://127.0.0.1:%u", (unsigned)pport);

@@ -4,6 +4,7 @@
 #   - a fork bomb ends inside the cage: the same bomb outside forks every
 #     child it asks for; inside it stops at the limit with EAGAIN, the host
 #     can still fork meanwhile, and none of its processes outlive the run;
+#     a run killed with SIGKILL leaves its cgroup, which a later run sweeps;
 #     a process limit counts the sandbox only (the same limit as a plain
 #     rlimit, outside, counts the user's other processes too);
 #   - a disk filler in TMPDIR stops with ENOSPC at `limit tmp`;
@@ -128,6 +129,33 @@ elif grep -q 'limit processes: RLIMIT_NPROC in the user namespace' "$tmp/err" &&
 	ok
 else
 	bad "how limit processes was enforced"
+fi
+# A run killed with SIGKILL leaves its cgroup behind, empty (the control);
+# the next run that sweeps (its lease made anew in a TMPDIR of its own, no
+# spare there, the sweep's mark a minute old) removes it (lnx_limits_sweep).
+if [ -n "$cgdir" ]; then
+	mkdir -p "$tmp/sw"
+	TMPDIR=$tmp/sw timeout -k 5 60 "$cagerun" -q -p "$tmp/procs.cage" -D workspace="$ws" -- \
+		sh -c 'echo up >"$0"; sleep 30' "$ws/killed-up" >/dev/null 2>&1 &
+	kbg=$!
+	i=0
+	while [ ! -e "$ws/killed-up" ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+	kpid=$(pgrep -P $kbg -x cagerun | head -n 1)
+	kcg=$(find /sys/fs/cgroup -maxdepth 4 -type d -name "cage-run.${kpid:-none}" 2>/dev/null | head -n 1)
+	[ -n "$kpid" ] && kill -KILL "$kpid"
+	wait $kbg 2>/dev/null
+	i=0
+	while [ -n "$kcg" ] && [ -s "$kcg/cgroup.procs" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+	sleep 2.5 # older than LNX_LIMITS_SWEEP_AGE
+	if [ -n "$kcg" ] && [ -d "$kcg" ] && [ ! -s "$kcg/cgroup.procs" ]; then
+		touch -d '2 minutes ago' "$tmp/sw/cage-swept.$(id -u)"
+		rm -rf "$tmp/sw/cage-spare.$(id -u)"
+		TMPDIR=$tmp/sw timeout -k 5 60 "$cagerun" -q -p "$tmp/procs.cage" -D workspace="$ws" -- \
+			true >"$tmp/out" 2>"$tmp/err"
+		if [ ! -d "$kcg" ]; then ok; else bad "the killed run's cgroup $kcg was not swept"; fi
+	else
+		bad "control: the killed run's cgroup ${kcg:-(not found)} is not left behind, empty"
+	fi
 fi
 # The limit counts the sandbox only: with 40 more processes of this user
 # running outside, the bomb inside still reaches the limit, while the same

@@ -7,9 +7,12 @@
 #include "runcommon.h"
 
 #include <assert.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -210,6 +213,44 @@ static char *make_child(const char *base)
 		return NULL;
 	}
 	return child;
+}
+
+/* lnx_limits_sweep in the parent of `dir` (this run's cgroup there). */
+static int sweep_beside(const char *dir)
+{
+	char parent[4096];
+	int n = snprintf(parent, sizeof parent, "%s", dir);
+	char *slash = strrchr(parent, '/');
+	if (n <= 0 || (size_t)n >= sizeof parent || !slash || slash == parent)
+		return 0;
+	*slash = '\0';
+	DIR *d = opendir(parent);
+	if (!d)
+		return 0;
+	const time_t now = time(NULL);
+	int removed = 0;
+	for (struct dirent *e; removed < 32 && (e = readdir(d));) {
+		if (strncmp(e->d_name, "cage-run.", 9))
+			continue;
+		char *end;
+		long pid = strtol(e->d_name + 9, &end, 10);
+		if (end == e->d_name + 9 || *end || pid <= 0 || pid > INT_MAX || pid == getpid())
+			continue;
+		struct stat st;
+		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH ||
+		    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+		    !S_ISDIR(st.st_mode) || st.st_ctime > now - LNX_LIMITS_SWEEP_AGE)
+			continue;
+		if (unlinkat(dirfd(d), e->d_name, AT_REMOVEDIR) == 0)
+			removed++;
+	}
+	closedir(d);
+	return removed;
+}
+
+int lnx_limits_sweep(const struct lnx_limits *l)
+{
+	return (l->cg_dir ? sweep_beside(l->cg_dir) : 0) + (l->mem_dir ? sweep_beside(l->mem_dir) : 0);
 }
 
 static void remove_child(char *dir)

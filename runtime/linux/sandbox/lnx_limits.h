@@ -99,6 +99,14 @@ bool lnx_limits_prepare(struct lnx_limits *l, const struct ir_profile *p,
 void lnx_limits_report(const struct lnx_limits *l, FILE *out);
 /* Removes the cgroup (once the sandbox's processes are gone). */
 void lnx_limits_free(struct lnx_limits *l);
+/* Removes the cgroups that runs killed before their clean-up left beside
+ * this run's own: a `cage-run.PID` under the same parent whose PID is
+ * gone, at least LNX_LIMITS_SWEEP_AGE seconds old, and empty (a cgroup
+ * with processes cannot be removed), 32 at most per hierarchy. The
+ * number removed. Called when the run's lease swept (lease.h), so at most
+ * once a minute. */
+#define LNX_LIMITS_SWEEP_AGE 2
+int lnx_limits_sweep(const struct lnx_limits *l);
 /* The directory of a process's own cgroup in the hierarchy of controller
  * `ctl` (cgroup v1), or in the unified hierarchy (ctl NULL), from its
  * mountinfo and cgroup files (/proc/self/...): the mount point joined with
