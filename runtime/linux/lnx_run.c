@@ -297,7 +297,7 @@ static bool on_signal(void *ctx)
 			 * with it, and the create guard it served. */
 			if (r->aborted)
 				fprintf(stderr, "cagerun: stopped by the launcher (its client left, "
-						"or it is ending); the sandbox was stopped\n");
+						"or it is ending)\n");
 			else if (WIFSIGNALED(st))
 				fprintf(stderr, "cagerun: the sandbox's init was killed (signal %d); "
 						"the sandbox was stopped\n",
