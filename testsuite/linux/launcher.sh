@@ -95,16 +95,18 @@ for m in enforce-fs enforce; do
 	else
 		ok
 	fi
-	run "$launch" $m sh -c 'exit 7' >"$tmp/out" 2>&1
+	run "$launch" $m sh -c 'exit 7' >"$tmp/out1" 2>&1
 	s1=$?
-	run "$launch" $m sh -c 'kill -TERM $$' >"$tmp/out" 2>&1
+	run "$launch" $m sh -c 'kill -TERM $$' >"$tmp/out2" 2>&1
 	s2=$?
 	run "$launch" $m sh -c 'i=0; while [ $i -lt 2000 ]; do echo "line $i"; i=$((i + 1)); done' \
 		>"$tmp/out" 2>&1
 	s3=$?
 	n=$(grep -c '^line ' "$tmp/out")
 	if [ $s1 -eq 7 ] && [ $s2 -eq 143 ] && [ $s3 -eq 0 ] && [ "$n" -eq 2000 ]; then ok; else
-		bad "$m: statuses $s1 $s2 $s3 and $n lines, expected 7 143 0 and 2000"
+		bad "$m: statuses $s1 $s2 $s3 and $n lines, expected 7 143 0 and 2000;" \
+			"the first two said [$(cat "$tmp/out1")] [$(cat "$tmp/out2")];" \
+			"the launcher: $(tail -n 6 "$log")"
 	fi
 done
 
