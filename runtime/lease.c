@@ -19,7 +19,9 @@
  * looks for those, at most once a minute per user (the mark
  * `cage-swept.UID` beside the leases), and removes them. A lease younger
  * than LEASE_SWEEP_AGE seconds is left alone: the run that made it may
- * not have locked it yet.
+ * not have locked it yet. The lock is let go before the emptied lease
+ * becomes the spare, and a run takes the spare only if it can lock it:
+ * one still locked belongs to a process of the run that gave it back.
  */
 #include "lease.h"
 
@@ -80,23 +82,26 @@ static bool empty_dir(int fd, unsigned depth)
 }
 
 /* Takes the spare as `name` (the lease template with its XXXXXX replaced
- * here): true when `name` is now an empty directory of this user's, mode
- * 0700. Anything else the rename brought is put back or removed. */
-static bool claim_spare(const char *tmpl, char *name, size_t namelen)
+ * here): the directory open and locked when `name` is now an empty
+ * directory of this user's, mode 0700, else -1. Anything else the rename
+ * brought is put back or removed, except a directory another process
+ * holds locked: one of the run that gave it back still shares that run's
+ * lock, so it is left to them (a sweep removes it once they are gone). */
+static int claim_spare(const char *tmpl, char *name, size_t namelen)
 {
 	char spare[4096];
 	size_t len = strlen(tmpl);
 	unsigned char rnd[6];
 	if (len + 1 > namelen || len < 6 || !spare_path(tmpl, spare, sizeof spare) ||
 	    getentropy(rnd, sizeof rnd) != 0)
-		return false;
+		return -1;
 	static const char digits[] =
 		"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 	memcpy(name, tmpl, len + 1);
 	for (size_t i = 0; i < 6; i++)
 		name[len - 6 + i] = digits[rnd[i] % (sizeof digits - 1)];
 	if (rename(spare, name) != 0)
-		return false;
+		return -1;
 	int fd = open(name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	struct stat st;
 	if (fd < 0 || fstat(fd, &st) != 0 || st.st_uid != geteuid()) {
@@ -109,33 +114,45 @@ static bool claim_spare(const char *tmpl, char *name, size_t namelen)
 			(void)rm_at(AT_FDCWD, name, 0, true);
 		else
 			(void)rename(name, spare);
-		return false;
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+		close(fd);
+		return -1;
 	}
 	if ((st.st_mode & 07777) != 0700 && fchmod(fd, 0700) != 0) {
 		close(fd);
 		(void)rm_at(AT_FDCWD, name, 0, true);
-		return false;
+		return -1;
 	}
 	/* The spare left the last run empty; whatever is in it now was put
-	 * there since, and a run must not start with it. */
+	 * there since, and a run must not start with it. (empty_dir closes
+	 * the copy it is given; the lock stays with fd.) */
 	struct stat after;
-	if (!empty_dir(fd, 1) || lstat(name, &after) != 0 || after.st_ino != st.st_ino ||
-	    after.st_dev != st.st_dev) {
+	int walk = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (walk < 0 || !empty_dir(walk, 1) || lstat(name, &after) != 0 ||
+	    after.st_ino != st.st_ino || after.st_dev != st.st_dev) {
+		close(fd);
 		(void)rm_at(AT_FDCWD, name, 0, true);
-		return false;
+		return -1;
 	}
-	return true;
+	return fd;
 }
 
-/* Empties the run's directory and keeps it as the spare: false when it
- * could not be, and the caller removes it as before. */
-static bool keep_spare(const char *dir)
+/* Empties the run's directory, unlocks it (closing *lock) and keeps it
+ * as the spare: false when it could not be, and the caller removes it as
+ * before. The lock goes first: the next run takes the spare and locks it
+ * at once, and finding it still locked it would not use it. */
+static bool keep_spare(const char *dir, int *lock)
 {
 	char spare[4096];
 	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	return empty_dir(fd, 1) && spare_path(dir, spare, sizeof spare) && rename(dir, spare) == 0;
+	bool emptied = fd >= 0 && empty_dir(fd, 1);
+	if (*lock >= 0) {
+		close(*lock);
+		*lock = -1;
+	}
+	return emptied && spare_path(dir, spare, sizeof spare) && rename(dir, spare) == 0;
 }
 
 #define LEASE_SWEEP_AGE 10   /* seconds */
@@ -216,8 +233,10 @@ static bool make_dir(struct lease *l, char *err, size_t errlen)
 	const char *base = lease_base();
 	l->dir = join(base, LEASE_PREFIX "XXXXXX");
 	char claimed[4096];
-	if (l->dir && claim_spare(l->dir, claimed, sizeof claimed)) {
+	int held = l->dir ? claim_spare(l->dir, claimed, sizeof claimed) : -1;
+	if (held >= 0) {
 		memcpy(l->dir, claimed, strlen(l->dir) + 1);
+		l->lock = held;
 	} else {
 		if (l->dir && sweep_due(base)) {
 			(void)lease_sweep(base, LEASE_SWEEP_AGE, LEASE_SWEEP_MOST);
@@ -232,14 +251,16 @@ static bool make_dir(struct lease *l, char *err, size_t errlen)
 		}
 	}
 	/* Held until the lease is removed: this run (and its sandbox's init,
-	 * which shares it) is alive. */
-	l->lock = open(l->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	 * which shares it) is alive. The spare taken is locked already. */
+	if (l->lock < 0)
+		l->lock = open(l->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (l->lock < 0 || flock(l->lock, LOCK_EX | LOCK_NB) != 0) {
 		snprintf(err, errlen, "cannot lock the run's private directory %s: %s", l->dir,
 			 strerror(errno));
 		(void)rm_at(AT_FDCWD, l->dir, 0, true);
 		if (l->lock >= 0)
 			close(l->lock);
+		l->lock = -1;
 		free(l->dir);
 		l->dir = NULL;
 		return false;
@@ -340,7 +361,7 @@ bool lease_remove(struct lease *l)
 		if (known[i] && strcmp(known[i], l->dir)) /* what is left, the walk below finds */
 			(void)rm_at(AT_FDCWD, known[i], 0, known[i] != l->empty);
 	if (l->dir)
-		ok = keep_spare(l->dir) || rm_at(AT_FDCWD, l->dir, 0, true);
+		ok = keep_spare(l->dir, &l->lock) || rm_at(AT_FDCWD, l->dir, 0, true);
 	if (l->dir && l->lock >= 0)
 		close(l->lock);
 	free(l->dir);

@@ -340,3 +340,79 @@ Test(lease, new_directory_sweeps_once_a_minute)
 	cr_assert(lease_remove(&k));
 	cr_assert(lease_remove(&l));
 }
+
+/* A spare another process still holds locked (a child of the run that
+ * shares its lock and outlives the removal): the next run neither fails
+ * nor removes it, and starts in a directory of its own. */
+Test(lease, locked_spare_is_left_to_its_holder)
+{
+	struct lease l;
+	make_flat(&l);
+	int go[2];
+	cr_assert_eq(pipe(go), 0);
+	pid_t c = fork();
+	cr_assert_geq(c, 0);
+	if (c == 0) { /* holds the lock's copy until the pipe closes */
+		char b;
+		close(go[1]);
+		(void)!read(go[0], &b, 1);
+		_exit(0);
+	}
+	close(go[0]);
+	struct stat held;
+	cr_assert_eq(stat(l.dir, &held), 0);
+	cr_assert(lease_remove(&l));
+	cr_assert_eq(access(spare, F_OK), 0, "control: the spare is there, still locked");
+
+	struct lease n;
+	make_flat(&n);
+	struct stat st;
+	cr_assert_eq(stat(n.dir, &st), 0);
+	cr_assert_neq(st.st_ino, held.st_ino, "not the directory another process holds");
+	int runs;
+	cr_assert_eq(count(root, LEASE_PREFIX, &runs), 3, "the new lease, the one left and the mark");
+	cr_assert_eq(runs, 2);
+	cr_assert(lease_remove(&n));
+	close(go[1]);
+	int ws;
+	cr_assert_eq(waitpid(c, &ws, 0), c);
+}
+
+/* Two runs making and removing leases side by side, as back-to-back
+ * launches through the launcher do (a run gives its lease back while the
+ * next one starts): none may fail to take or lock its directory. Bounded
+ * in rounds; a failure is reported by the round it happened in. */
+Test(lease, side_by_side_runs_never_fail)
+{
+	enum { ROUNDS = 30000, KIDS = 2 };
+	pid_t kids[KIDS];
+	for (int k = 0; k < KIDS; k++) {
+		kids[k] = fork();
+		cr_assert_geq(kids[k], 0);
+		if (kids[k] == 0) {
+			for (int i = 0; i < ROUNDS; i++) {
+				struct lease l;
+				char err[256];
+				if (!lease_create_flat(&l, err, sizeof err)) {
+					fprintf(stderr, "round %d: %s\n", i, err);
+					_exit(1);
+				}
+				touch(l.dir, "f");
+				if (!lease_remove(&l)) {
+					fprintf(stderr, "round %d: not removed\n", i);
+					_exit(2);
+				}
+			}
+			_exit(0);
+		}
+	}
+	for (int k = 0; k < KIDS; k++) {
+		int st;
+		cr_assert_eq(waitpid(kids[k], &st, 0), kids[k]);
+		cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "run %d failed (status %d)", k,
+			  WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	}
+	int runs;
+	count(root, LEASE_PREFIX, &runs);
+	cr_assert_eq(runs, 0, "no lease left under a run's name");
+}
