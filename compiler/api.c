@@ -5,11 +5,14 @@
  */
 #include <arpa/inet.h>
 #include <ctype.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "path.h"
 #include "cage.h"
+#include "pimage.h"
 #include "policy.h"
 
 const char *cage_version(void)
@@ -124,6 +127,42 @@ bool cage_options_same(const cage_options *a, const cage_options *b)
 	       a->param_ctx == b->param_ctx;
 }
 
+/* Appends s (NULL: none) as its length, then its bytes. */
+static bool key_str(FILE *f, const char *s)
+{
+	uint32_t n = s ? (uint32_t)strlen(s) : UINT32_MAX;
+	return fwrite(&n, sizeof n, 1, f) == 1 && (!s || fwrite(s, 1, n, f) == n);
+}
+
+static bool key_list(FILE *f, char *const *v, size_t n)
+{
+	uint64_t c = n;
+	bool ok = fwrite(&c, sizeof c, 1, f) == 1;
+	for (size_t i = 0; ok && i < n; i++)
+		ok = key_str(f, v[i]);
+	return ok;
+}
+
+unsigned char *cage_options_key(const cage_options *o, size_t *n)
+{
+	char *b = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&b, &len);
+	if (!f)
+		return NULL;
+	uint32_t target = o->has_target ? (uint32_t)o->target + 1 : 0;
+	uint8_t fn = o->param_fn != NULL;
+	bool ok = key_list(f, o->defines, o->ndefines) && key_list(f, o->includes, o->nincludes) &&
+		  key_str(f, o->stdlib) && key_str(f, o->home) && key_str(f, o->profile) &&
+		  fwrite(&target, sizeof target, 1, f) == 1 && fwrite(&fn, 1, 1, f) == 1;
+	if (fclose(f) != 0 || !ok) {
+		free(b);
+		return NULL;
+	}
+	*n = len;
+	return (unsigned char *)b;
+}
+
 static cage_policy *load(const char *name, const char *text, size_t len, const cage_options *o)
 {
 	static const cage_options none;
@@ -149,6 +188,27 @@ cage_policy *cage_load_string(const char *name, const char *text, size_t len, co
 bool cage_inputs_unchanged(const cage_policy *p, const char **changed, size_t *n)
 {
 	return policy_inputs_unchanged(p, changed, n);
+}
+
+bool cage_policy_image(const cage_policy *p, unsigned char **out, size_t *n)
+{
+	return pim_write(p, out, n);
+}
+
+cage_policy *cage_policy_from_image(const unsigned char *b, size_t n, const char **why)
+{
+	cage_policy *p = calloc(1, sizeof(*p));
+	if (!p) {
+		*why = "out of memory";
+		return NULL;
+	}
+	arena_init(&p->arena);
+	diag_list_init(&p->diags, &p->arena);
+	if ((*why = pim_read(p, b, n))) {
+		cage_policy_free(p);
+		return NULL;
+	}
+	return p;
 }
 
 void cage_policy_free(cage_policy *p)

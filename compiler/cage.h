@@ -72,6 +72,23 @@ void cage_policy_free(cage_policy *p);
  * many were asked. A policy loaded from a string looked at its imports
  * only. */
 bool cage_inputs_unchanged(const cage_policy *p, const char **changed, size_t *n);
+/* A compiled policy as bytes (malloc'd, the caller frees), and back: what
+ * a launcher keeps on disk to run the same request again without
+ * compiling (docs/cagerun.md, "A compile kept on disk"). Only a policy
+ * with a selected profile and no diagnostic at all has an image (false
+ * otherwise). The policy read back has everything a launch reads (the
+ * IR, its source files, what the load looked at on disk, which the caller
+ * asks again with cage_inputs_unchanged before trusting it) and no syntax
+ * trees: lint and fmt need a fresh load. The bytes are checksummed and
+ * checked as read, but they mean something only to the build that wrote
+ * them: key them by the program's build. NULL with the reason in *why. */
+bool cage_policy_image(const cage_policy *p, unsigned char **out, size_t *n);
+cage_policy *cage_policy_from_image(const unsigned char *b, size_t n, const char **why);
+/* The options as bytes that compare equal exactly when cage_options_same
+ * says so, for a key (malloc'd, *n long; NULL on OOM). A param function
+ * is recorded as present, not as which: two options with different
+ * functions compare unequal only through cage_options_same. */
+unsigned char *cage_options_key(const cage_options *o, size_t *n);
 
 /* ---- diagnostics ---- */
 enum cage_severity { CAGE_NOTE, CAGE_WARNING, CAGE_ERROR };
