@@ -79,15 +79,21 @@ static void put_strn(struct wr *w, const char *s, size_t n)
 
 static void put_str(struct wr *w, const char *s) { put_strn(w, s, s ? strlen(s) : 0); }
 
-static uint32_t file_index(struct wr *w, const struct src_file *f)
+/* x's place in v[0..n), PIM_NONE for NULL; one not there spoils the image. */
+static uint32_t index_in(struct wr *w, const void *const *v, size_t n, const void *x)
 {
-	if (!f)
+	if (!x)
 		return PIM_NONE;
-	for (size_t i = 0; i < w->ir->nfiles; i++)
-		if (w->ir->files[i] == f)
+	for (size_t i = 0; i < n; i++)
+		if (v[i] == x)
 			return (uint32_t)i;
 	w->bad = true;
 	return PIM_NONE;
+}
+
+static uint32_t file_index(struct wr *w, const struct src_file *f)
+{
+	return index_in(w, (const void *const *)w->ir->files, w->ir->nfiles, f);
 }
 
 static void put_loc(struct wr *w, struct loc l)
@@ -157,13 +163,7 @@ static void put_rule(struct wr *w, const struct ir_rule *r, const struct ir_rule
 
 static uint32_t profile_index(struct wr *w, const struct ir_profile *p)
 {
-	if (!p)
-		return PIM_NONE;
-	for (size_t i = 0; i < w->ir->nprofiles; i++)
-		if (w->ir->profiles[i] == p)
-			return (uint32_t)i;
-	w->bad = true;
-	return PIM_NONE;
+	return index_in(w, (const void *const *)w->ir->profiles, w->ir->nprofiles, p);
 }
 
 static void put_profile(struct wr *w, const struct ir_profile *p)
