@@ -195,20 +195,32 @@ bool cage_policy_image(const cage_policy *p, unsigned char **out, size_t *n)
 	return pim_write(p, out, n);
 }
 
-cage_policy *cage_policy_from_image(const unsigned char *b, size_t n, const char **why)
+cage_policy *cage_policy_adopt_image(unsigned char *buf, size_t off, size_t n, const char **why)
 {
 	cage_policy *p = calloc(1, sizeof(*p));
 	if (!p) {
+		free(buf);
 		*why = "out of memory";
 		return NULL;
 	}
 	arena_init(&p->arena);
 	diag_list_init(&p->diags, &p->arena);
-	if ((*why = pim_read(p, b, n))) {
+	if ((*why = pim_read(p, buf, off, n))) {
 		cage_policy_free(p);
 		return NULL;
 	}
 	return p;
+}
+
+cage_policy *cage_policy_from_image(const unsigned char *b, size_t n, const char **why)
+{
+	unsigned char *copy = malloc(n ? n : 1);
+	if (!copy) {
+		*why = "out of memory";
+		return NULL;
+	}
+	memcpy(copy, b, n);
+	return cage_policy_adopt_image(copy, 0, n, why);
 }
 
 void cage_policy_free(cage_policy *p)
@@ -217,6 +229,7 @@ void cage_policy_free(cage_policy *p)
 		return;
 	diag_list_free(&p->diags);
 	arena_free(&p->arena);
+	free(p->image);
 	free(p);
 }
 

@@ -84,6 +84,10 @@ bool cage_inputs_unchanged(const cage_policy *p, const char **changed, size_t *n
  * them: key them by the program's build. NULL with the reason in *why. */
 bool cage_policy_image(const cage_policy *p, unsigned char **out, size_t *n);
 cage_policy *cage_policy_from_image(const unsigned char *b, size_t n, const char **why);
+/* The same without a copy, for the image at buf + off, n bytes: buf
+ * (malloc'd) belongs to the policy from then on, and is freed with it (or
+ * at once when NULL is returned). */
+cage_policy *cage_policy_adopt_image(unsigned char *buf, size_t off, size_t n, const char **why);
 /* The options as bytes that compare equal exactly when cage_options_same
  * says so, for a key (malloc'd, *n long; NULL on OOM). A param function
  * is recorded as present, not as which: two options with different

@@ -15,9 +15,11 @@
  * profile's rules, and a protect's `except` list, which the rules of one
  * statement share, is written once and referred to by the next rule. The
  * reader trusts nothing: every count is bounded by the bytes left, every
- * index and enum is checked, every string has the length it claims, and
- * the payload's XXH3 must match. The bytes are only meaningful to the
- * same build (the caller keys them by the program's build ID).
+ * index and enum is checked, every string has the length it claims and
+ * its NUL, and the payload's XXH3 must match. Strings are used where they
+ * lie in the image, which the policy keeps (no copy of each). The bytes
+ * are only meaningful to the same build (the caller keys them by the
+ * program's build ID).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -75,6 +77,7 @@ static void put_strn(struct wr *w, const char *s, size_t n)
 	}
 	put32(w, (uint32_t)n);
 	put(w, s, n);
+	put(w, "", 1); /* read in place, as a C string */
 }
 
 static void put_str(struct wr *w, const char *s) { put_strn(w, s, s ? strlen(s) : 0); }
@@ -352,25 +355,25 @@ static uint32_t get_enum(struct rd *r, uint32_t limit)
 	return v < limit ? v : 0;
 }
 
-/* A string, NUL-terminated in the arena; *len its length. NULL for none
- * (or on a problem, which r says). A string with a NUL inside is refused:
- * C strings would end early. */
+/* A string, in place in the image (written with its NUL); *len its
+ * length. NULL for none (or on a problem, which r says). A string with a
+ * NUL inside is refused: C strings would end early. */
 static const char *get_strn(struct rd *r, uint32_t *len)
 {
 	uint32_t n = get32(r);
 	*len = 0;
 	if (n == PIM_NONE)
 		return NULL;
-	if (n > (size_t)(r->end - r->p)) {
+	if (n >= (size_t)(r->end - r->p)) {
 		fail(r, "a string longer than the image");
 		return NULL;
 	}
-	if (memchr(r->p, '\0', n)) {
-		fail(r, "a string with a NUL in it");
+	if (r->p[n] != '\0' || memchr(r->p, '\0', n)) {
+		fail(r, "a string not ended by its NUL, or with one inside");
 		return NULL;
 	}
-	const char *s = arena_strndup(r->a, (const char *)r->p, n);
-	r->p += n;
+	const char *s = (const char *)r->p; /* the image lives as long as the policy */
+	r->p += n + 1;
 	*len = n;
 	return s;
 }
@@ -643,8 +646,10 @@ static void read_payload(struct rd *r, struct cage_policy *pol)
 	pol->ir = ir;
 }
 
-const char *pim_read(struct cage_policy *p, const unsigned char *b, size_t n)
+const char *pim_read(struct cage_policy *p, unsigned char *buf, size_t off, size_t n)
 {
+	p->image = buf;
+	const unsigned char *b = buf + off;
 	uint32_t version;
 	uint64_t len, sum;
 	if (n < PIM_HEADER || memcmp(b, PIM_MAGIC, 8))

@@ -15,9 +15,11 @@ struct cage_policy;
 /* p's image, malloc'd: false when p has none (diagnostics, no selected
  * profile, a pointer the format cannot name) or on OOM. */
 bool pim_write(const struct cage_policy *p, unsigned char **out, size_t *n);
-/* Reads the image b into p, whose arena and diagnostics list the caller
- * set up (p's IR and inputs are filled): NULL, or what is wrong with b,
- * and then p holds nothing the caller may use but its arena to free. */
-const char *pim_read(struct cage_policy *p, const unsigned char *b, size_t n);
+/* Reads the image at buf + off, n bytes, into p, whose arena and
+ * diagnostics list the caller set up: p's IR and inputs are filled, and p
+ * owns buf (malloc'd) from then on (p->image: its strings point into it),
+ * also on failure. NULL, or what is wrong with the image, and then p holds
+ * nothing the caller may use; it is only to be freed. */
+const char *pim_read(struct cage_policy *p, unsigned char *buf, size_t off, size_t n);
 
 #endif

@@ -44,6 +44,9 @@ struct cage_policy {
 	/* What loading the files looked at on disk, in order (inputs.h). */
 	struct policy_input *inputs;
 	size_t ninputs;
+	/* The image it was read from (pimage.h), which its strings point
+	 * into; malloc'd, freed with it. NULL for a policy compiled. */
+	unsigned char *image;
 	/* Scratch for query answers handed to API users. */
 	char verdict_text[1024];
 };

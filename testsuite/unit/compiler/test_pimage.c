@@ -12,7 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifndef XXH_INLINE_ALL
 #define XXH_INLINE_ALL
+#endif
 #include <xxhash.h>
 
 #include "cage.h"
