@@ -24,6 +24,7 @@
 #include "prx.h"
 #include "prx_ev.h"
 #include "held.h"
+#include "kept.h"
 #include "layers.h"
 #include "lookup.h"
 #include "run.h"
@@ -430,6 +431,26 @@ static bool take_held(struct layers *L, const struct layers_req *rq, const struc
 	return took;
 }
 
+/* A compile kept on disk into *L when one fits rq (kept.h); k is rq's
+ * key either way, for keeping the compile that follows a miss. */
+static bool take_kept(struct layers *L, const struct layers_req *rq, const struct args *a,
+		      struct kept *k, const struct kept_io *io)
+{
+	unsigned char bid[64 + PATH_MAX];
+	size_t nbid = 0;
+	if (!run_program_id(bid, sizeof bid, &nbid) || !kept_prepare(k, rq, environ, bid, nbid))
+		return false;
+	size_t n;
+	char why[PATH_MAX + 80];
+	bool took = kept_take(k, io, L, rq, &n, why, sizeof why);
+	if (a->verbose && took)
+		fprintf(stderr, "cagerun: compile: kept on disk, %s (%zu looks at the disk "
+				"unchanged)\n", k->name, n);
+	else if (a->verbose && why[0])
+		fprintf(stderr, "cagerun: compile: not the one kept on disk: %s\n", why);
+	return took;
+}
+
 static int run_layers(struct run *r, struct args *a)
 {
 	struct layers L;
@@ -457,7 +478,12 @@ static int run_layers(struct run *r, struct args *a)
 				 .mode = a->mode, .copts = r->opts, .lint = a->show,
 				 .quiet = a->quiet };
 	bool took = take_held(&L, &rq, a);
-	int status = took ? 0 : layers_load(&L, &rq);
+	struct kept k = { 0 };
+	const struct kept_io kio = { run_kept_read, run_kept_write };
+	bool kept = !took && take_kept(&L, &rq, a, &k, &kio);
+	int status = took || kept ? 0 : layers_load(&L, &rq);
+	if (status == 0 && !took && !kept)
+		kept_store(&k, &kio, &L);
 	if (status == 0 && a->show) {
 		/* What a run would add: the same discovery the launch makes. */
 		struct gs_result gr = { 0 };

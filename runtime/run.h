@@ -176,6 +176,18 @@ struct run_launcher_fns {
  * a child of its own. Returns the exit status. */
 int run_launcher(int argc, char **argv, const struct run_launcher_fns *f);
 
+/* Files of a compile kept on disk (runtime/layers/kept.h), in the
+ * platform's private cache: `name` read whole into *out (malloc'd),
+ * false when absent (why "") or refused (why says why); written whole or
+ * not at all. */
+bool run_kept_read(const char *name, unsigned char **out, size_t *n, char *why, size_t whylen);
+bool run_kept_write(const char *name, const unsigned char *b, size_t n);
+/* What a kept compile is keyed by besides the request: the running
+ * program's build ID and the path it runs from (which the standard
+ * library's default folder depends on), at most cap bytes. False when it
+ * has no build ID, and then nothing is kept on disk. */
+bool run_program_id(unsigned char *out, size_t cap, size_t *n);
+
 /* `--proxy-only`: a note on out when the selected profile's mode is not
  * enforce (enforce-fs, off, monitor), saying what that mode means for the
  * network and that the proxy alone still enforces the connect rules. */

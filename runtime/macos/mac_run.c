@@ -36,3 +36,31 @@ int run_launcher(int argc, char **argv, const struct run_launcher_fns *f)
 	(void)f;
 	return run_fail("cagerun launcher: there is no launcher on macOS yet; run cagerun itself");
 }
+
+/* No compile is kept on disk on macOS yet (runtime/layers/kept.h): a
+ * build without an ID keeps nothing. */
+bool run_kept_read(const char *name, unsigned char **out, size_t *n, char *why, size_t whylen)
+{
+	(void)name;
+	(void)whylen;
+	*out = NULL;
+	*n = 0;
+	why[0] = '\0';
+	return false;
+}
+
+bool run_kept_write(const char *name, const unsigned char *b, size_t n)
+{
+	(void)name;
+	(void)b;
+	(void)n;
+	return false;
+}
+
+bool run_program_id(unsigned char *out, size_t cap, size_t *n)
+{
+	(void)out;
+	(void)cap;
+	*n = 0;
+	return false;
+}

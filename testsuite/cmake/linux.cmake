@@ -69,6 +69,14 @@ if(CMAKE_SYSTEM_NAME STREQUAL "Linux")
   add_test(NAME linux/plan-cache/user COMMAND ${CAGE_AS_USER}
     /bin/sh ${CMAKE_CURRENT_SOURCE_DIR}/linux/plancache.sh $<TARGET_FILE:cagerun> $<TARGET_FILE:cagec>)
   set_tests_properties(linux/plan-cache linux/plan-cache/user PROPERTIES TIMEOUT 300)
+  # The compile kept on disk (docs/cagerun.md): taken only for the same
+  # request with nothing it read changed (testsuite/linux/keptcompile.sh),
+  # as root and as cage-test.
+  add_test(NAME linux/kept-compile COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/linux/keptcompile.sh
+    $<TARGET_FILE:cagerun>)
+  add_test(NAME linux/kept-compile/user COMMAND ${CAGE_AS_USER}
+    /bin/sh ${CMAKE_CURRENT_SOURCE_DIR}/linux/keptcompile.sh $<TARGET_FILE:cagerun>)
+  set_tests_properties(linux/kept-compile linux/kept-compile/user PROPERTIES TIMEOUT 300)
 endif()
 if(CMAKE_SYSTEM_NAME STREQUAL "Linux" AND TARGET cage-launch)
   # The per-user launcher and its client (testsuite/linux/launcher.sh), as

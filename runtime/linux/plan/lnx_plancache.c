@@ -63,9 +63,12 @@ enum lnx_plancache_got lnx_plancache_load(struct arena *a, const struct lnx_plan
 	return got;
 }
 
-enum lnx_plancache_got lnx_plancache_read(struct arena *a, const struct lnx_plancache *c,
-					  const char *name, const uint8_t **out, size_t *outlen,
-					  char *err, size_t errlen)
+/* The checked read behind both readers: `alloc` gives the buffer (NULL:
+ * out of memory, rejected), which is in *out from then on, read whole or
+ * not (then rejected). */
+static enum lnx_plancache_got read_checked(const struct lnx_plancache *c, const char *name,
+					   void *(*alloc)(void *ctx, size_t n), void *ctx,
+					   uint8_t **out, size_t *outlen, char *err, size_t errlen)
 {
 	int dfd = open_dir(c);
 	if (dfd < 0)
@@ -78,6 +81,7 @@ enum lnx_plancache_got lnx_plancache_read(struct arena *a, const struct lnx_plan
 				    : reject(err, errlen, "cannot open: %s", strerror(oe));
 	struct stat st;
 	enum lnx_plancache_got got = PLANCACHE_REJECTED;
+	uint8_t *b = NULL;
 	if (fstat(fd, &st) != 0)
 		reject(err, errlen, "fstat: %s", strerror(errno));
 	else if (!S_ISREG(st.st_mode))
@@ -90,9 +94,11 @@ enum lnx_plancache_got lnx_plancache_read(struct arena *a, const struct lnx_plan
 		reject(err, errlen, "%lu links, not 1", (unsigned long)st.st_nlink);
 	else if (st.st_size <= 0 || (uint64_t)st.st_size > PF_MAX_FILE)
 		reject(err, errlen, "%lld bytes", (long long)st.st_size);
+	else if (!(b = alloc(ctx, (size_t)st.st_size)))
+		reject(err, errlen, "out of memory");
 	else {
-		size_t n = (size_t)st.st_size, have = 0;
-		uint8_t *b = arena_alloc_raw(a, n); /* read whole, or rejected */
+		*out = b; /* the caller's to free, whatever follows */
+		size_t n = (size_t)st.st_size, have = 0; /* read whole, or rejected */
 		while (have < n) {
 			ssize_t k = read(fd, b + have, n - have);
 			if (k < 0 && errno == EINTR)
@@ -104,12 +110,47 @@ enum lnx_plancache_got lnx_plancache_read(struct arena *a, const struct lnx_plan
 		if (have != n) {
 			reject(err, errlen, "short read (%zu of %zu bytes)", have, n);
 		} else {
-			*out = b;
 			*outlen = n;
 			got = PLANCACHE_LOADED;
 		}
 	}
 	close(fd);
+	return got;
+}
+
+static void *from_arena(void *ctx, size_t n)
+{
+	return arena_alloc_raw(ctx, n);
+}
+
+enum lnx_plancache_got lnx_plancache_read(struct arena *a, const struct lnx_plancache *c,
+					  const char *name, const uint8_t **out, size_t *outlen,
+					  char *err, size_t errlen)
+{
+	uint8_t *b = NULL;
+	enum lnx_plancache_got got = read_checked(c, name, from_arena, a, &b, outlen, err, errlen);
+	if (got == PLANCACHE_LOADED)
+		*out = b;
+	return got;
+}
+
+static void *from_malloc(void *ctx, size_t n)
+{
+	(void)ctx;
+	return malloc(n);
+}
+
+enum lnx_plancache_got lnx_plancache_read_owned(const struct lnx_plancache *c, const char *name,
+						uint8_t **out, size_t *outlen, char *err,
+						size_t errlen)
+{
+	*out = NULL;
+	enum lnx_plancache_got got = read_checked(c, name, from_malloc, NULL, out, outlen, err,
+						  errlen);
+	if (got != PLANCACHE_LOADED) {
+		free(*out);
+		*out = NULL;
+	}
 	return got;
 }
 

@@ -43,6 +43,12 @@ enum lnx_plancache_got lnx_plancache_read(struct arena *a, const struct lnx_plan
 					  const char *name, const uint8_t **out, size_t *n,
 					  char *err, size_t errlen);
 
+/* The same into a buffer of its own (malloc'd, the caller frees; NULL
+ * unless loaded). */
+enum lnx_plancache_got lnx_plancache_read_owned(const struct lnx_plancache *c, const char *name,
+						uint8_t **out, size_t *outlen, char *err,
+						size_t errlen);
+
 /* Writes the plan's bytes as `name`, atomically (a private temporary
  * file renamed over whatever is there). */
 bool lnx_plancache_store(const struct lnx_plancache *c, const char *name, const uint8_t *b,

@@ -1,0 +1,249 @@
+/*
+ * kept.c - a compile kept on disk (see kept.h).
+ *
+ * The file: "CAGEKPT\n", a version, the request's key, what the layers
+ * hold beside the policy (the one layer's real path and hash, the
+ * project root, the config folder, the private cache folder and its key),
+ * the policy's image (cage_policy_image), then an XXH3-64 of all before
+ * it. Its name is the key, so a request finds only its own; the key
+ * inside is compared too. Taking it checks, in this order: the file
+ * (owner, mode, no link: the platform's read), the checksum and the
+ * key, the image (pimage.c), every file and path the compile looked at
+ * (cage_inputs_unchanged), the private cache folder (resolved again, as
+ * held_take does), then --mode. A file that fails any of these is left
+ * where it is: the compile that follows writes a good one over it.
+ */
+#include "kept.h"
+
+#include <inttypes.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include "cachedir.h"
+#include "hashfeed.h"
+#include "ir.h"
+#include "policy.h"
+
+#define KEPT_MAGIC "CAGEKPT\n"
+#define KEPT_VERSION 1u
+#define KEPT_NONE 0xffffffffu
+
+bool kept_prepare(struct kept *k, const struct layers_req *rq, char *const *envp,
+		  const unsigned char *bid, size_t nbid)
+{
+	memset(k, 0, sizeof *k);
+	if (!rq->policy || rq->task || rq->lint || !nbid)
+		return false;
+	char cwd[PATH_MAX];
+	struct stat st;
+	if (!getcwd(cwd, sizeof cwd) || stat(".", &st) != 0)
+		return false;
+	size_t no;
+	unsigned char *opts = cage_options_key(rq->copts, &no);
+	struct hashfeed h;
+	if (!opts || !hf_init(&h, true)) {
+		free(opts);
+		return false;
+	}
+	hf_str(&h, "cage kept compile 1");
+	hf_u64(&h, nbid);
+	hf_bytes(&h, bid, nbid);
+	hf_str(&h, rq->policy);
+	hf_u64(&h, no);
+	hf_bytes(&h, opts, no);
+	free(opts);
+	hf_str(&h, cwd);
+	hf_u64(&h, (uint64_t)st.st_dev);
+	hf_u64(&h, (uint64_t)st.st_ino);
+	hf_u64(&h, (uint64_t)getuid());
+	hf_u64(&h, (uint64_t)geteuid());
+	hf_u64(&h, (uint64_t)getgid());
+	size_t ne = 0;
+	for (char *const *e = envp; *e; e++, ne++)
+		hf_str(&h, *e);
+	hf_u64(&h, ne);
+	XXH128_canonical_t c;
+	XXH128_canonicalFromHash(&c, hf_digest128(&h));
+	memcpy(k->key, c.digest, sizeof k->key);
+	for (size_t i = 0; i < sizeof k->key; i++)
+		snprintf(k->name + 2 * i, 3, "%02x", k->key[i]);
+	snprintf(k->name + 2 * sizeof k->key, sizeof k->name - 2 * sizeof k->key, ".cmp");
+	k->on = true;
+	return true;
+}
+
+/* ---- the file ---- */
+
+static bool put_str(FILE *f, const char *s)
+{
+	uint32_t n = s ? (uint32_t)strlen(s) : KEPT_NONE;
+	return fwrite(&n, sizeof n, 1, f) == 1 && (!s || fwrite(s, 1, n, f) == n);
+}
+
+void kept_store(const struct kept *k, const struct kept_io *io, const struct layers *L)
+{
+	if (!k->on || L->n != 1 || strcmp(L->v[0].kind, "policy") || L->lint || L->cmd.found ||
+	    L->cmd_text || L->ignored || !L->v[0].path)
+		return;
+	unsigned char *img;
+	size_t nimg;
+	if (!cage_policy_image(L->pol, &img, &nimg))
+		return;
+	char *b = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&b, &n);
+	if (!f) {
+		free(img);
+		return;
+	}
+	uint32_t version = KEPT_VERSION;
+	uint64_t n64 = nimg;
+	bool ok = fwrite(KEPT_MAGIC, 8, 1, f) == 1 && fwrite(&version, sizeof version, 1, f) == 1 &&
+		  fwrite(k->key, sizeof k->key, 1, f) == 1 && put_str(f, L->v[0].path) &&
+		  fwrite(&L->v[0].fp, sizeof L->v[0].fp, 1, f) == 1 && put_str(f, L->root) &&
+		  put_str(f, L->cfgdir) && put_str(f, L->cache) && put_str(f, L->cache_key) &&
+		  fwrite(&n64, sizeof n64, 1, f) == 1 && fwrite(img, 1, nimg, f) == nimg &&
+		  fflush(f) == 0;
+	free(img);
+	uint64_t sum = ok ? XXH3_64bits(b, n) : 0; /* b and n are current after fflush */
+	ok = ok && fwrite(&sum, sizeof sum, 1, f) == 1;
+	if (fclose(f) == 0 && ok)
+		(void)io->write(k->name, (const unsigned char *)b, n);
+	free(b);
+}
+
+struct rd {
+	const unsigned char *p, *end;
+	bool bad;
+};
+
+static bool get(struct rd *r, void *out, size_t n)
+{
+	if (r->bad || (size_t)(r->end - r->p) < n) {
+		r->bad = true;
+		memset(out, 0, n);
+		return false;
+	}
+	memcpy(out, r->p, n);
+	r->p += n;
+	return true;
+}
+
+/* A string into out (cap bytes with its NUL); NULL when none was written
+ * (*none) or on a problem (r->bad). */
+static const char *get_str(struct rd *r, char *out, size_t cap, bool *none)
+{
+	uint32_t n;
+	*none = false;
+	if (!get(r, &n, sizeof n))
+		return NULL;
+	if (n == KEPT_NONE) {
+		*none = true;
+		return NULL;
+	}
+	if (n >= cap || (size_t)(r->end - r->p) < n || memchr(r->p, '\0', n)) {
+		r->bad = true;
+		return NULL;
+	}
+	memcpy(out, r->p, n);
+	out[n] = '\0';
+	r->p += n;
+	return out;
+}
+
+bool kept_take(const struct kept *k, const struct kept_io *io, struct layers *L,
+	       const struct layers_req *rq, size_t *looks, char *why, size_t whylen)
+{
+	memset(L, 0, sizeof *L);
+	*looks = 0;
+	why[0] = '\0';
+	unsigned char *b;
+	size_t n;
+	if (!k->on || !io->read(k->name, &b, &n, why, whylen))
+		return false;
+	struct rd r = { b, b + n, false };
+	char magic[8], path[PATH_MAX], root[PATH_MAX];
+	uint32_t version;
+	unsigned char key[sizeof k->key];
+	uint64_t fp, nimg, sum;
+	bool none, no_root;
+	get(&r, magic, sizeof magic);
+	get(&r, &version, sizeof version);
+	get(&r, key, sizeof key);
+	if (r.bad || memcmp(magic, KEPT_MAGIC, 8) || version != KEPT_VERSION ||
+	    n < 8 || (memcpy(&sum, b + n - 8, 8), XXH3_64bits(b, n - 8) != sum)) {
+		snprintf(why, whylen, "its file is not one this build wrote whole");
+		free(b);
+		return false;
+	}
+	r.end = b + n - 8;
+	if (memcmp(key, k->key, sizeof key)) {
+		snprintf(why, whylen, "its file is another request's");
+		free(b);
+		return false;
+	}
+	get_str(&r, path, sizeof path, &none);
+	get(&r, &fp, sizeof fp);
+	get_str(&r, root, sizeof root, &no_root);
+	get_str(&r, L->cfgdir, sizeof L->cfgdir, &none);
+	get_str(&r, L->cache, sizeof L->cache, &none);
+	get_str(&r, L->cache_key, sizeof L->cache_key, &none);
+	get(&r, &nimg, sizeof nimg);
+	const char *perr = NULL;
+	cage_policy *pol = NULL;
+	if (!r.bad && nimg == (uint64_t)(r.end - r.p))
+		pol = cage_policy_adopt_image(b, (size_t)(r.p - b), (size_t)nimg, &perr);
+	else
+		free(b);
+	if (!pol) {
+		snprintf(why, whylen, "its file does not read: %s", perr ? perr : "malformed");
+		memset(L, 0, sizeof *L);
+		return false;
+	}
+	const char *changed = NULL;
+	if (!cage_inputs_unchanged(pol, &changed, looks)) {
+		snprintf(why, whylen, "%s changed since it was compiled", changed);
+		cage_policy_free(pol);
+		memset(L, 0, sizeof *L);
+		return false;
+	}
+	if (L->cache[0]) {
+		/* As held_take: the folder the compile was given, as it is found
+		 * now (made again if it went, refused if no longer the user's). */
+		char now[sizeof L->cache], err[PATH_MAX + 200];
+		if (!cachedir_resolve(L->cache_key, true, now, sizeof now, err, sizeof err) ||
+		    strcmp(now, L->cache)) {
+			snprintf(why, whylen, "its private cache folder changed");
+			cage_policy_free(pol);
+			memset(L, 0, sizeof *L);
+			return false;
+		}
+	}
+	L->pol = pol;
+	L->n = 1;
+	L->v[0].kind = "policy";
+	L->v[0].import = strdup(rq->policy);
+	L->v[0].path = strdup(path);
+	L->v[0].fp = fp;
+	L->v[0].src = pol->ir->nfiles ? pol->ir->files[0] : NULL;
+	L->root = no_root ? NULL : strdup(root);
+	if (!L->v[0].import || !L->v[0].path || (!no_root && !L->root) || !L->v[0].src) {
+		snprintf(why, whylen, "out of memory");
+		layers_free(L);
+		return false;
+	}
+	/* A --mode it refuses is left to the fresh compile, which says so. */
+	enum ir_mode known;
+	if ((rq->mode && !ir_mode_parse(rq->mode, &known)) || layers_set_mode(L, rq->mode) != 0) {
+		snprintf(why, whylen, "--mode %s", rq->mode);
+		layers_free(L);
+		return false;
+	}
+	return true;
+}

@@ -1,0 +1,55 @@
+/*
+ * kept.h - a compile kept on disk (docs/cagerun.md, "A compile kept on
+ * disk"): a `-p POLICY` request compiled once is written to the kept
+ * plans' folder, and a later run of the same request takes it instead of
+ * compiling, after asking the disk again everything the compile looked
+ * at. It is the launcher's kept compile (held.h), made to last between
+ * processes, with the same notion of "the same request": the policy path
+ * as given, the compile options as parsed (cage_options_key), the whole
+ * environment, the working directory (its path and its inode), the user,
+ * and the program (its build ID, since another build may compile the
+ * same files differently, and its path, which the standard library's
+ * default folder depends on). Only a compile with no diagnostic is kept;
+ * --task and --show always compile. --mode is applied again.
+ */
+#ifndef CAGE_KEPT_H
+#define CAGE_KEPT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "layers.h"
+
+/* Where kept files are read and written: the platform's (run.h). */
+struct kept_io {
+	/* The bytes of `name` (malloc'd): false when absent (why "") or
+	 * refused (why says why). */
+	bool (*read)(const char *name, unsigned char **out, size_t *n, char *why, size_t whylen);
+	bool (*write)(const char *name, const unsigned char *b, size_t n);
+};
+
+struct kept {
+	bool on;                 /* the request is one a kept compile may serve */
+	unsigned char key[16];   /* XXH3-128 of the request */
+	char name[40];           /* its file: 32 hex digits and ".cmp" */
+};
+
+/* Whether rq, run now in the current directory with envp by the program
+ * whose identity is bid (run_program_id), may be served by a kept
+ * compile, and its key. Called before any compile (a compile adds to
+ * rq->copts). */
+bool kept_prepare(struct kept *k, const struct layers_req *rq, char *const *envp,
+		  const unsigned char *bid, size_t nbid);
+
+/* The kept compile into *L (zeroed), when there is one for k and all it
+ * looked at answers as it did: true, with `looks` the questions asked.
+ * Otherwise false with the reason in why ("" when none is kept) and *L
+ * zeroed. */
+bool kept_take(const struct kept *k, const struct kept_io *io, struct layers *L,
+	       const struct layers_req *rq, size_t *looks, char *why, size_t whylen);
+
+/* Keeps L, just compiled for k's request, when it may be (no diagnostic,
+ * one layer): nothing is said either way. */
+void kept_store(const struct kept *k, const struct kept_io *io, const struct layers *L);
+
+#endif

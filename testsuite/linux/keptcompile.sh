@@ -1,0 +1,133 @@
+#!/bin/sh
+# keptcompile.sh CAGERUN - a compile kept on disk (docs/cagerun.md, "A
+# compile kept on disk") is taken only for the same request with nothing
+# it read changed, and never grants what a fresh compile would not:
+#   - the second run of a request takes it (--verbose says so), and finds
+#     the plan the first run kept (the same compiled rules);
+#   - the policy edited to deny a file: not taken ("changed"), and the
+#     file, readable without cagerun (the control) and in the run before,
+#     is denied; the run after takes the new compile, still denied;
+#   - a module found later on the search path: a file put before it on an
+#     earlier -I folder changes what the import means; not taken, and the
+#     grant the first module gave is gone;
+#   - another environment, another -D, another --mode: each compiles or
+#     applies what it says;
+#   - a kept file with a changed byte, mode 0644 or a symlink in its place
+#     is refused and the run compiles, with the right result.
+set -u
+cagerun=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0 passes=0
+ok() { passes=$((passes + 1)); }
+bad() {
+	echo "FAIL: $*" >&2
+	[ -f "$tmp/err" ] && tail -c 1500 "$tmp/err" >&2
+	fails=$((fails + 1))
+}
+home=$tmp/home
+mkdir -p "$home" "$tmp/data" "$tmp/data2" "$tmp/i1" "$tmp/i2"
+echo one >"$tmp/data/f"
+echo two >"$tmp/data2/f"
+plans=$home/.cache/cage/.plans
+cat >"$tmp/i2/extra.cage" <<EOF
+cage 1
+allow read "$tmp/data2/**"
+EOF
+write_policy() { # EFFECT: allow or deny reading data/
+	cat >"$tmp/p.cage" <<EOF
+cage 1
+import "extra"
+profile t {
+    mode enforce-fs
+    allow read exec "/usr/**", "/bin/**", "/lib/**", "/lib64/**", "/etc/**", "/proc/**"
+    allow read write "/dev/null"
+    $1 read "$tmp/data/**"
+}
+EOF
+}
+# run [ENV=V...] -- CAGERUN-ARGS...: cagerun -v with a fixed environment
+# (the environment is part of the request), output in $tmp/err.
+run() {
+	e=
+	while [ "$1" != -- ]; do e="$e $1"; shift; done
+	shift
+	# shellcheck disable=SC2086 # e is a list of NAME=VALUE words
+	env -i PATH=/usr/bin:/bin HOME="$home" LANG=C.UTF-8 $e \
+		"$cagerun" -v -I "$tmp/i1" -I "$tmp/i2" -p "$tmp/p.cage" "$@" >"$tmp/err" 2>&1
+}
+took() { grep -q 'compile: kept on disk' "$tmp/err"; }
+said() { grep -q "compile: not the one kept on disk: .*$1" "$tmp/err"; }
+reads() { grep -qx "$1" "$tmp/err"; }
+
+write_policy allow
+if cat "$tmp/data/f" >/dev/null && cat "$tmp/data2/f" >/dev/null; then ok; else bad "control: the files do not read"; fi
+
+# ---- kept, then taken --------------------------------------------------
+run -- -- cat "$tmp/data/f" "$tmp/data2/f"
+if [ $? -eq 0 ] && reads one && reads two && ! took; then ok; else bad "first run"; fi
+if ls "$plans"/*.cmp >/dev/null 2>&1; then ok; else bad "nothing kept in $plans"; fi
+run -- -- cat "$tmp/data/f" "$tmp/data2/f"
+if [ $? -eq 0 ] && reads one && reads two && took; then ok; else bad "second run: not taken"; fi
+# The kept plan is found by the compiled rules' digest: the kept compile
+# finds the plan the fresh compile kept, so its rules are those rules.
+if grep -q 'plan: reused' "$tmp/err"; then ok; else bad "the kept compile did not find the kept plan"; fi
+
+# ---- the policy edited ---------------------------------------------------
+write_policy deny
+run -- -- cat "$tmp/data/f"
+s=$?
+if [ $s -ne 0 ] && ! reads one && ! took && said "p.cage changed since it was compiled"; then ok; else
+	bad "edited policy: status $s, the kept compile taken or the file read"
+fi
+run -- -- cat "$tmp/data/f"
+s=$?
+if [ $s -ne 0 ] && ! reads one && took; then ok; else bad "after the edit: status $s, or not taken"; fi
+
+# ---- a module put earlier on the search path -----------------------------
+run -- -- cat "$tmp/data2/f"
+if [ $? -eq 0 ] && reads two && took; then ok; else bad "control: data2 read, kept"; fi
+printf 'cage 1\n' >"$tmp/i1/extra.cage"
+run -- -- cat "$tmp/data2/f"
+s=$?
+if [ $s -ne 0 ] && ! reads two && ! took && said "changed since it was compiled"; then ok; else
+	bad "a shadowing module: status $s, taken or data2 read"
+fi
+rm "$tmp/i1/extra.cage"
+run -- -- cat "$tmp/data2/f"
+if [ $? -eq 0 ] && reads two && ! took; then ok; else bad "the shadowing module removed"; fi
+
+# ---- another request -----------------------------------------------------
+run -- -- true
+if took; then ok; else bad "control: kept for the same request"; fi
+run CAGE_TEST_OTHER=1 -- -- true
+if [ $? -eq 0 ] && ! took; then ok; else bad "another environment took the kept compile"; fi
+run -- --mode off -- true
+if [ $? -eq 0 ] && took && grep -q 'WITHOUT any sandbox' "$tmp/err"; then ok; else
+	bad "--mode off: the kept compile with the mode asked for"
+fi
+
+# ---- kept files that are not right --------------------------------------
+run -- -- true
+f=$plans/$(sed -n 's/.*compile: kept on disk, \([0-9a-f]*\.cmp\) .*/\1/p' "$tmp/err")
+if took && [ -f "$f" ]; then ok; else bad "control: the request's kept compile is $f"; fi
+size=$(wc -c <"$f")
+printf 'X' | dd of="$f" bs=1 seek=$((size / 2)) conv=notrunc status=none
+run -- -- cat "$tmp/data/f"
+s=$?
+if [ $s -ne 0 ] && ! took && said "not one this build wrote whole"; then ok; else
+	bad "a changed byte: status $s, or taken"
+fi
+run -- -- true
+if took; then ok; else bad "written again after the bad one"; fi
+chmod 0644 "$f"
+run -- -- true
+if ! took && said "mode 0644"; then ok; else bad "mode 0644 taken"; fi
+run -- -- true
+cp "$f" "$tmp/copy.cmp" && rm "$f" && ln -s "$tmp/copy.cmp" "$f"
+run -- -- cat "$tmp/data/f"
+s=$?
+if [ $s -ne 0 ] && ! took && said "cannot open"; then ok; else bad "a symlink taken: status $s"; fi
+
+echo "keptcompile: $passes passed, $fails failed"
+[ "$fails" -eq 0 ]
