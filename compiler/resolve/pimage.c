@@ -553,6 +553,18 @@ static struct ir_profile *get_profile(struct rd *r, size_t nall, size_t self)
 	return p;
 }
 
+static const void *next_importer(const void *f) { return ((const struct src_file *)f)->importer; }
+static const void *next_parent(const void *p) { return ((const struct ir_profile *)p)->parent; }
+
+/* Whether following `next` from x reaches NULL: each step goes to another
+ * of n items, so within n steps, or it goes round. */
+static bool chain_ends(const void *x, const void *(*next)(const void *), size_t n)
+{
+	for (size_t steps = 0; x && steps <= n; steps++)
+		x = next(x);
+	return x == NULL;
+}
+
 static void read_payload(struct rd *r, struct cage_policy *pol)
 {
 	struct ir_policy *ir = arena_alloc(r->a, sizeof *ir);
@@ -575,6 +587,10 @@ static void read_payload(struct rd *r, struct cage_policy *pol)
 		f->import_line = get32(r);
 		f->import_col = get32(r);
 	}
+	/* A chain of importers must end (messages walk it). */
+	for (size_t i = 0; i < r->nfiles && !r->why; i++)
+		if (!chain_ends(r->files[i], next_importer, r->nfiles))
+			fail(r, "files that import each other in a circle");
 	ir->files = (const struct src_file **)r->files;
 	ir->nfiles = r->nfiles;
 	ir->target = (enum ir_target)get_enum(r, IR_TARGET_LINUX + 1);
@@ -599,16 +615,10 @@ static void read_payload(struct rd *r, struct cage_policy *pol)
 		uintptr_t k = (uintptr_t)ir->profiles[i]->parent;
 		ir->profiles[i]->parent = k ? ir->profiles[k - 1] : NULL;
 	}
-	/* A parent chain must end: each step goes to another profile, so at
-	 * most nprofiles steps. */
-	for (size_t i = 0; i < ir->nprofiles && !r->why; i++) {
-		const struct ir_profile *q = ir->profiles[i];
-		size_t steps = 0;
-		while (q && steps++ <= ir->nprofiles)
-			q = q->parent;
-		if (q)
+	/* A parent chain must end (the backends walk it). */
+	for (size_t i = 0; i < ir->nprofiles && !r->why; i++)
+		if (!chain_ends(ir->profiles[i], next_parent, ir->nprofiles))
 			fail(r, "profiles that extend each other in a circle");
-	}
 	uint32_t sel = get32(r);
 	if (sel >= ir->nprofiles)
 		fail(r, "no selected profile");

@@ -176,8 +176,9 @@ bool kept_take(const struct kept *k, const struct kept_io *io, struct layers *L,
 	get(&r, magic, sizeof magic);
 	get(&r, &version, sizeof version);
 	get(&r, key, sizeof key);
-	if (r.bad || memcmp(magic, KEPT_MAGIC, 8) || version != KEPT_VERSION ||
-	    n < 8 || (memcpy(&sum, b + n - 8, 8), XXH3_64bits(b, n - 8) != sum)) {
+	/* The header read, the checksum must still follow it. */
+	if (r.bad || n < (size_t)(r.p - b) + 8 || memcmp(magic, KEPT_MAGIC, 8) ||
+	    version != KEPT_VERSION || (memcpy(&sum, b + n - 8, 8), XXH3_64bits(b, n - 8) != sum)) {
 		snprintf(why, whylen, "its file is not one this build wrote whole");
 		free(b);
 		return false;

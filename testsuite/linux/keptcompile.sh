@@ -12,7 +12,7 @@
 #     grant the first module gave is gone;
 #   - another environment, another -D, another --mode: each compiles or
 #     applies what it says;
-#   - a kept file with a changed byte, mode 0644 or a symlink in its place
+#   - a kept file with a changed byte, cut short, mode 0644 or a symlink in its place
 #     is refused and the run compiles, with the right result.
 set -u
 cagerun=$1
@@ -120,6 +120,13 @@ if [ $s -ne 0 ] && ! took && said "not one this build wrote whole"; then ok; els
 fi
 run -- -- true
 if took; then ok; else bad "written again after the bad one"; fi
+head -c 30 "$f" >"$tmp/short" && cat "$tmp/short" >"$f"
+run -- -- cat "$tmp/data/f"
+s=$?
+if [ $s -ne 0 ] && ! took && said "not one this build wrote whole"; then ok; else
+	bad "a file cut short: status $s, or taken"
+fi
+run -- -- true
 chmod 0644 "$f"
 run -- -- true
 if ! took && said "mode 0644"; then ok; else bad "mode 0644 taken"; fi

@@ -208,3 +208,37 @@ Test(pimage, damage_behind_the_checksum_is_read_safely)
 	cr_assert_gt(refused, 100);
 	free(img);
 }
+
+/* The length of the string at b (u32, then its bytes and NUL; none is
+ * four bytes). */
+static size_t skip_str(const unsigned char *b)
+{
+	uint32_t n;
+	memcpy(&n, b, 4);
+	return n == 0xffffffffu ? 4 : 4 + (size_t)n + 1;
+}
+
+/* A file that imports itself, behind a good checksum: the chain of
+ * importers would never end, and is refused. */
+Test(pimage, importer_circle_is_refused)
+{
+	size_t n;
+	unsigned char *img = example_image(&n);
+	size_t at = 28 + 8;    /* the header, the count of files */
+	at += skip_str(img + at); /* name */
+	at += skip_str(img + at); /* realpath */
+	at += skip_str(img + at); /* text */
+	at += 4;                  /* id */
+	at += skip_str(img + at); /* stdlib_root */
+	uint32_t imp;
+	memcpy(&imp, img + at, 4);
+	cr_assert_eq(imp, 0xffffffffu, "control: the main file has no importer");
+	const char *why;
+	uint32_t self = 0;
+	memcpy(img + at, &self, 4);
+	uint64_t sum = XXH3_64bits(img + 28, n - 28);
+	memcpy(img + 20, &sum, 8);
+	cr_assert_null(cage_policy_from_image(img, n, &why));
+	cr_assert_str_eq(why, "files that import each other in a circle");
+	free(img);
+}
