@@ -172,7 +172,7 @@ bool kept_take(const struct kept *k, const struct kept_io *io, struct layers *L,
 	uint32_t version;
 	unsigned char key[sizeof k->key];
 	uint64_t fp, nimg, sum;
-	bool none, no_root;
+	bool none, no_path, no_root;
 	get(&r, magic, sizeof magic);
 	get(&r, &version, sizeof version);
 	get(&r, key, sizeof key);
@@ -189,7 +189,8 @@ bool kept_take(const struct kept *k, const struct kept_io *io, struct layers *L,
 		free(b);
 		return false;
 	}
-	get_str(&r, path, sizeof path, &none);
+	get_str(&r, path, sizeof path, &no_path);
+	r.bad |= no_path; /* the layer's file is always written */
 	get(&r, &fp, sizeof fp);
 	get_str(&r, root, sizeof root, &no_root);
 	get_str(&r, L->cfgdir, sizeof L->cfgdir, &none);
