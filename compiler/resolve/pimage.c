@@ -496,13 +496,15 @@ static void get_rule(struct rd *r, struct ir_rule *x, const struct ir_rule *prev
 	x->layer = get_str(r);
 }
 
-static struct ir_profile *get_profile(struct rd *r, size_t nall, size_t self)
+/* A profile; its parent's index into *parent (linked by the caller once
+ * every profile is read: the parent may come later). */
+static struct ir_profile *get_profile(struct rd *r, size_t nall, size_t self, uint32_t *parent)
 {
 	struct ir_profile *p = arena_alloc(r->a, sizeof *p);
 	p->name = get_str_needed(r);
 	p->loc = get_loc(r);
-	uint32_t parent = get32(r);
-	if (parent != PIM_NONE && (parent >= nall || parent == self))
+	*parent = get32(r);
+	if (*parent != PIM_NONE && (*parent >= nall || *parent == self))
 		fail(r, "a parent profile out of range");
 	p->mode = (enum ir_mode)get_enum(r, IR_MODE_ENFORCE + 1);
 	p->mode_loc = get_loc(r);
@@ -546,10 +548,6 @@ static struct ir_profile *get_profile(struct rd *r, size_t nall, size_t self)
 			guard[i] = get_bool(r);
 		p->guard = guard;
 	}
-	/* The parent's index + 1 until every profile is read (it may come
-	 * later): read_payload links them. */
-	p->parent = parent == PIM_NONE || parent >= nall ? NULL
-							 : (const struct ir_profile *)(uintptr_t)(parent + 1);
 	return p;
 }
 
@@ -609,12 +607,11 @@ static void read_payload(struct rd *r, struct cage_policy *pol)
 	}
 	ir->nprofiles = get_count(r, 100);
 	ir->profiles = arena_alloc(r->a, (ir->nprofiles + 1) * sizeof *ir->profiles);
+	uint32_t *parents = arena_alloc(r->a, (ir->nprofiles + 1) * sizeof *parents);
 	for (size_t i = 0; i < ir->nprofiles && !r->why; i++)
-		ir->profiles[i] = get_profile(r, ir->nprofiles, i);
-	for (size_t i = 0; i < ir->nprofiles && !r->why; i++) {
-		uintptr_t k = (uintptr_t)ir->profiles[i]->parent;
-		ir->profiles[i]->parent = k ? ir->profiles[k - 1] : NULL;
-	}
+		ir->profiles[i] = get_profile(r, ir->nprofiles, i, &parents[i]);
+	for (size_t i = 0; i < ir->nprofiles && !r->why; i++)
+		ir->profiles[i]->parent = parents[i] == PIM_NONE ? NULL : ir->profiles[parents[i]];
 	/* A parent chain must end (the backends walk it). */
 	for (size_t i = 0; i < ir->nprofiles && !r->why; i++)
 		if (!chain_ends(ir->profiles[i], next_parent, ir->nprofiles))
