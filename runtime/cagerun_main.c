@@ -451,6 +451,23 @@ static bool take_kept(struct layers *L, const struct layers_req *rq, const struc
 	return took;
 }
 
+/* A compile to keep on disk, written once the command has started
+ * (run_opts.started) or, when it never did, after the run. */
+struct keep_later {
+	const struct kept *k;
+	const struct kept_io *io;
+	unsigned char *b;
+	size_t n;
+};
+
+static void keep_now(void *ctx)
+{
+	struct keep_later *kl = ctx;
+	kept_write(kl->k, kl->io, kl->b, kl->n);
+	free(kl->b);
+	kl->b = NULL;
+}
+
 static int run_layers(struct run *r, struct args *a)
 {
 	struct layers L;
@@ -482,8 +499,9 @@ static int run_layers(struct run *r, struct args *a)
 	const struct kept_io kio = { run_kept_read, run_kept_write };
 	bool kept = !took && take_kept(&L, &rq, a, &k, &kio);
 	int status = took || kept ? 0 : layers_load(&L, &rq);
+	struct keep_later kl = { &k, &kio, NULL, 0 };
 	if (status == 0 && !took && !kept)
-		kept_store(&k, &kio, &L);
+		kept_pack(&k, &L, &kl.b, &kl.n);
 	if (status == 0 && a->show) {
 		/* What a run would add: the same discovery the launch makes. */
 		struct gs_result gr = { 0 };
@@ -544,7 +562,8 @@ static int run_layers(struct run *r, struct args *a)
 					       .record_workspace = a->record_workspace,
 					       .log_denials = a->log_denials, .nofile = a->nofile,
 					       .path_prefix = L.cmd.path_prefix, .status_hook = a->hook,
-					       .plan_ahead = took ? a->hook->held->plan : NULL };
+					       .plan_ahead = took ? a->hook->held->plan : NULL,
+					       .started = keep_now, .started_ctx = &kl };
 			/* A version manager's shim: the program it resolved to runs in
 			 * its place (docs/cagerun.md, "Version managers"). */
 			char **shim_argv = NULL;
@@ -591,6 +610,7 @@ static int run_layers(struct run *r, struct args *a)
 				layers_report_changes(&L, stderr);
 		}
 	}
+	keep_now(&kl); /* when the command never started, or was not run */
 	layers_free(&L);
 	return status;
 }

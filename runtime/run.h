@@ -138,6 +138,13 @@ struct run_opts {
 	 * (run_plan_ahead_make), or NULL; still confirmed before use, and
 	 * marked stale when the confirmation fails */
 	struct run_plan_ahead *plan_ahead;
+	/* Called in cagerun once the command has started, or NULL: work
+	 * that need not delay the launch (writing the compile kept on disk,
+	 * layers/kept.h), done while the command runs. Not called when the
+	 * command never starts, or in mode off, which execs it: the caller
+	 * does it afterwards, when it can. */
+	void (*started)(void *ctx);
+	void *started_ctx;
 };
 
 /* A waited-for process's status as a shell gives it: its exit code,

@@ -50,7 +50,7 @@ static void put(struct wr *w, const void *p, size_t n)
 	if (w->oom)
 		return;
 	if (w->cap - w->n < n) {
-		size_t cap = w->cap ? w->cap : 64 * 1024;
+		size_t cap = w->cap ? w->cap : 128 * 1024;
 		while (cap - w->n < n)
 			cap *= 2;
 		uint8_t *b = realloc(w->b, cap);

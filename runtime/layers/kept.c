@@ -15,6 +15,7 @@
  */
 #include "kept.h"
 
+#include <assert.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdint.h>
@@ -80,42 +81,77 @@ bool kept_prepare(struct kept *k, const struct layers_req *rq, char *const *envp
 
 /* ---- the file ---- */
 
-static bool put_str(FILE *f, const char *s)
+/* s (NULL: none) as its length and bytes at *at in b, which has room. */
+static void put_str(unsigned char *b, size_t *at, const char *s)
 {
 	uint32_t n = s ? (uint32_t)strlen(s) : KEPT_NONE;
-	return fwrite(&n, sizeof n, 1, f) == 1 && (!s || fwrite(s, 1, n, f) == n);
+	memcpy(b + *at, &n, sizeof n);
+	*at += sizeof n;
+	if (s) {
+		memcpy(b + *at, s, n);
+		*at += n;
+	}
 }
 
-void kept_store(const struct kept *k, const struct kept_io *io, const struct layers *L)
+static size_t str_room(const char *s)
 {
+	return sizeof(uint32_t) + (s ? strlen(s) : 0);
+}
+
+bool kept_pack(const struct kept *k, const struct layers *L, unsigned char **out, size_t *n)
+{
+	*out = NULL;
+	*n = 0;
 	if (!k->on || L->n != 1 || strcmp(L->v[0].kind, "policy") || L->lint || L->cmd.found ||
 	    L->cmd_text || L->ignored || !L->v[0].path)
-		return;
+		return false;
 	unsigned char *img;
 	size_t nimg;
 	if (!cage_policy_image(L->pol, &img, &nimg))
-		return;
-	char *b = NULL;
-	size_t n = 0;
-	FILE *f = open_memstream(&b, &n);
-	if (!f) {
-		free(img);
-		return;
-	}
+		return false;
+	/* One buffer, the image copied once: the header, the image, the sum. */
 	uint32_t version = KEPT_VERSION;
-	uint64_t n64 = nimg;
-	bool ok = fwrite(KEPT_MAGIC, 8, 1, f) == 1 && fwrite(&version, sizeof version, 1, f) == 1 &&
-		  fwrite(k->key, sizeof k->key, 1, f) == 1 && put_str(f, L->v[0].path) &&
-		  fwrite(&L->v[0].fp, sizeof L->v[0].fp, 1, f) == 1 && put_str(f, L->root) &&
-		  put_str(f, L->cfgdir) && put_str(f, L->cache) && put_str(f, L->cache_key) &&
-		  fwrite(&n64, sizeof n64, 1, f) == 1 && fwrite(img, 1, nimg, f) == nimg &&
-		  fflush(f) == 0;
+	uint64_t n64 = nimg, fp = L->v[0].fp;
+	size_t len = 8 + sizeof version + sizeof k->key + str_room(L->v[0].path) + sizeof fp +
+		     str_room(L->root) + str_room(L->cfgdir) + str_room(L->cache) +
+		     str_room(L->cache_key) + sizeof n64 + nimg + sizeof(uint64_t);
+	unsigned char *b = malloc(len);
+	if (!b) {
+		free(img);
+		return false;
+	}
+	size_t at = 0;
+	memcpy(b, KEPT_MAGIC, 8);
+	at += 8;
+	memcpy(b + at, &version, sizeof version);
+	at += sizeof version;
+	memcpy(b + at, k->key, sizeof k->key);
+	at += sizeof k->key;
+	put_str(b, &at, L->v[0].path);
+	memcpy(b + at, &fp, sizeof fp);
+	at += sizeof fp;
+	put_str(b, &at, L->root);
+	put_str(b, &at, L->cfgdir);
+	put_str(b, &at, L->cache);
+	put_str(b, &at, L->cache_key);
+	memcpy(b + at, &n64, sizeof n64);
+	at += sizeof n64;
+	memcpy(b + at, img, nimg);
+	at += nimg;
 	free(img);
-	uint64_t sum = ok ? XXH3_64bits(b, n) : 0; /* b and n are current after fflush */
-	ok = ok && fwrite(&sum, sizeof sum, 1, f) == 1;
-	if (fclose(f) == 0 && ok)
-		(void)io->write(k->name, (const unsigned char *)b, n);
-	free(b);
+	uint64_t sum = XXH3_64bits(b, at);
+	memcpy(b + at, &sum, sizeof sum);
+	at += sizeof sum;
+	assert(at == len);
+	*out = b;
+	*n = len;
+	return true;
+}
+
+void kept_write(const struct kept *k, const struct kept_io *io, const unsigned char *b, size_t n)
+{
+	if (k->on && b)
+		(void)io->write(k->name, b, n);
 }
 
 struct rd {

@@ -48,8 +48,12 @@ bool kept_prepare(struct kept *k, const struct layers_req *rq, char *const *envp
 bool kept_take(const struct kept *k, const struct kept_io *io, struct layers *L,
 	       const struct layers_req *rq, size_t *looks, char *why, size_t whylen);
 
-/* Keeps L, just compiled for k's request, when it may be (no diagnostic,
- * one layer): nothing is said either way. */
-void kept_store(const struct kept *k, const struct kept_io *io, const struct layers *L);
+/* The file that keeps L, just compiled for k's request, into *out
+ * (malloc'd): false when it may not be kept (a diagnostic, more than one
+ * layer) or on OOM. Made before anything adds to L's policy (git
+ * discovery does, for its run); written later, off the launch's path. */
+bool kept_pack(const struct kept *k, const struct layers *L, unsigned char **out, size_t *n);
+/* Writes what kept_pack made; nothing is said either way. */
+void kept_write(const struct kept *k, const struct kept_io *io, const unsigned char *b, size_t n);
 
 #endif

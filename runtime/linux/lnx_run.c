@@ -842,6 +842,8 @@ static int launch_planned(struct lrun *r, int abi, const char *cwd, bool defer)
 		return rc;
 	}
 	r->ran = true;
+	if (r->o->started)
+		r->o->started(r->o->started_ctx);
 	/* The proxy serves until init exits (on_signal); without one, or if
 	 * the proxy stopped for another reason, wait here. */
 	if (isolate && !prx_server_run(r->srv, r->sig_fd, err, sizeof err)) {
