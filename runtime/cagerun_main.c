@@ -456,13 +456,16 @@ static bool take_kept(struct layers *L, const struct layers_req *rq, const struc
 struct keep_later {
 	const struct kept *k;
 	const struct kept_io *io;
-	unsigned char *b;
+	unsigned char *b; /* the compile's file, or NULL */
 	size_t n;
+	struct kept_recent recent; /* the recent misses, to write (n 0: none) */
 };
 
 static void keep_now(void *ctx)
 {
 	struct keep_later *kl = ctx;
+	kept_recent_write(kl->io, &kl->recent);
+	kl->recent.n = 0;
 	kept_write(kl->k, kl->io, kl->b, kl->n);
 	free(kl->b);
 	kl->b = NULL;
@@ -499,8 +502,10 @@ static int run_layers(struct run *r, struct args *a)
 	const struct kept_io kio = { run_kept_read, run_kept_write };
 	bool kept = !took && take_kept(&L, &rq, a, &k, &kio);
 	int status = took || kept ? 0 : layers_load(&L, &rq);
-	struct keep_later kl = { &k, &kio, NULL, 0 };
-	if (status == 0 && !took && !kept)
+	struct keep_later kl = { .k = &k, .io = &kio };
+	/* Kept from a request's second run (kept.h, "recent"), or at once
+	 * when the one kept had gone stale. */
+	if (status == 0 && !took && !kept && k.on && (!k.absent || kept_seen(&k, &kio, &kl.recent)))
 		kept_pack(&k, &L, &kl.b, &kl.n);
 	if (status == 0 && a->show) {
 		/* What a run would add: the same discovery the launch makes. */

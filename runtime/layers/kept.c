@@ -193,7 +193,7 @@ static const char *get_str(struct rd *r, char *out, size_t cap, bool *none)
 	return out;
 }
 
-bool kept_take(const struct kept *k, const struct kept_io *io, struct layers *L,
+bool kept_take(struct kept *k, const struct kept_io *io, struct layers *L,
 	       const struct layers_req *rq, size_t *looks, char *why, size_t whylen)
 {
 	memset(L, 0, sizeof *L);
@@ -201,8 +201,12 @@ bool kept_take(const struct kept *k, const struct kept_io *io, struct layers *L,
 	why[0] = '\0';
 	unsigned char *b;
 	size_t n;
-	if (!k->on || !io->read(k->name, &b, &n, why, whylen))
+	if (!k->on)
 		return false;
+	if (!io->read(k->name, &b, &n, why, whylen)) {
+		k->absent = !why[0];
+		return false;
+	}
 	struct rd r = { b, b + n, false };
 	char magic[8], path[PATH_MAX], root[PATH_MAX];
 	uint32_t version;
@@ -284,4 +288,48 @@ bool kept_take(const struct kept *k, const struct kept_io *io, struct layers *L,
 		return false;
 	}
 	return true;
+}
+
+/* ---- the recent misses ---- */
+
+#define KEPT_RECENT_MAGIC "CAGERCT\n"
+#define KEPT_RECENT_NAME "recent"
+
+bool kept_seen(const struct kept *k, const struct kept_io *io, struct kept_recent *r)
+{
+	const size_t head = 8 + 4, ks = sizeof k->key;
+	unsigned char *b = NULL;
+	size_t n = 0;
+	char why[256];
+	uint32_t count = 0;
+	/* A list that does not read is taken as empty: it only delays keeping. */
+	if (io->read(KEPT_RECENT_NAME, &b, &n, why, sizeof why) && n >= head &&
+	    !memcmp(b, KEPT_RECENT_MAGIC, 8)) {
+		memcpy(&count, b + 8, 4);
+		if (count > KEPT_RECENT || n != head + count * ks)
+			count = 0;
+	}
+	bool seen = false;
+	uint32_t out = 1;
+	memcpy(r->b + head, k->key, ks);
+	for (uint32_t i = 0; i < count; i++) {
+		const unsigned char *key = b + head + i * ks;
+		if (!memcmp(key, k->key, ks)) {
+			seen = true;
+			continue;
+		}
+		if (out < KEPT_RECENT)
+			memcpy(r->b + head + out++ * ks, key, ks);
+	}
+	free(b);
+	memcpy(r->b, KEPT_RECENT_MAGIC, 8);
+	memcpy(r->b + 8, &out, 4);
+	r->n = head + out * ks;
+	return seen;
+}
+
+void kept_recent_write(const struct kept_io *io, const struct kept_recent *r)
+{
+	if (r->n)
+		(void)io->write(KEPT_RECENT_NAME, r->b, r->n);
 }

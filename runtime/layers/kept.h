@@ -30,8 +30,19 @@ struct kept_io {
 
 struct kept {
 	bool on;                 /* the request is one a kept compile may serve */
+	bool absent;             /* kept_take found no file for it */
 	unsigned char key[16];   /* XXH3-128 of the request */
 	char name[40];           /* its file: 32 hex digits and ".cmp" */
+};
+
+/* The requests that found nothing kept, latest first: a compile is kept
+ * from a request's second run on, so that a caller whose environment
+ * differs on every call does not write a file per call that no run will
+ * take. One small file beside the kept compiles ("recent"). */
+enum { KEPT_RECENT = 16, KEPT_RECENT_BYTES = 8 + 4 + 16 * KEPT_RECENT };
+struct kept_recent {
+	unsigned char b[KEPT_RECENT_BYTES]; /* the file to write, k's key first */
+	size_t n;
 };
 
 /* Whether rq, run now in the current directory with envp by the program
@@ -45,8 +56,14 @@ bool kept_prepare(struct kept *k, const struct layers_req *rq, char *const *envp
  * looked at answers as it did: true, with `looks` the questions asked.
  * Otherwise false with the reason in why ("" when none is kept) and *L
  * zeroed. */
-bool kept_take(const struct kept *k, const struct kept_io *io, struct layers *L,
+bool kept_take(struct kept *k, const struct kept_io *io, struct layers *L,
 	       const struct layers_req *rq, size_t *looks, char *why, size_t whylen);
+
+/* For a request that found nothing kept (k->absent): whether it was among
+ * the recent ones, and the list with it first into *r, to write later
+ * (kept_recent_write). */
+bool kept_seen(const struct kept *k, const struct kept_io *io, struct kept_recent *r);
+void kept_recent_write(const struct kept_io *io, const struct kept_recent *r);
 
 /* The file that keeps L, just compiled for k's request, into *out
  * (malloc'd): false when it may not be kept (a diagnostic, more than one

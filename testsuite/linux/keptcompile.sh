@@ -2,8 +2,9 @@
 # keptcompile.sh CAGERUN - a compile kept on disk (docs/cagerun.md, "A
 # compile kept on disk") is taken only for the same request with nothing
 # it read changed, and never grants what a fresh compile would not:
-#   - the second run of a request takes it (--verbose says so), and finds
-#     the plan the first run kept (the same compiled rules);
+#   - a request's second run keeps it and the third takes it (--verbose
+#     says so), finding the plan the first run kept (the same compiled
+#     rules); runs each in an environment of its own keep nothing;
 #   - the policy edited to deny a file: not taken ("changed"), and the
 #     file, readable without cagerun (the control) and in the run before,
 #     is denied; the run after takes the new compile, still denied;
@@ -63,12 +64,15 @@ reads() { grep -qx "$1" "$tmp/err"; }
 write_policy allow
 if cat "$tmp/data/f" >/dev/null && cat "$tmp/data2/f" >/dev/null; then ok; else bad "control: the files do not read"; fi
 
-# ---- kept, then taken --------------------------------------------------
+# ---- kept from the second run, then taken -------------------------------
 run -- -- cat "$tmp/data/f" "$tmp/data2/f"
 if [ $? -eq 0 ] && reads one && reads two && ! took; then ok; else bad "first run"; fi
-if ls "$plans"/*.cmp >/dev/null 2>&1; then ok; else bad "nothing kept in $plans"; fi
+if ! ls "$plans"/*.cmp >/dev/null 2>&1; then ok; else bad "kept after one run"; fi
 run -- -- cat "$tmp/data/f" "$tmp/data2/f"
-if [ $? -eq 0 ] && reads one && reads two && took; then ok; else bad "second run: not taken"; fi
+if [ $? -eq 0 ] && reads one && reads two && ! took; then ok; else bad "second run"; fi
+if ls "$plans"/*.cmp >/dev/null 2>&1; then ok; else bad "nothing kept after two runs"; fi
+run -- -- cat "$tmp/data/f" "$tmp/data2/f"
+if [ $? -eq 0 ] && reads one && reads two && took; then ok; else bad "third run: not taken"; fi
 # The kept plan is found by the compiled rules' digest: the kept compile
 # finds the plan the fresh compile kept, so its rules are those rules.
 if grep -q 'plan: reused' "$tmp/err"; then ok; else bad "the kept compile did not find the kept plan"; fi
@@ -100,8 +104,16 @@ if [ $? -eq 0 ] && reads two && ! took; then ok; else bad "the shadowing module 
 # ---- another request -----------------------------------------------------
 run -- -- true
 if took; then ok; else bad "control: kept for the same request"; fi
+n0=$(ls "$plans"/*.cmp | wc -l)
 run CAGE_TEST_OTHER=1 -- -- true
 if [ $? -eq 0 ] && ! took; then ok; else bad "another environment took the kept compile"; fi
+# An environment seen once keeps nothing; one that differs on every run
+# never does (the recent misses, kept.h).
+i=0
+while [ $i -lt 20 ]; do run CAGE_TEST_RUN=$i -- -- true; i=$((i + 1)); done
+if [ "$(ls "$plans"/*.cmp | wc -l)" -eq "$n0" ]; then ok; else
+	bad "runs each in an environment of its own kept $(($(ls "$plans"/*.cmp | wc -l) - n0)) compiles"
+fi
 run -- --mode off -- true
 if [ $? -eq 0 ] && took && grep -q 'WITHOUT any sandbox' "$tmp/err"; then ok; else
 	bad "--mode off: the kept compile with the mode asked for"
