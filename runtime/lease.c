@@ -252,9 +252,9 @@ static bool make_dir(struct lease *l, char *err, size_t errlen)
 	}
 	/* Held until the lease is removed: this run (and its sandbox's init,
 	 * which shares it) is alive. The spare taken is locked already. */
-	if (l->lock < 0)
-		l->lock = open(l->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (l->lock < 0 || flock(l->lock, LOCK_EX | LOCK_NB) != 0) {
+	if (l->lock < 0 &&
+	    ((l->lock = open(l->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0 ||
+	     flock(l->lock, LOCK_EX | LOCK_NB) != 0)) {
 		snprintf(err, errlen, "cannot lock the run's private directory %s: %s", l->dir,
 			 strerror(errno));
 		(void)rm_at(AT_FDCWD, l->dir, 0, true);

@@ -12,12 +12,45 @@
 #include "cachedir.h"
 #include "ir.h"
 
+bool held_request_ok(const struct layers_req *rq)
+{
+	return rq->policy && !rq->task && !rq->lint;
+}
+
+bool held_still(struct layers *L, const char *mode, size_t *looks, char *why, size_t whylen)
+{
+	const char *changed = NULL;
+	if (!cage_inputs_unchanged(L->pol, &changed, looks)) {
+		snprintf(why, whylen, "%s changed since it was compiled", changed);
+		return false;
+	}
+	if (L->cache[0]) {
+		/* The folder the compile was given, as give_cache finds it now:
+		 * made again if it went, and refused if it is no longer one of
+		 * the user's own. */
+		char now[sizeof L->cache], err[PATH_MAX + 200];
+		if (!cachedir_resolve(L->cache_key, true, now, sizeof now, err, sizeof err) ||
+		    strcmp(now, L->cache)) {
+			snprintf(why, whylen, "its private cache folder changed");
+			return false;
+		}
+	}
+	/* The mode of this request (one layers_set_mode refuses is left to
+	 * the fresh compile, which says so). */
+	enum ir_mode known;
+	if ((mode && !ir_mode_parse(mode, &known)) || layers_set_mode(L, mode) != 0) {
+		snprintf(why, whylen, "--mode %s", mode);
+		return false;
+	}
+	return true;
+}
+
 bool held_make(struct layers_held *h, const struct layers_req *rq, const cage_options *opts,
 	       char *const *envp, const char *cwd)
 {
 	memset(h, 0, sizeof *h);
 	struct stat st;
-	if (!rq->policy || rq->task || rq->lint ||
+	if (!held_request_ok(rq) ||
 	    (size_t)snprintf(h->cwd, sizeof h->cwd, "%s", cwd) >= sizeof h->cwd || stat(".", &st) != 0)
 		return false;
 	h->cwd_dev = st.st_dev;
@@ -57,7 +90,7 @@ bool held_take(struct layers_held *h, struct layers *L, const struct layers_req 
 		snprintf(why, whylen, "none kept");
 		return false;
 	}
-	if (!rq->policy || strcmp(rq->policy, h->policy) || rq->task || rq->lint ||
+	if (!held_request_ok(rq) || strcmp(rq->policy, h->policy) ||
 	    !cage_options_same(rq->copts, h->opts)) {
 		snprintf(why, whylen, "kept for another policy or other options");
 		return false;
@@ -74,30 +107,8 @@ bool held_take(struct layers_held *h, struct layers *L, const struct layers_req 
 		snprintf(why, whylen, "kept for another working directory");
 		return false;
 	}
-	const char *changed = NULL;
-	if (!cage_inputs_unchanged(h->L.pol, &changed, n)) {
-		snprintf(why, whylen, "%s changed since it was compiled", changed);
+	if (!held_still(&h->L, rq->mode, n, why, whylen))
 		return false;
-	}
-	if (h->L.cache[0]) {
-		/* The folder the compile was given, as give_cache finds it now:
-		 * made again if it went, and refused if it is no longer one of
-		 * the user's own. */
-		char now[sizeof h->L.cache], err[PATH_MAX + 200];
-		if (!cachedir_resolve(h->L.cache_key, true, now, sizeof now, err, sizeof err) ||
-		    strcmp(now, h->L.cache)) {
-			snprintf(why, whylen, "its private cache folder changed");
-			return false;
-		}
-	}
-	/* The mode of this request (one layers_set_mode refuses is left to
-	 * the fresh compile, which says so). */
-	const char *mode = rq->mode;
-	enum ir_mode known;
-	if ((mode && !ir_mode_parse(mode, &known)) || layers_set_mode(&h->L, mode) != 0) {
-		snprintf(why, whylen, "--mode %s", mode);
-		return false;
-	}
 	*L = h->L;
 	memset(&h->L, 0, sizeof h->L);
 	return true;

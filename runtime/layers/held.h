@@ -38,6 +38,18 @@ struct layers_held {
 	ino_t cwd_ino;
 };
 
+/* Whether rq's compile may be kept for a later run, here or on disk
+ * (kept.h): a -p request without --task or --show. */
+bool held_request_ok(const struct layers_req *rq);
+
+/* Whether the compile in L, kept for a request like this one, still
+ * holds: everything it looked at on disk answers as it did (`looks` the
+ * questions asked), its private cache folder resolves to the same path
+ * (made again if it went), and this request's --mode applies to it (then
+ * set in L). False with the reason in why; L's policy is left as it was
+ * but for the mode. */
+bool held_still(struct layers *L, const char *mode, size_t *looks, char *why, size_t whylen);
+
 /* Compiles rq (a -p request without --task or --show) into *h, which
  * keeps pointers to `opts` (rq's options as parsed, which rq->copts may
  * not stay: the compile adds to them) and envp: true when it is worth

@@ -8,9 +8,9 @@
  * it. Its name is the key, so a request finds only its own; the key
  * inside is compared too. Taking it checks, in this order: the file
  * (owner, mode, no link: the platform's read), the checksum and the
- * key, the image (pimage.c), every file and path the compile looked at
- * (cage_inputs_unchanged), the private cache folder (resolved again, as
- * held_take does), then --mode. A file that fails any of these is left
+ * key, the image (pimage.c), then what the launcher's kept compile is
+ * checked by (held_still: every file and path the compile looked at, the
+ * private cache folder resolved again, --mode). A file that fails any of these is left
  * where it is: the compile that follows writes a good one over it.
  */
 #include "kept.h"
@@ -26,9 +26,8 @@
 #include <unistd.h>
 #include <xxhash.h>
 
-#include "cachedir.h"
 #include "hashfeed.h"
-#include "ir.h"
+#include "held.h"
 #include "policy.h"
 
 #define KEPT_MAGIC "CAGEKPT\n"
@@ -39,7 +38,7 @@ bool kept_prepare(struct kept *k, const struct layers_req *rq, char *const *envp
 		  const unsigned char *bid, size_t nbid)
 {
 	memset(k, 0, sizeof *k);
-	if (!rq->policy || rq->task || rq->lint || !nbid)
+	if (!held_request_ok(rq) || !nbid)
 		return false;
 	char cwd[PATH_MAX];
 	struct stat st;
@@ -248,25 +247,6 @@ bool kept_take(struct kept *k, const struct kept_io *io, struct layers *L,
 		memset(L, 0, sizeof *L);
 		return false;
 	}
-	const char *changed = NULL;
-	if (!cage_inputs_unchanged(pol, &changed, looks)) {
-		snprintf(why, whylen, "%s changed since it was compiled", changed);
-		cage_policy_free(pol);
-		memset(L, 0, sizeof *L);
-		return false;
-	}
-	if (L->cache[0]) {
-		/* As held_take: the folder the compile was given, as it is found
-		 * now (made again if it went, refused if no longer the user's). */
-		char now[sizeof L->cache], err[PATH_MAX + 200];
-		if (!cachedir_resolve(L->cache_key, true, now, sizeof now, err, sizeof err) ||
-		    strcmp(now, L->cache)) {
-			snprintf(why, whylen, "its private cache folder changed");
-			cage_policy_free(pol);
-			memset(L, 0, sizeof *L);
-			return false;
-		}
-	}
 	L->pol = pol;
 	L->n = 1;
 	L->v[0].kind = "policy";
@@ -280,10 +260,7 @@ bool kept_take(struct kept *k, const struct kept_io *io, struct layers *L,
 		layers_free(L);
 		return false;
 	}
-	/* A --mode it refuses is left to the fresh compile, which says so. */
-	enum ir_mode known;
-	if ((rq->mode && !ir_mode_parse(rq->mode, &known)) || layers_set_mode(L, rq->mode) != 0) {
-		snprintf(why, whylen, "--mode %s", rq->mode);
+	if (!held_still(L, rq->mode, looks, why, whylen)) {
 		layers_free(L);
 		return false;
 	}
