@@ -63,8 +63,8 @@ static const struct cli_opt run_opts_table[] = {
 	  "print no fingerprint at start, no denials as they happen, no denied hosts or "
 	  "changed layers at exit" },
 	{ "verbose", 'v', NULL, O_VERBOSE, CLI_CAGERUN,
-	  "also print the Linux plan's notes (rules enforced more narrowly than written) and "
-	  "what the git discovery found" },
+	  "also print the Linux plan's notes (rules enforced more narrowly than written), "
+	  "what the git discovery found, and whether a kept compile and plan were used" },
 	{ "backend", 0, "NAME", O_BACKEND, CLI_CAGERUN,
 	  "the launcher, linux or seatbelt (default: this host's); the Linux build has no "
 	  "Seatbelt launcher (its test programs do, to test the macOS path up to the exec)" },
