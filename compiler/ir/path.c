@@ -50,12 +50,13 @@ static size_t component_end(const char *in, size_t len, size_t s, bool *glob, co
 }
 
 /* Whether in[0..len) is its own normal form, which is what policies
- * write almost always: one '/' before each component, none empty, "."
- * or "..", no trailing '/', and nothing the full walk would refuse (a
- * NUL, a `**` inside a name, too many components) - anything unusual
- * answers false and is left to that walk. Only bytes up to '/' need a
+ * write almost always (and what a kept compile must hold): one '/'
+ * before each component, none empty, "." or "..", no trailing '/', and
+ * nothing the full walk would refuse (a NUL, a `**` inside a name, too
+ * many components) - anything unusual answers false and is left to that
+ * walk. Only bytes up to '/' need a
  * look: '\0', '*', '.' and '/' are all below it. */
-static bool already_normal(const char *in, size_t len)
+bool path_is_normal(const char *in, size_t len)
 {
 	if (len == 0 || in[0] != '/' || (len > 1 && in[len - 1] == '/'))
 		return false;
@@ -85,7 +86,7 @@ static bool already_normal(const char *in, size_t len)
 
 bool path_normalize(struct arena *a, const char *in, size_t len, char **out, const char **err)
 {
-	if (already_normal(in, len)) {
+	if (path_is_normal(in, len)) {
 		*out = arena_strndup(a, in, len);
 		return true;
 	}

@@ -15,6 +15,10 @@
  * Returns false with *err (static text) when the pattern is invalid. */
 bool path_normalize(struct arena *a, const char *in, size_t len, char **out, const char **err);
 
+/* Whether in[0..len) is already what path_normalize would make of it
+ * (an absolute pattern path_normalize accepts and leaves unchanged). */
+bool path_is_normal(const char *in, size_t len);
+
 /* Classifies a normalised pattern into kind and literal prefix. */
 void path_classify(struct ir_path *p);
 

@@ -16,19 +16,29 @@
  * statement share, is written once and referred to by the next rule. The
  * reader trusts nothing: every count is bounded by the bytes left, every
  * index and enum is checked, every string has the length it claims and
- * its NUL, and the payload's XXH3 must match. Strings are used where they
+ * its NUL, and the payload's XXH3 must match. Past the checksum, every
+ * field is held to what the compiler makes (paths in normal form and
+ * classified as path_classify would, hosts and Mach names as their parsers
+ * would read them, one access family matching the target, an environment
+ * step's name and value, `except` only on a protect's paths), because the
+ * backends and the launcher rely on it without looking again; the fuzz
+ * test in test_pimage runs every backend on what it accepts. Strings are used where they
  * lie in the image, which the policy keeps (no copy of each). The bytes
  * are only meaningful to the same build (the caller keys them by the
  * program's build ID).
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <xxhash.h>
 
 #include "ir.h"
+#include "path.h"
 #include "pimage.h"
 #include "policy.h"
+#include "resolve_int.h"
+#include "target.h"
 
 #define PIM_MAGIC "CAGEPIM\n"
 #define PIM_VERSION 1u
@@ -292,6 +302,7 @@ struct rd {
 	const char *why; /* the first problem; reading stops being useful after it */
 	struct src_file **files;
 	size_t nfiles;
+	const char *home; /* the policy's home, once read: paths' `~` lies in it */
 };
 
 static bool fail(struct rd *r, const char *why)
@@ -424,8 +435,64 @@ static void get_path(struct rd *r, struct ir_path *p)
 	p->home_len = get32(r);
 	p->lit_prefix = get32(r);
 	p->kind = (enum ir_pat_kind)get_enum(r, IR_PAT_GLOB + 1);
-	if (!p->text || n != p->len || p->home_len > p->len || p->lit_prefix > p->len)
+	if (!p->text || n != p->len || p->home_len > p->len || p->lit_prefix > p->len) {
 		fail(r, "a path pattern that does not hold together");
+		return;
+	}
+	struct ir_path again = { .text = p->text };
+	path_classify(&again);
+	if (!path_is_normal(p->text, p->len) || again.len != p->len ||
+	    again.lit_prefix != p->lit_prefix || again.kind != p->kind)
+		fail(r, "a path pattern not in the form the compiler makes");
+	if (p->home_len && (!r->home || strncmp(p->text, r->home, p->home_len) != 0 ||
+			    (p->text[p->home_len] != '\0' && p->text[p->home_len] != '/')))
+		fail(r, "a path's home that is not the policy's");
+}
+
+/* A host as target_parse_host makes it: its name read again gives the
+ * same kind, name and address; every port from 1 up, ranges in order. */
+static void check_host(struct rd *r, const struct ir_host *h)
+{
+	if (!h->name || !*h->name || strlen(h->name) > 253) {
+		fail(r, "a host without a name");
+		return;
+	}
+	char text[260];
+	snprintf(text, sizeof text, h->kind == IR_H_SUFFIX ? "*.%s" : h->kind == IR_H_IPV6 ? "[%s]" : "%s",
+		 h->name);
+	struct ir_host again;
+	const char *err;
+	if (!target_parse_host(r->a, text, strlen(text), &again, &err) || again.nports ||
+	    again.kind != h->kind || strcmp(again.name, h->name) != 0 ||
+	    memcmp(again.addr, h->addr, sizeof h->addr) != 0)
+		fail(r, "a host not in the form the compiler makes");
+	for (size_t i = 0; i < h->nports; i++)
+		if (h->ports[i].lo == 0)
+			fail(r, "a port range out of order");
+}
+
+static void check_mach(struct rd *r, const struct ir_mach *m)
+{
+	char text[520];
+	int n = snprintf(text, sizeof text, "%s%s", m->name ? m->name : "", m->prefix ? "*" : "");
+	struct ir_mach again;
+	const char *err;
+	if (!m->name || n < 0 || (size_t)n >= sizeof text ||
+	    !target_parse_mach(r->a, text, (size_t)n, &again, &err) ||
+	    again.prefix != m->prefix || strcmp(again.name, m->name) != 0)
+		fail(r, "a Mach service not in the form the compiler makes");
+}
+
+/* The one access family each kind of target takes (resolve_rules.c). */
+static uint32_t target_family(enum ir_target_kind k)
+{
+	switch (k) {
+	case IR_T_PATH: return IR_A_FILE;
+	case IR_T_HOST: return IR_A_CONNECT;
+	case IR_T_UNIX: return IR_A_UNIX;
+	case IR_T_MACH: return IR_A_MACH;
+	}
+	return 0;
 }
 
 static void get_rule(struct rd *r, struct ir_rule *x, const struct ir_rule *prev)
@@ -453,15 +520,19 @@ static void get_rule(struct rd *r, struct ir_rule *x, const struct ir_rule *prev
 			ports[i] = (struct ir_port_range){ (uint16_t)lo, (uint16_t)hi };
 		}
 		h->ports = ports;
-		if (h->kind != IR_H_IPV4 && h->kind != IR_H_IPV6 && !h->name)
-			fail(r, "a host without a name");
+		if (!r->why)
+			check_host(r, h);
 		break;
 	}
 	case IR_T_MACH:
 		x->t.mach.name = get_str_needed(r);
 		x->t.mach.prefix = get_bool(r);
+		if (!r->why)
+			check_mach(r, &x->t.mach);
 		break;
 	}
+	if (!x->access || (x->access & ~target_family(x->tkind)))
+		fail(r, "a rule's access that its target does not take");
 	switch (get_enum(r, 3)) {
 	case 0:
 		break;
@@ -490,6 +561,8 @@ static void get_rule(struct rd *r, struct ir_rule *x, const struct ir_rule *prev
 		break;
 	}
 	}
+	if (x->nexcept && (x->effect != IR_PROTECT || x->tkind != IR_T_PATH))
+		fail(r, "an except on what is not a protect's path");
 	x->written = get_str(r);
 	x->loc = get_loc(r);
 	x->rule_loc = get_loc(r);
@@ -517,6 +590,8 @@ static struct ir_profile *get_profile(struct rd *r, size_t nall, size_t self, ui
 		l->value = get64(r);
 		l->unit = get64(r);
 		l->loc = get_loc(r);
+		if (l->set && !l->unit)
+			fail(r, "a limit without its unit");
 	}
 	p->nrules = get_count(r, 16);
 	p->rules = arena_alloc(r->a, (p->nrules + 1) * sizeof *p->rules);
@@ -532,13 +607,17 @@ static struct ir_profile *get_profile(struct rd *r, size_t nall, size_t self, ui
 		p->env[i].name = get_str_needed(r);
 		p->env[i].value = get_str(r);
 		p->env[i].loc = get_loc(r);
+		if (p->env[i].name && !rsv_env_name_ok(p->env[i].name))
+			fail(r, "a bad environment variable name");
+		if ((p->env[i].kind == IR_ENV_SET) != (p->env[i].value != NULL))
+			fail(r, "an environment step with a value it does not take");
 	}
 	p->npins = get_count(r, 24);
 	p->pins = arena_alloc(r->a, (p->npins + 1) * sizeof *p->pins);
 	for (size_t i = 0; i < p->npins; i++) {
 		get_path(r, &p->pins[i].pat);
 		uint64_t g = get64(r);
-		if (g >= p->nrules)
+		if (g >= p->nrules || p->rules[g].effect == IR_ALLOW)
 			fail(r, "a pin's guard out of range");
 		p->pins[i].guard = g < p->nrules ? &p->rules[g] : NULL;
 	}
@@ -593,6 +672,7 @@ static void read_payload(struct rd *r, struct cage_policy *pol)
 	ir->nfiles = r->nfiles;
 	ir->target = (enum ir_target)get_enum(r, IR_TARGET_LINUX + 1);
 	ir->home = get_str(r);
+	r->home = ir->home;
 	ir->fingerprint = get64(r);
 	ir->nparams = get_count(r, 24);
 	ir->params = arena_alloc(r->a, (ir->nparams + 1) * sizeof *ir->params);
@@ -668,7 +748,7 @@ const char *pim_read(struct cage_policy *p, unsigned char *buf, size_t off, size
 		return "a policy image of another version";
 	if (len != n - PIM_HEADER || XXH3_64bits(b + PIM_HEADER, len) != sum)
 		return "a policy image whose checksum does not match";
-	struct rd r = { b + PIM_HEADER, b + n, &p->arena, NULL, NULL, 0 };
+	struct rd r = { b + PIM_HEADER, b + n, &p->arena, NULL, NULL, 0, NULL };
 	read_payload(&r, p);
 	return r.why;
 }

@@ -167,7 +167,10 @@ char *rsv_expand_home(struct rsv *r, const char *s, struct loc loc, uint32_t *ho
 char *rsv_interpolate(struct rsv *r, const struct ast_str *s, bool *ok);
 void rsv_expand_word(struct rsv *r, struct ast_str *w, rword_vec *out, size_t depth);
 
-/* resolve_rules.c: one item (rule, mode, env, private) into a layer. */
+/* resolve_rules.c: a name `env` may keep, set or unset
+ * ([A-Za-z_][A-Za-z0-9_]*); one item (rule, mode, env, private) into a
+ * layer. */
+bool rsv_env_name_ok(const char *s);
 void rsv_add_item(struct rsv *r, struct layer *L, struct ast_node *n, const char *layer_name);
 /* A `limit` statement into L->limits (resolve_limit.c). */
 void rsv_add_limit(struct rsv *r, struct layer *L, struct ast_node *n);

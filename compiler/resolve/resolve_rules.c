@@ -194,7 +194,7 @@ static void add_rule(struct rsv *r, struct layer *L, struct ast_node *n, const c
 	VEC_FREE(words);
 }
 
-static bool env_name_ok(const char *s)
+bool rsv_env_name_ok(const char *s)
 {
 	if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || *s == '_'))
 		return false;
@@ -232,7 +232,7 @@ void rsv_add_item(struct rsv *r, struct layer *L, struct ast_node *n, const char
 	case AST_ENV_KEEP:
 	case AST_ENV_UNSET:
 		for (struct ast_str *s = n->u.names.names; s; s = s->next) {
-			if (!env_name_ok(s->text)) {
+			if (!rsv_env_name_ok(s->text)) {
 				rsv_diag(r, DIAG_ERROR, s->loc, "env", "bad environment variable name '%s'", s->text);
 				continue;
 			}
@@ -243,7 +243,7 @@ void rsv_add_item(struct rsv *r, struct layer *L, struct ast_node *n, const char
 		break;
 	case AST_ENV_SET: {
 		struct ast_str *s = n->u.env_set.name;
-		if (!env_name_ok(s->text)) {
+		if (!rsv_env_name_ok(s->text)) {
 			rsv_diag(r, DIAG_ERROR, s->loc, "env", "bad environment variable name '%s'", s->text);
 			break;
 		}
