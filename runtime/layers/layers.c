@@ -61,21 +61,29 @@ static bool exists(const char *p)
 	return lstat(p, &st) == 0;
 }
 
+/* The standard library's folder: --stdlib, else the default, found once
+ * per load (finding it reads the program's path and the folders around
+ * it, the same answer for every module this load looks for). */
+static const char *stdlib_of(struct layers *L, const cage_options *o)
+{
+	if (o->stdlib)
+		return o->stdlib;
+	if (!L->stdlib[0])
+		(void)stdlib_dir_default(L->stdlib, sizeof L->stdlib);
+	return L->stdlib;
+}
+
 /* The file `import "NAME"` loads, into p: -I directories, then the
  * standard library's platform folder, then its portable one. */
-static bool module_path(const cage_options *o, const char *name, char *p, size_t size)
+static bool module_path(struct layers *L, const cage_options *o, const char *name, char *p,
+			size_t size)
 {
 	for (size_t i = 0; i < o->nincludes; i++) {
 		snprintf(p, size, "%s/%s.cage", o->includes[i], name);
 		if (is_file(p))
 			return true;
 	}
-	char def[PATH_MAX];
-	const char *std = o->stdlib;
-	if (!std) {
-		(void)stdlib_dir_default(def, sizeof def);
-		std = def;
-	}
+	const char *std = stdlib_of(L, o);
 	snprintf(p, size, "%s/%s/%s.cage", std, ir_target_name(IR_TARGET_HOST), name);
 	if (is_file(p))
 		return true;
@@ -84,10 +92,10 @@ static bool module_path(const cage_options *o, const char *name, char *p, size_t
 }
 
 /* Whether `import "NAME"` finds a file. */
-static bool module_exists(const cage_options *o, const char *name)
+static bool module_exists(struct layers *L, const cage_options *o, const char *name)
 {
 	char p[2 * PATH_MAX];
-	return module_path(o, name, p, sizeof p);
+	return module_path(L, o, name, p, sizeof p);
 }
 
 static void add(struct layers *L, const char *kind, const char *import)
@@ -982,15 +990,15 @@ static int discover(struct layers *L, const struct layers_req *rq)
 	add(L, "defaults", "std/secrets");
 	/* The guard module lands in the standard library separately; until a
 	 * build has it, the defaults are the two modules above. */
-	if (module_exists(rq->copts, "std/guard"))
+	if (module_exists(L, rq->copts, "std/guard"))
 		add(L, "defaults", "std/guard");
 	/* Resource bounds; an -I directory may hold the user's own. */
-	if (module_exists(rq->copts, "std/limits"))
+	if (module_exists(L, rq->copts, "std/limits"))
 		add(L, "defaults", "std/limits");
 	add(L, "workspace", "cagerun/workspace");
 	/* Toolchains, registries, GitHub, certificate status: a day's work
 	 * needs them whatever the agent (docs/stdlib.md, "The baseline"). */
-	if (module_exists(rq->copts, "cagerun/baseline"))
+	if (module_exists(L, rq->copts, "cagerun/baseline"))
 		add(L, "baseline", "cagerun/baseline");
 	int rc = rq->argv && rq->argv[0] ? command_layer(L, rq->argv[0]) : 0;
 	if (rc)
@@ -1001,7 +1009,7 @@ static int discover(struct layers *L, const struct layers_req *rq)
 		char p[PATH_MAX + 64];
 		if (name_ok(b)) {
 			snprintf(p, sizeof p, "std/agents/%s", b);
-			if (module_exists(rq->copts, p))
+			if (module_exists(L, rq->copts, p))
 				add(L, "agent", p);
 			snprintf(p, sizeof p, "%s/agents/%s.cage", L->cfgdir, b);
 			if (L->cfgdir[0] && is_file(p))
@@ -1057,12 +1065,12 @@ static int compose(struct layers *L, const struct layers_req *rq)
 		char p[2 * PATH_MAX];
 		if (L->v[i].import[0] == '/')
 			declared = declares_workspace(L->v[i].import);
-		else if (module_path(rq->copts, L->v[i].import, p, sizeof p))
+		else if (module_path(L, rq->copts, L->v[i].import, p, sizeof p))
 			declared = declares_workspace(p);
 	}
 	/* The agent's private caches (std/guard's `cache`): the agent layer's
 	 * name, the command's base name. */
-	if (module_exists(rq->copts, "std/guard") && !has_define(rq->copts, "cache")) {
+	if (module_exists(L, rq->copts, "std/guard") && !has_define(rq->copts, "cache")) {
 		const char *b = rq->argv && rq->argv[0] ? strrchr(rq->argv[0], '/') : NULL;
 		b = b ? b + 1 : rq->argv && rq->argv[0] ? rq->argv[0] : "default";
 		rc = give_cache(L, rq, b);

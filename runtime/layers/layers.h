@@ -43,6 +43,7 @@ struct layers {
 	size_t n;
 	char *root;        /* the project's root: workspace's value unless -D */
 	char cfgdir[4096]; /* CONFIG/cage, "" when there is none */
+	char stdlib[4096]; /* the standard library's default folder once found, else "" */
 	/* The private caches cagerun gave std/guard's `cache` param (cachedir.h),
 	 * and the key they belong to; "" when it gave none (-D cache, or no
 	 * std/guard). */
