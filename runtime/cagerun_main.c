@@ -438,7 +438,7 @@ static bool take_kept(struct layers *L, const struct layers_req *rq, const struc
 {
 	unsigned char bid[64 + PATH_MAX];
 	size_t nbid = 0;
-	if (!run_program_id(bid, sizeof bid, &nbid) || !kept_prepare(k, rq, environ, bid, nbid))
+	if (!run_program_id(bid, sizeof bid, &nbid) || !kept_prepare(k, rq, L, environ, bid, nbid))
 		return false;
 	size_t n;
 	char why[PATH_MAX + 80];
@@ -500,8 +500,14 @@ static int run_layers(struct run *r, struct args *a)
 	bool took = take_held(&L, &rq, a);
 	struct kept k = { 0 };
 	const struct kept_io kio = { run_kept_read, run_kept_write };
-	bool kept = !took && take_kept(&L, &rq, a, &k, &kio);
-	int status = took || kept ? 0 : layers_load(&L, &rq);
+	/* Without -p the layers are found first: a kept compile is looked
+	 * for under what was found, and the compile goes on from it. */
+	int status = !took && !rq.policy && !rq.task && !rq.lint ? layers_discover(&L, &rq) : 0;
+	bool kept = !took && status == 0 && take_kept(&L, &rq, a, &k, &kio);
+	if (kept)
+		status = layers_check_command(&L, &rq);
+	else if (!took && status == 0)
+		status = layers_load(&L, &rq);
 	struct keep_later kl = { .k = &k, .io = &kio };
 	/* Kept from a request's second run (kept.h, "recent"), or at once
 	 * when the one kept had gone stale. */

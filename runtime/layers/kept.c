@@ -1,17 +1,20 @@
 /*
  * kept.c - a compile kept on disk (see kept.h).
  *
- * The file: "CAGEKPT\n", a version, the request's key, what the layers
- * hold beside the policy (the one layer's real path and hash, the
- * project root, the config folder, the private cache folder and its key),
- * the policy's image (cage_policy_image), then an XXH3-64 of all before
- * it. Its name is the key, so a request finds only its own; the key
- * inside is compared too. Taking it checks, in this order: the file
- * (owner, mode, no link: the platform's read), the checksum and the
- * key, the image (pimage.c), then what the launcher's kept compile is
- * checked by (held_still: every file and path the compile looked at, the
- * private cache folder resolved again, --mode). A file that fails any of these is left
- * where it is: the compile that follows writes a good one over it.
+ * The file: "CAGEKPT\n", a version, the request's key, the layers (each
+ * its kind, its file's real path and hash, and the index of that file
+ * among the policy's), the project root, the config folder, the private
+ * cache folder and its key, the policy's image (cage_policy_image), then
+ * an XXH3-64 of all before it. Its name is the key, so a request finds
+ * only its own; the key inside is compared too. Taking it checks, in
+ * this order: the file (owner, mode, no link: the platform's read), the
+ * checksum and the key, the image (pimage.c), each layer against the
+ * image and against what was asked or discovered (a project layer must
+ * still be approved), then what the launcher's kept compile is checked
+ * by (held_still: every file and path the compile looked at, the private
+ * cache folder resolved again, --mode). A file that fails any of these
+ * is left where it is: the compile that follows writes a good one over
+ * it.
  */
 #include "kept.h"
 
@@ -29,16 +32,27 @@
 #include "hashfeed.h"
 #include "held.h"
 #include "policy.h"
+#include "trust.h"
 
 #define KEPT_MAGIC "CAGEKPT\n"
-#define KEPT_VERSION 1u
+#define KEPT_VERSION 2u
 #define KEPT_NONE 0xffffffffu
 
-bool kept_prepare(struct kept *k, const struct layers_req *rq, char *const *envp,
-		  const unsigned char *bid, size_t nbid)
+/* Whether L, found for rq (layers_discover), may be kept: not when the
+ * command layer's file lives in a directory of this run's own, named
+ * afresh each time. */
+static bool layered_ok(const struct layers_req *rq, const struct layers *L)
+{
+	return L && L->discovered && !rq->task && !rq->lint && rq->argv && rq->argv[0] &&
+	       !L->cmd_dir[0] && L->root;
+}
+
+bool kept_prepare(struct kept *k, const struct layers_req *rq, const struct layers *L,
+		  char *const *envp, const unsigned char *bid, size_t nbid)
 {
 	memset(k, 0, sizeof *k);
-	if (!held_request_ok(rq) || !nbid)
+	bool layered = !rq->policy;
+	if ((layered ? !layered_ok(rq, L) : !held_request_ok(rq)) || !nbid)
 		return false;
 	char cwd[PATH_MAX];
 	struct stat st;
@@ -51,10 +65,25 @@ bool kept_prepare(struct kept *k, const struct layers_req *rq, char *const *envp
 		free(opts);
 		return false;
 	}
-	hf_str(&h, "cage kept compile 1");
+	hf_str(&h, layered ? "cage kept compile 2 layers" : "cage kept compile 1");
 	hf_u64(&h, nbid);
 	hf_bytes(&h, bid, nbid);
-	hf_str(&h, rq->policy);
+	if (layered) {
+		/* What the layers' discovery found: the layers in order, the
+		 * command layer's text, the project's root, the config folder,
+		 * the command's name (the agent and the private cache are its). */
+		hf_u64(&h, L->n);
+		for (size_t i = 0; i < L->n; i++) {
+			hf_str(&h, L->v[i].kind);
+			hf_str(&h, L->v[i].import);
+		}
+		hf_str(&h, L->cmd_text ? L->cmd_text : "");
+		hf_str(&h, L->root);
+		hf_str(&h, L->cfgdir);
+		hf_str(&h, rq->argv[0]);
+	} else {
+		hf_str(&h, rq->policy);
+	}
 	hf_u64(&h, no);
 	hf_bytes(&h, opts, no);
 	free(opts);
@@ -75,6 +104,7 @@ bool kept_prepare(struct kept *k, const struct layers_req *rq, char *const *envp
 		snprintf(k->name + 2 * i, 3, "%02x", k->key[i]);
 	snprintf(k->name + 2 * sizeof k->key, sizeof k->name - 2 * sizeof k->key, ".cmp");
 	k->on = true;
+	k->layered = layered;
 	return true;
 }
 
@@ -97,23 +127,51 @@ static size_t str_room(const char *s)
 	return sizeof(uint32_t) + (s ? strlen(s) : 0);
 }
 
+/* The index in L's policy of each layer's file into idx: false when a
+ * layer has none (not bound, or not among the policy's files). */
+static bool layer_files(const struct layers *L, uint32_t *idx)
+{
+	const struct ir_policy *ir = L->pol->ir;
+	for (size_t i = 0; i < L->n; i++) {
+		idx[i] = KEPT_NONE;
+		for (size_t f = 0; f < ir->nfiles && idx[i] == KEPT_NONE; f++)
+			if (ir->files[f] == L->v[i].src)
+				idx[i] = (uint32_t)f;
+		if (idx[i] == KEPT_NONE || !L->v[i].path || L->v[i].untrusted)
+			return false;
+	}
+	return true;
+}
+
 bool kept_pack(const struct kept *k, const struct layers *L, unsigned char **out, size_t *n)
 {
 	*out = NULL;
 	*n = 0;
-	if (!k->on || L->n != 1 || strcmp(L->v[0].kind, "policy") || L->lint || L->cmd.found ||
-	    L->cmd_text || L->ignored || !L->v[0].path)
+	if (!k->on || !L->pol || L->n == 0 || L->n > LAYERS_MAX || L->ignored)
+		return false;
+	/* -p: its one file, nothing generated. Layers: as discovered for k
+	 * (kept_prepare), a project layer among them only trusted (a
+	 * narrowed policy says what it left out at every run). */
+	if (k->layered ? !L->discovered || L->cmd_dir[0]
+		       : L->n != 1 || strcmp(L->v[0].kind, "policy") || L->lint || L->cmd.found ||
+				 L->cmd_text)
+		return false;
+	uint32_t idx[LAYERS_MAX];
+	if (!layer_files(L, idx))
 		return false;
 	unsigned char *img;
 	size_t nimg;
 	if (!cage_policy_image(L->pol, &img, &nimg))
 		return false;
 	/* One buffer, the image copied once: the header, the image, the sum. */
-	uint32_t version = KEPT_VERSION;
-	uint64_t n64 = nimg, fp = L->v[0].fp;
-	size_t len = 8 + sizeof version + sizeof k->key + str_room(L->v[0].path) + sizeof fp +
-		     str_room(L->root) + str_room(L->cfgdir) + str_room(L->cache) +
-		     str_room(L->cache_key) + sizeof n64 + nimg + sizeof(uint64_t);
+	uint32_t version = KEPT_VERSION, nl = (uint32_t)L->n;
+	uint64_t n64 = nimg;
+	size_t len = 8 + sizeof version + sizeof k->key + sizeof nl + str_room(L->root) +
+		     str_room(L->cfgdir) + str_room(L->cache) + str_room(L->cache_key) + sizeof n64 +
+		     nimg + sizeof(uint64_t);
+	for (size_t i = 0; i < L->n; i++)
+		len += str_room(L->v[i].kind) + str_room(L->v[i].path) + sizeof(uint64_t) +
+		       sizeof(uint32_t);
 	unsigned char *b = malloc(len);
 	if (!b) {
 		free(img);
@@ -126,9 +184,16 @@ bool kept_pack(const struct kept *k, const struct layers *L, unsigned char **out
 	at += sizeof version;
 	memcpy(b + at, k->key, sizeof k->key);
 	at += sizeof k->key;
-	put_str(b, &at, L->v[0].path);
-	memcpy(b + at, &fp, sizeof fp);
-	at += sizeof fp;
+	memcpy(b + at, &nl, sizeof nl);
+	at += sizeof nl;
+	for (size_t i = 0; i < L->n; i++) {
+		put_str(b, &at, L->v[i].kind);
+		put_str(b, &at, L->v[i].path);
+		memcpy(b + at, &L->v[i].fp, sizeof L->v[i].fp);
+		at += sizeof L->v[i].fp;
+		memcpy(b + at, &idx[i], sizeof idx[i]);
+		at += sizeof idx[i];
+	}
 	put_str(b, &at, L->root);
 	put_str(b, &at, L->cfgdir);
 	put_str(b, &at, L->cache);
@@ -192,10 +257,92 @@ static const char *get_str(struct rd *r, char *out, size_t cap, bool *none)
 	return out;
 }
 
+/* What a take gave L, taken back: -p's L zeroed as it came; a
+ * discovered L as discovery left it, for the compile that follows. */
+static void untake(struct layers *L, bool layered)
+{
+	if (!layered) {
+		layers_free(L);
+		return;
+	}
+	cage_policy_free(L->pol);
+	L->pol = NULL;
+	for (size_t i = 0; i < L->n; i++) {
+		free(L->v[i].path);
+		L->v[i].path = NULL;
+		L->v[i].fp = 0;
+		L->v[i].src = NULL;
+	}
+	L->cache[0] = L->cache_key[0] = '\0';
+	L->mode = 0;
+	L->fingerprint = 0;
+}
+
+/* The layers' records of the file into L, checked against the policy
+ * adopted (each layer's file among its files, with the text hashed as
+ * recorded) and against the request: -p's one "policy" layer, or the
+ * layers as discovered, kind for kind.
+ * The records are read before the image; their strings are copied here. */
+struct layer_rec {
+	char kind[16];
+	char *path;
+	uint64_t fp;
+	uint32_t idx;
+};
+
+static bool bind_layers(struct layers *L, const struct layers_req *rq, bool layered,
+			struct layer_rec *lr, uint32_t nl, char *why, size_t whylen)
+{
+	const struct ir_policy *ir = L->pol->ir;
+	if (!layered) {
+		L->n = 1;
+		L->v[0].kind = "policy";
+		L->v[0].import = strdup(rq->policy);
+		if (!L->v[0].import) {
+			snprintf(why, whylen, "out of memory");
+			return false;
+		}
+	}
+	if (nl != L->n) {
+		snprintf(why, whylen, "its file has %u layers where %zu were found", nl, L->n);
+		return false;
+	}
+	for (size_t i = 0; i < L->n; i++) {
+		const struct src_file *s = lr[i].idx < ir->nfiles ? ir->files[lr[i].idx] : NULL;
+		const char *named = s ? (s->realpath ? s->realpath : s->name) : NULL;
+		if (strcmp(lr[i].kind, L->v[i].kind) || !s || (layered && lr[i].idx == 0) ||
+		    strcmp(named, lr[i].path) || XXH3_64bits(s->text, s->len) != lr[i].fp) {
+			snprintf(why, whylen, "its layer %zu is not the one found", i + 1);
+			return false;
+		}
+		L->v[i].src = s;
+		L->v[i].fp = lr[i].fp;
+		L->v[i].path = lr[i].path;
+		lr[i].path = NULL;
+	}
+	return true;
+}
+
+/* A project layer among L's is still approved (trust.h) for the text
+ * compiled, which held_still has found unchanged on disk. */
+static bool still_trusted(const struct layers *L, char *why, size_t whylen)
+{
+	for (size_t i = 0; i < L->n; i++)
+		if (!strcmp(L->v[i].kind, "project") &&
+		    (!L->cfgdir[0] || !trust_is_approved(L->cfgdir, L->v[i].path, L->v[i].fp))) {
+			snprintf(why, whylen, "%s is no longer approved", L->v[i].path);
+			return false;
+		}
+	return true;
+}
+
 bool kept_take(struct kept *k, const struct kept_io *io, struct layers *L,
 	       const struct layers_req *rq, size_t *looks, char *why, size_t whylen)
 {
-	memset(L, 0, sizeof *L);
+	bool layered = k->layered;
+	assert(!layered || (L->discovered && !L->pol));
+	if (!layered)
+		memset(L, 0, sizeof *L);
 	*looks = 0;
 	why[0] = '\0';
 	unsigned char *b;
@@ -207,11 +354,11 @@ bool kept_take(struct kept *k, const struct kept_io *io, struct layers *L,
 		return false;
 	}
 	struct rd r = { b, b + n, false };
-	char magic[8], path[PATH_MAX], root[PATH_MAX];
-	uint32_t version;
+	char magic[8], root[PATH_MAX] = "", cfgdir[sizeof L->cfgdir] = "";
+	uint32_t version, nl = 0;
 	unsigned char key[sizeof k->key];
-	uint64_t fp, nimg, sum;
-	bool none, no_path, no_root;
+	uint64_t nimg, sum;
+	bool none, no_root;
 	get(&r, magic, sizeof magic);
 	get(&r, &version, sizeof version);
 	get(&r, key, sizeof key);
@@ -228,13 +375,27 @@ bool kept_take(struct kept *k, const struct kept_io *io, struct layers *L,
 		free(b);
 		return false;
 	}
-	get_str(&r, path, sizeof path, &no_path);
-	r.bad |= no_path; /* the layer's file is always written */
-	get(&r, &fp, sizeof fp);
+	struct layer_rec lr[LAYERS_MAX] = { { "", NULL, 0, 0 } };
+	get(&r, &nl, sizeof nl);
+	if (nl == 0 || nl > LAYERS_MAX)
+		r.bad = true;
+	char path[PATH_MAX];
+	for (uint32_t i = 0; i < nl && !r.bad; i++) {
+		bool no_kind, no_path;
+		get_str(&r, lr[i].kind, sizeof lr[i].kind, &no_kind);
+		get_str(&r, path, sizeof path, &no_path);
+		get(&r, &lr[i].fp, sizeof lr[i].fp);
+		get(&r, &lr[i].idx, sizeof lr[i].idx);
+		r.bad |= no_kind || no_path; /* always written */
+		if (!r.bad && !(lr[i].path = strdup(path)))
+			r.bad = true;
+	}
 	get_str(&r, root, sizeof root, &no_root);
-	get_str(&r, L->cfgdir, sizeof L->cfgdir, &none);
-	get_str(&r, L->cache, sizeof L->cache, &none);
-	get_str(&r, L->cache_key, sizeof L->cache_key, &none);
+	get_str(&r, cfgdir, sizeof cfgdir, &none);
+	char cache[sizeof L->cache] = "", cache_key[sizeof L->cache_key] = "";
+	bool no_cache, no_key;
+	get_str(&r, cache, sizeof cache, &no_cache);
+	get_str(&r, cache_key, sizeof cache_key, &no_key);
 	get(&r, &nimg, sizeof nimg);
 	const char *perr = NULL;
 	cage_policy *pol = NULL;
@@ -242,29 +403,37 @@ bool kept_take(struct kept *k, const struct kept_io *io, struct layers *L,
 		pol = cage_policy_adopt_image(b, (size_t)(r.p - b), (size_t)nimg, &perr);
 	else
 		free(b);
-	if (!pol) {
+	bool ok = pol != NULL;
+	if (!ok)
 		snprintf(why, whylen, "its file does not read: %s", perr ? perr : "malformed");
-		memset(L, 0, sizeof *L);
-		return false;
+	/* Discovery found the root and the config folder for this request
+	 * (its key holds them); -p's come from the file. */
+	if (ok && layered && (no_root || strcmp(root, L->root) || strcmp(cfgdir, L->cfgdir))) {
+		snprintf(why, whylen, "its file was made for another project root");
+		ok = false;
 	}
-	L->pol = pol;
-	L->n = 1;
-	L->v[0].kind = "policy";
-	L->v[0].import = strdup(rq->policy);
-	L->v[0].path = strdup(path);
-	L->v[0].fp = fp;
-	L->v[0].src = pol->ir->nfiles ? pol->ir->files[0] : NULL;
-	L->root = no_root ? NULL : strdup(root);
-	if (!L->v[0].import || !L->v[0].path || (!no_root && !L->root) || !L->v[0].src) {
-		snprintf(why, whylen, "out of memory");
-		layers_free(L);
-		return false;
+	if (ok) {
+		L->pol = pol;
+		pol = NULL;
+		snprintf(L->cache, sizeof L->cache, "%s", no_cache ? "" : cache);
+		snprintf(L->cache_key, sizeof L->cache_key, "%s", no_key ? "" : cache_key);
+		if (!layered) {
+			snprintf(L->cfgdir, sizeof L->cfgdir, "%s", none ? "" : cfgdir);
+			if (!no_root && !(L->root = strdup(root))) {
+				snprintf(why, whylen, "out of memory");
+				ok = false;
+			}
+		}
 	}
-	if (!held_still(L, rq->mode, looks, why, whylen)) {
-		layers_free(L);
-		return false;
-	}
-	return true;
+	ok = ok && bind_layers(L, rq, layered, lr, nl, why, whylen);
+	for (uint32_t i = 0; i < nl && i < LAYERS_MAX; i++)
+		free(lr[i].path);
+	cage_policy_free(pol);
+	if (ok && (!held_still(L, rq->mode, looks, why, whylen) || !still_trusted(L, why, whylen)))
+		ok = false;
+	if (!ok)
+		untake(L, layered);
+	return ok;
 }
 
 /* ---- the recent misses ---- */

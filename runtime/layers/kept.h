@@ -1,16 +1,20 @@
 /*
  * kept.h - a compile kept on disk (docs/cagerun.md, "A compile kept on
- * disk"): a `-p POLICY` request compiled once is written to the kept
- * plans' folder, and a later run of the same request takes it instead of
- * compiling, after asking the disk again everything the compile looked
- * at. It is the launcher's kept compile (held.h), made to last between
- * processes, with the same notion of "the same request": the policy path
- * as given, the compile options as parsed (cage_options_key), the whole
- * environment, the working directory (its path and its inode), the user,
- * and the program (its build ID, since another build may compile the
- * same files differently, and its path, which the standard library's
- * default folder depends on). Only a compile with no diagnostic is kept;
- * --task and --show always compile. --mode is applied again.
+ * disk"): a request compiled once is written to the kept plans' folder,
+ * and a later run of the same request takes it instead of compiling,
+ * after asking the disk again everything the compile looked at. It is
+ * the launcher's kept compile (held.h), made to last between processes,
+ * with the same notion of "the same request": the compile options as
+ * parsed (cage_options_key), the whole environment, the working
+ * directory (its path and its inode), the user, and the program (its
+ * build ID, since another build may compile the same files differently,
+ * and its path, which the standard library's default folder depends on);
+ * for `-p POLICY`, the policy path as given; without -p, what the layers'
+ * discovery found (layers_discover: the layers in order, the command
+ * layer's text, the project's root, the config folder) and the command's
+ * name, a project layer among them only while it is approved. Only a
+ * compile with no diagnostic is kept; --task and --show always compile.
+ * --mode is applied again.
  */
 #ifndef CAGE_KEPT_H
 #define CAGE_KEPT_H
@@ -30,6 +34,7 @@ struct kept_io {
 
 struct kept {
 	bool on;                 /* the request is one a kept compile may serve */
+	bool layered;            /* it has no -p: its layers were discovered */
 	bool absent;             /* kept_take found no file for it */
 	unsigned char key[16];   /* XXH3-128 of the request */
 	char name[40];           /* its file: 32 hex digits and ".cmp" */
@@ -48,14 +53,14 @@ struct kept_recent {
 /* Whether rq, run now in the current directory with envp by the program
  * whose identity is bid (run_program_id), may be served by a kept
  * compile, and its key. Called before any compile (a compile adds to
- * rq->copts). */
-bool kept_prepare(struct kept *k, const struct layers_req *rq, char *const *envp,
-		  const unsigned char *bid, size_t nbid);
+ * rq->copts); without -p, after layers_discover found L's layers. */
+bool kept_prepare(struct kept *k, const struct layers_req *rq, const struct layers *L,
+		  char *const *envp, const unsigned char *bid, size_t nbid);
 
-/* The kept compile into *L (zeroed), when there is one for k and all it
- * looked at answers as it did: true, with `looks` the questions asked.
- * Otherwise false with the reason in why ("" when none is kept) and *L
- * zeroed. */
+/* The kept compile into *L when there is one for k and all it looked at
+ * answers as it did: true, with `looks` the questions asked. Otherwise
+ * false with the reason in why ("" when none is kept), and L as it came:
+ * zeroed for -p, the discovered layers without -p. */
 bool kept_take(struct kept *k, const struct kept_io *io, struct layers *L,
 	       const struct layers_req *rq, size_t *looks, char *why, size_t whylen);
 
@@ -66,8 +71,9 @@ bool kept_seen(const struct kept *k, const struct kept_io *io, struct kept_recen
 void kept_recent_write(const struct kept_io *io, const struct kept_recent *r);
 
 /* The file that keeps L, just compiled for k's request, into *out
- * (malloc'd): false when it may not be kept (a diagnostic, more than one
- * layer) or on OOM. Made before anything adds to L's policy (git
+ * (malloc'd): false when it may not be kept (a diagnostic, a project
+ * layer not approved, a command layer in a directory of the run's own)
+ * or on OOM. Made before anything adds to L's policy (git
  * discovery does, for its run); written later, off the launch's path. */
 bool kept_pack(const struct kept *k, const struct layers *L, unsigned char **out, size_t *n);
 /* Writes what kept_pack made; nothing is said either way. */

@@ -1052,9 +1052,17 @@ static int discover(struct layers *L, const struct layers_req *rq)
 	return 0;
 }
 
+int layers_discover(struct layers *L, const struct layers_req *rq)
+{
+	assert(!rq->policy && !L->discovered);
+	int rc = discover(L, rq);
+	L->discovered = rc == 0;
+	return rc;
+}
+
 static int compose(struct layers *L, const struct layers_req *rq)
 {
-	int rc = discover(L, rq);
+	int rc = L->discovered ? 0 : layers_discover(L, rq);
 	if (rc)
 		return rc;
 	/* A layer that declares the param itself (std/guard does, and it is
@@ -1150,6 +1158,11 @@ int layers_load(struct layers *L, const struct layers_req *rq)
 	if (rc)
 		return rc;
 	return layers_set_mode(L, rq->mode);
+}
+
+int layers_check_command(const struct layers *L, const struct layers_req *rq)
+{
+	return L->cmd.found ? command_check(L, rq->argv[0]) : 0;
 }
 
 int layers_set_mode(struct layers *L, const char *mode)

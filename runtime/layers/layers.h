@@ -58,6 +58,7 @@ struct layers {
 	char cmd_dir[4096]; /* a directory of this run's own that its generated file lives in
 	                       while it is loaded (removed after), or "" */
 	char *cmd_text;     /* the generated file's text, which the compile must have read */
+	bool discovered;    /* the layers were found by layers_discover */
 };
 
 struct layers_req {
@@ -73,6 +74,16 @@ struct layers_req {
 /* Finds, composes, compiles, checks trust and narrows. Returns 0, or 125
  * after saying why on stderr. L must be zeroed; layers_free releases it. */
 int layers_load(struct layers *L, const struct layers_req *rq);
+
+/* Without -p: finds the layers into L (zeroed) and writes the command
+ * layer's file, without compiling; layers_load then goes on from there.
+ * Split out so that a compile kept on disk can be looked for under a key
+ * that holds what was found (kept.h). 0, or 125 after saying why. */
+int layers_discover(struct layers *L, const struct layers_req *rq);
+
+/* That the policy in L lets the command start (what layers_load checks
+ * after its compile; for a compile taken instead). 0, or 125 saying why. */
+int layers_check_command(const struct layers *L, const struct layers_req *rq);
 
 /* The mode in force, --mode `mode` (NULL: the policy's) over the loaded
  * policy's, and the fingerprint that goes with it (layers_load's last

@@ -77,6 +77,13 @@ if(CMAKE_SYSTEM_NAME STREQUAL "Linux")
   add_test(NAME linux/kept-compile/user COMMAND ${CAGE_AS_USER}
     /bin/sh ${CMAKE_CURRENT_SOURCE_DIR}/linux/keptcompile.sh $<TARGET_FILE:cagerun>)
   set_tests_properties(linux/kept-compile linux/kept-compile/user PROPERTIES TIMEOUT 300)
+  # The layered form's kept compile: taken only under the layers found on
+  # this run, a project layer still approved (testsuite/linux/keptlayers.sh).
+  add_test(NAME linux/kept-layers COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/linux/keptlayers.sh
+    $<TARGET_FILE:cagerun>)
+  add_test(NAME linux/kept-layers/user COMMAND ${CAGE_AS_USER}
+    /bin/sh ${CMAKE_CURRENT_SOURCE_DIR}/linux/keptlayers.sh $<TARGET_FILE:cagerun>)
+  set_tests_properties(linux/kept-layers linux/kept-layers/user PROPERTIES TIMEOUT 300)
 endif()
 if(CMAKE_SYSTEM_NAME STREQUAL "Linux" AND TARGET cage-launch)
   # The per-user launcher and its client (testsuite/linux/launcher.sh), as
