@@ -9,6 +9,8 @@
 # the kernel's: `cagec` compiling the same policy (front end alone), and
 # ns_floor, which makes the same namespaces and mounts, forks and execs
 # /bin/true, and does nothing else (no policy, Landlock, seccomp, lease).
+# One more cagerun row runs the layered form (`cagerun -- /bin/true` in
+# the workspace), which is how users start an agent.
 # Usage:
 #   testsuite/bench/launch.sh BUILD_DIR [RUNS]
 # Optional: BASE=BUILD_DIR adds the two cagerun rows of another build
@@ -100,6 +102,9 @@ rows=""
 add "true" /bin/true
 add "cagerun-enforce-fs" "$cagerun" -p "$policy" -D "workspace=$ws" --mode enforce-fs -- /bin/true
 add "cagerun-enforce" "$cagerun" -p "$policy" -D "workspace=$ws" --mode enforce -- /bin/true
+# The layered form, as users run an agent (no -p: the layers found from
+# the workspace, the command's own layer; its mode is enforce).
+add "cagerun-layered" "$cagerun" -q -- /bin/true
 case "$skip" in *" launcher "*) ;; *)
 	if [ -x "$build/cage-launch" ]; then
 		mkdir -m 700 "$tmp/rt"
