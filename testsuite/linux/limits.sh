@@ -10,6 +10,8 @@
 #   - a disk filler in TMPDIR stops with ENOSPC at `limit tmp`;
 #   - a descriptor hog stops with EMFILE at `limit files`, and without a
 #     limit the command gets the limit cagerun was started with;
+#   - the command may use every CPU cagerun may (init starts beside
+#     cagerun's CPU and takes the whole set back);
 #   - memory: enforced where a memory cgroup can be made (a delegated
 #     cgroup v2 controller; cgroup v1's memory hierarchy for root), else
 #     refused (125) unless best-effort, which says so in one line;
@@ -202,6 +204,23 @@ if [ "$(cat "$tmp/out")" = 64 ]; then ok; else bad "limit files 64: hard limit $
 want="$(ulimit -Sn) $(ulimit -Hn)"
 run none -- sh -c 'echo "$(ulimit -Sn) $(ulimit -Hn)"'
 if [ "$(cat "$tmp/out")" = "$want" ]; then ok; else bad "no limit files: the command got $(cat "$tmp/out"), want $want"; fi
+
+# ---- CPUs ----
+# Init starts on the CPUs beside cagerun's and takes the whole set back
+# before it starts anything (lnx_sandbox.c, start_beside): the command
+# may use every CPU cagerun could, guarded or not.
+cpus() { sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status; }
+want=$(cpus)
+run none -- sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status
+if [ "$rc" -eq 0 ] && [ "$(cat "$tmp/out")" = "$want" ]; then ok; else
+	bad "the command may use CPUs $(cat "$tmp/out"), cagerun $want"
+fi
+timeout -k 5 60 "$cagerun" -q -p "$src/examples/claude-code.cage" -D workspace="$ws" --mode enforce-fs \
+	-- sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ "$rc" -eq 0 ] && [ "$(cat "$tmp/out")" = "$want" ]; then ok; else
+	bad "guarded: the command may use CPUs $(cat "$tmp/out"), cagerun $want"
+fi
 
 # ---- memory ----
 # Enforced through a memory cgroup: a delegated cgroup v2 controller, or

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <net/if.h>
 #include <netinet/in.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -200,6 +201,10 @@ _Noreturn void lnx_init_main(struct lnx_child *c)
 	char go;
 	if (read(c->sync_fd, &go, 1) != 1 || go != 'g')
 		_exit(125);
+	/* Every CPU the run may use again (the parent started init beside
+	 * itself): what init starts inherits it. */
+	if (CPU_COUNT(&c->cpus) > 0)
+		(void)sched_setaffinity(0, sizeof c->cpus, &c->cpus);
 	const char *rw[2];
 	size_t nrw = 0;
 	if (c->s->tmp_dir)

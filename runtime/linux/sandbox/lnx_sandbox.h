@@ -14,6 +14,7 @@
 #ifndef CAGE_LNX_SANDBOX_H
 #define CAGE_LNX_SANDBOX_H
 
+#include <sched.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -155,6 +156,10 @@ struct lnx_child {
 	 * which the command enforces once more (lnx_landlock_restrict); -1
 	 * else, and the command builds its own. */
 	int ruleset_fd;
+	/* The CPUs the run may use (the parent's), which init takes back
+	 * first: the parent starts it on the others (lnx_sandbox.c,
+	 * start_beside). Empty when the parent could not read them. */
+	cpu_set_t cpus;
 };
 _Noreturn void lnx_init_main(struct lnx_child *c);
 _Noreturn void lnx_exec_main(struct lnx_child *c);
