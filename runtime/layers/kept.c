@@ -315,6 +315,7 @@ static bool bind_layers(struct layers *L, const struct layers_req *rq, bool laye
 			snprintf(why, whylen, "its layer %zu is not the one found", i + 1);
 			return false;
 		}
+		assert(!L->v[i].path && !L->v[i].src); /* discovery binds no file */
 		L->v[i].src = s;
 		L->v[i].fp = lr[i].fp;
 		L->v[i].path = lr[i].path;
