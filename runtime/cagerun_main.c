@@ -501,8 +501,9 @@ static int run_layers(struct run *r, struct args *a)
 	struct kept k = { 0 };
 	const struct kept_io kio = { run_kept_read, run_kept_write };
 	/* Without -p the layers are found first: a kept compile is looked
-	 * for under what was found, and the compile goes on from it. */
-	int status = !took && !rq.policy && !rq.task && !rq.lint ? layers_discover(&L, &rq) : 0;
+	 * for under what was found (kept_prepare says which requests may
+	 * take one), and the compile goes on from it. */
+	int status = took || rq.policy ? 0 : layers_discover(&L, &rq);
 	bool kept = !took && status == 0 && take_kept(&L, &rq, a, &k, &kio);
 	if (kept)
 		status = layers_check_command(&L, &rq);

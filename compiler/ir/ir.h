@@ -24,6 +24,20 @@ enum ir_effect { IR_ALLOW, IR_DENY, IR_PROTECT };
 
 enum ir_target_kind { IR_T_PATH, IR_T_HOST, IR_T_UNIX, IR_T_MACH };
 
+/* The accesses a rule on each kind of target may name, one family per
+ * kind: the resolver picks a rule's kind by its family, and the reader of
+ * a kept compile holds every rule to it. */
+static inline uint32_t ir_target_family(enum ir_target_kind k)
+{
+	switch (k) {
+	case IR_T_PATH: return IR_A_FILE;
+	case IR_T_HOST: return IR_A_CONNECT;
+	case IR_T_UNIX: return IR_A_UNIX;
+	case IR_T_MACH: return IR_A_MACH;
+	}
+	return 0;
+}
+
 enum ir_pat_kind {
 	IR_PAT_EXACT,   /* no glob characters */
 	IR_PAT_SUBTREE, /* a literal DIR, then a final "**" component: DIR and below */

@@ -22,10 +22,10 @@
  * would read them, one access family matching the target, an environment
  * step's name and value, `except` only on a protect's paths), because the
  * backends and the launcher rely on it without looking again; the fuzz
- * test in test_pimage runs every backend on what it accepts. Strings are used where they
- * lie in the image, which the policy keeps (no copy of each). The bytes
- * are only meaningful to the same build (the caller keys them by the
- * program's build ID).
+ * test in test_pimage runs every backend on what it accepts. Strings are
+ * used where they lie in the image, which the policy keeps (no copy of
+ * each). The bytes are only meaningful to the same build (the caller
+ * keys them by the program's build ID).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -483,17 +483,6 @@ static void check_mach(struct rd *r, const struct ir_mach *m)
 		fail(r, "a Mach service not in the form the compiler makes");
 }
 
-/* The one access family each kind of target takes (resolve_rules.c). */
-static uint32_t target_family(enum ir_target_kind k)
-{
-	switch (k) {
-	case IR_T_PATH: return IR_A_FILE;
-	case IR_T_HOST: return IR_A_CONNECT;
-	case IR_T_UNIX: return IR_A_UNIX;
-	case IR_T_MACH: return IR_A_MACH;
-	}
-	return 0;
-}
 
 static void get_rule(struct rd *r, struct ir_rule *x, const struct ir_rule *prev)
 {
@@ -531,7 +520,7 @@ static void get_rule(struct rd *r, struct ir_rule *x, const struct ir_rule *prev
 			check_mach(r, &x->t.mach);
 		break;
 	}
-	if (!x->access || (x->access & ~target_family(x->tkind)))
+	if (!x->access || (x->access & ~ir_target_family(x->tkind)))
 		fail(r, "a rule's access that its target does not take");
 	switch (get_enum(r, 3)) {
 	case 0:

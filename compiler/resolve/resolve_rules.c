@@ -130,18 +130,20 @@ static void add_rule(struct rsv *r, struct layer *L, struct ast_node *n, const c
 		}
 		acc = IR_A_FILE;
 	}
-	int families = !!(acc & IR_A_FILE) + !!(acc & IR_A_CONNECT) + !!(acc & IR_A_UNIX) +
-		       !!(acc & IR_A_MACH);
+	/* The target's kind follows from the one family the access is in. */
+	enum ir_target_kind tk = IR_T_MACH;
+	int families = 0;
+	for (int k = IR_T_PATH; k <= IR_T_MACH; k++)
+		if (acc & ir_target_family((enum ir_target_kind)k)) {
+			tk = (enum ir_target_kind)k;
+			families++;
+		}
 	if (families > 1) {
 		rsv_diag(r, DIAG_ERROR, n->u.rule.access_loc, "access",
 		      "file accesses, 'connect', 'unix' and 'mach' take different targets; "
 		      "write them as separate rules");
 		return;
 	}
-	enum ir_target_kind tk = (acc & IR_A_FILE)      ? IR_T_PATH
-			       : (acc & IR_A_CONNECT) ? IR_T_HOST
-			       : (acc & IR_A_UNIX)    ? IR_T_UNIX
-						      : IR_T_MACH;
 	rword_vec words = { 0 };
 	for (struct ast_str *w = n->u.rule.targets; w; w = w->next)
 		rsv_expand_word(r, w, &words, 0);

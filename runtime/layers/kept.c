@@ -150,11 +150,12 @@ bool kept_pack(const struct kept *k, const struct layers *L, unsigned char **out
 	if (!k->on || !L->pol || L->n == 0 || L->n > LAYERS_MAX || L->ignored)
 		return false;
 	/* -p: its one file, nothing generated. Layers: as discovered for k
-	 * (kept_prepare), a project layer among them only trusted (a
-	 * narrowed policy says what it left out at every run). */
-	if (k->layered ? !L->discovered || L->cmd_dir[0]
-		       : L->n != 1 || strcmp(L->v[0].kind, "policy") || L->lint || L->cmd.found ||
-				 L->cmd_text)
+	 * (kept_prepare made sure they may be kept), a project layer among
+	 * them only trusted (layer_files: a narrowed policy says what it left
+	 * out at every run). */
+	assert(!k->layered || (L->discovered && !L->cmd_dir[0]));
+	if (!k->layered && (L->n != 1 || strcmp(L->v[0].kind, "policy") || L->lint ||
+			    L->cmd.found || L->cmd_text))
 		return false;
 	uint32_t idx[LAYERS_MAX];
 	if (!layer_files(L, idx))
