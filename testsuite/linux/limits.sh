@@ -209,14 +209,14 @@ if [ "$(cat "$tmp/out")" = "$want" ]; then ok; else bad "no limit files: the com
 # Init starts on the CPUs beside cagerun's and takes the whole set back
 # before it starts anything (lnx_sandbox.c, start_beside): the command
 # may use every CPU cagerun could, guarded or not.
-cpus() { sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status; }
-want=$(cpus)
-run none -- sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status
+allowed='s/^Cpus_allowed_list:[[:space:]]*//p'
+want=$(sed -n "$allowed" /proc/self/status)
+run none -- sed -n "$allowed" /proc/self/status
 if [ "$rc" -eq 0 ] && [ "$(cat "$tmp/out")" = "$want" ]; then ok; else
 	bad "the command may use CPUs $(cat "$tmp/out"), cagerun $want"
 fi
 timeout -k 5 60 "$cagerun" -q -p "$src/examples/claude-code.cage" -D workspace="$ws" --mode enforce-fs \
-	-- sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status >"$tmp/out" 2>"$tmp/err"
+	-- sed -n "$allowed" /proc/self/status >"$tmp/out" 2>"$tmp/err"
 rc=$?
 if [ "$rc" -eq 0 ] && [ "$(cat "$tmp/out")" = "$want" ]; then ok; else
 	bad "guarded: the command may use CPUs $(cat "$tmp/out"), cagerun $want"
