@@ -39,16 +39,15 @@ printf '#!/bin/sh\necho "bin1 $*"\nexec cat "$@"\n' >"$tmp/bin1/kcat"
 printf '#!/bin/sh\necho "bin2 $*"\nexec cat "$@"\n' >"$tmp/bin2/kcat"
 chmod 0755 "$tmp/bin1/kcat" "$tmp/bin2/kcat"
 path=$tmp/bin1:/usr/bin:/bin
-# run [ENV=V...] -- CAGERUN-ARGS...: cagerun -v in the repository's sub
-# folder with a fixed environment; output in $tmp/err.
+# run CAGERUN-ARGS...: cagerun -v in the repository's sub folder with a
+# fixed environment (the environment is part of the request); output in
+# $tmp/err.
 run() {
-	e=
-	while [ "$1" != -- ]; do e="$e $1"; shift; done
-	shift
-	# shellcheck disable=SC2086 # e is a list of NAME=VALUE words
 	(cd "$repo/sub" && env -i PATH="$path" HOME="$home" XDG_CONFIG_HOME="$xdg" LANG=C.UTF-8 \
-		$e "$cagerun" -v --mode enforce-fs "$@" >"$tmp/err" 2>&1 </dev/null)
+		"$cagerun" -v --mode enforce-fs "$@" >"$tmp/err" 2>&1 </dev/null)
 }
+# The project layer as it is now approved (cagerun trust).
+approve() { (cd "$repo" && env HOME="$home" XDG_CONFIG_HOME="$xdg" "$cagerun" trust >/dev/null 2>&1); }
 took() { grep -q 'compile: kept on disk' "$tmp/err"; }
 said() { grep -q "compile: not the one kept on disk: .*$1" "$tmp/err"; }
 reads() { grep -qx "$1" "$tmp/err"; }
@@ -56,16 +55,16 @@ fp() { sed -n 's/.*cagerun: policy \(xxh3:[0-9a-f]*\).*/\1/p' "$tmp/err"; }
 
 if cat "$tmp/data/f" "$tmp/data/g" >/dev/null; then ok; else bad "control: the files do not read"; fi
 printf 'cage 1\nallow read "%s/data/**"\n' "$tmp" >"$repo/.cage/policy.cage"
-(cd "$repo" && env HOME="$home" XDG_CONFIG_HOME="$xdg" "$cagerun" trust >/dev/null 2>&1)
+approve
 if [ -f "$xdg/cage/trust" ]; then ok; else bad "cagerun trust wrote no store"; fi
 
 # ---- kept from the second run, then taken -------------------------------
-run -- -- kcat "$tmp/data/f"
+run -- kcat "$tmp/data/f"
 if [ $? -eq 0 ] && reads one && ! took; then ok; else bad "first run"; fi
 fp1=$(fp)
-run -- -- kcat "$tmp/data/f"
+run -- kcat "$tmp/data/f"
 if [ $? -eq 0 ] && reads one && ! took; then ok; else bad "second run"; fi
-run -- -- kcat "$tmp/data/f"
+run -- kcat "$tmp/data/f"
 if [ $? -eq 0 ] && reads one && took && [ "$(fp)" = "$fp1" ] && [ -n "$fp1" ]; then ok; else
 	bad "third run: not taken, or policy $(fp) against $fp1"
 fi
@@ -73,57 +72,57 @@ if grep -q 'plan: reused' "$tmp/err"; then ok; else bad "the kept compile did no
 
 # ---- the approval withdrawn, the layer unchanged ------------------------
 mv "$xdg/cage/trust" "$tmp/trust.saved"
-run -- -- kcat "$tmp/data/f"
+run -- kcat "$tmp/data/f"
 s=$?
 if [ $s -ne 0 ] && ! reads one && ! took && said "no longer approved"; then ok; else
 	bad "trust withdrawn: status $s, taken or the file read"
 fi
 mv "$tmp/trust.saved" "$xdg/cage/trust"
-run -- -- kcat "$tmp/data/f"
+run -- kcat "$tmp/data/f"
 if [ $? -eq 0 ] && reads one && took; then ok; else bad "trust back: not taken or not read"; fi
 
 # ---- the project layer edited --------------------------------------------
 printf 'cage 1\nallow read "%s/data/**"\ndeny read "%s/data/g"\n' "$tmp" "$tmp" \
 	>"$repo/.cage/policy.cage"
-(cd "$repo" && env HOME="$home" XDG_CONFIG_HOME="$xdg" "$cagerun" trust >/dev/null 2>&1)
-run -- -- kcat "$tmp/data/g"
+approve
+run -- kcat "$tmp/data/g"
 s=$?
 if [ $s -ne 0 ] && ! reads two && ! took && said "changed since it was compiled"; then ok; else
 	bad "edited project layer: status $s, taken or g read"
 fi
-run -- -- kcat "$tmp/data/g"
-run -- -- kcat "$tmp/data/g"
+run -- kcat "$tmp/data/g"
+run -- kcat "$tmp/data/g"
 s=$?
 if [ $s -ne 0 ] && ! reads two && took; then ok; else bad "after the edit: status $s, or not taken"; fi
 
 # ---- a user agent layer added ---------------------------------------------
-run -- -- kcat "$tmp/data/f"
+run -- kcat "$tmp/data/f"
 if [ $? -eq 0 ] && reads one && took; then ok; else bad "control: f read with the kept compile"; fi
 mkdir -p "$xdg/cage/agents"
 printf 'cage 1\ndeny read "%s/data/f"\n' "$tmp" >"$xdg/cage/agents/kcat.cage"
-run -- -- kcat "$tmp/data/f"
+run -- kcat "$tmp/data/f"
 s=$?
 if [ $s -ne 0 ] && ! reads one && ! took; then ok; else bad "agent layer added: status $s, taken or f read"; fi
 rm "$xdg/cage/agents/kcat.cage"
 
 # ---- another program first on PATH --------------------------------------
-run -- -- kcat "$tmp/data/f"
+run -- kcat "$tmp/data/f"
 if [ $? -eq 0 ] && reads one && grep -q '^bin1 ' "$tmp/err" && took; then ok; else
 	bad "control: bin1's kcat with the kept compile"
 fi
 path=$tmp/bin2:$tmp/bin1:/usr/bin:/bin
-run -- -- kcat "$tmp/data/f"
+run -- kcat "$tmp/data/f"
 if [ $? -eq 0 ] && grep -q '^bin2 ' "$tmp/err" && ! took; then ok; else
 	bad "another kcat first on PATH: not run, or the kept compile taken"
 fi
 path=$tmp/bin1:/usr/bin:/bin
 
 # ---- a project layer nearer the working folder ----------------------------
-run -- -- kcat "$tmp/data/f"
+run -- kcat "$tmp/data/f"
 if [ $? -eq 0 ] && reads one && took; then ok; else bad "control: f read, kept"; fi
 mkdir -p "$repo/sub/.cage"
 printf 'cage 1\ndeny read "%s/data/f"\n' "$tmp" >"$repo/sub/.cage/policy.cage"
-run -- -- kcat "$tmp/data/f"
+run -- kcat "$tmp/data/f"
 s=$?
 if [ $s -ne 0 ] && ! reads one && ! took; then ok; else bad "a nearer project layer: status $s, taken or f read"; fi
 
