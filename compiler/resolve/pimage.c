@@ -450,7 +450,8 @@ static void get_path(struct rd *r, struct ir_path *p)
 }
 
 /* A host as target_parse_host makes it: its name read again gives the
- * same kind, name and address; every port from 1 up, ranges in order. */
+ * same kind, name and address (its ports, from 1 up and each range in
+ * order, are checked as they are read). */
 static void check_host(struct rd *r, const struct ir_host *h)
 {
 	if (!h->name || !*h->name || strlen(h->name) > 253) {
@@ -466,9 +467,6 @@ static void check_host(struct rd *r, const struct ir_host *h)
 	    again.kind != h->kind || strcmp(again.name, h->name) != 0 ||
 	    memcmp(again.addr, h->addr, sizeof h->addr) != 0)
 		fail(r, "a host not in the form the compiler makes");
-	for (size_t i = 0; i < h->nports; i++)
-		if (h->ports[i].lo == 0)
-			fail(r, "a port range out of order");
 }
 
 static void check_mach(struct rd *r, const struct ir_mach *m)
@@ -504,7 +502,7 @@ static void get_rule(struct rd *r, struct ir_rule *x, const struct ir_rule *prev
 		struct ir_port_range *ports = arena_alloc(r->a, (h->nports + 1) * sizeof *ports);
 		for (size_t i = 0; i < h->nports; i++) {
 			uint32_t lo = get32(r), hi = get32(r);
-			if (lo > 65535 || hi > 65535 || lo > hi)
+			if (lo == 0 || lo > 65535 || hi > 65535 || lo > hi)
 				fail(r, "a port range out of order");
 			ports[i] = (struct ir_port_range){ (uint16_t)lo, (uint16_t)hi };
 		}
