@@ -809,6 +809,11 @@ static int launch_planned(struct lrun *r, int abi, const char *cwd, bool defer)
 	if (r->o->verbose && r->sb.ahead)
 		fprintf(stderr, "cagerun: sandbox: in the %s the launcher made ahead\n",
 			isolate ? "user and network namespaces" : "user namespace");
+	/* The v1 cgroups, made while init builds its mounts, first: init
+	 * waits for them once its mounts are made (lnx_limits.h). */
+	if (!lnx_limits_make(&r->lim, err, sizeof err) ||
+	    !lnx_sandbox_cgroups_made(&r->sb, err, sizeof err))
+		return fail("%s; nothing was run", err);
 	/* The kept plan's dependencies, asked while init builds its mounts:
 	 * until it is released nothing runs in there, and a stale plan's
 	 * sandbox is thrown away whole (drop_attempt). */

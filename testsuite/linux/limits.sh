@@ -159,6 +159,46 @@ if [ -n "$cgdir" ]; then
 		bad "control: the killed run's cgroup ${kcg:-(not found)} is not left behind, empty"
 	fi
 fi
+# cgroup v1, where the run's cgroups are made while init builds its
+# mounts (lnx_limits_make): a cgroup left under the run's own name
+# (cage-run.PID: a killed run's, whose pid this run now has) is replaced
+# when empty, and the command runs in the new one (the control); holding
+# a process, it cannot be, and the run refuses to start, nothing run.
+# left.sh makes it under its own pid, which cagerun keeps by the exec.
+case "$cgdir" in */pids/*)
+	parent=${cgdir%/*}
+	cat >"$tmp/left.sh" <<'EOF'
+d=$1/cage-run.$$
+mkdir "$d" || exit 90
+echo "$d" >"$2"
+[ "$3" = - ] || echo "$3" >"$d/cgroup.procs" || exit 91
+shift 3
+exec "$@"
+EOF
+	rm -f "$ws/left-ran"
+	timeout -k 5 60 sh "$tmp/left.sh" "$parent" "$tmp/left" - "$cagerun" -q -p "$tmp/procs.cage" \
+		-D workspace="$ws" -- sh -c 'grep :pids: /proc/self/cgroup >"$0"' "$ws/left-ran" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	left=$(cat "$tmp/left" 2>/dev/null)
+	if [ "$rc" -eq 0 ] && [ -n "$left" ] && grep -q ":pids:${left#"$parent"}\$" "$ws/left-ran" && [ ! -d "$left" ]; then ok; else
+		bad "an empty cgroup left under the run's name: status $rc, the command's $(cat "$ws/left-ran" 2>/dev/null), left ${left:-?}"
+	fi
+	rm -f "$ws/left-ran" "$tmp/left"
+	sleep 30 &
+	holder=$!
+	timeout -k 5 60 sh "$tmp/left.sh" "$parent" "$tmp/left" "$holder" "$cagerun" -q -p "$tmp/procs.cage" \
+		-D workspace="$ws" -- touch "$ws/left-ran" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	left=$(cat "$tmp/left" 2>/dev/null)
+	if [ "$rc" -eq 125 ] && [ ! -e "$ws/left-ran" ] && grep -q "cannot create the cgroup $left: .*nothing was run" "$tmp/err"; then ok; else
+		bad "a cgroup left under the run's name, holding a process: status $rc (want 125), the command $([ -e "$ws/left-ran" ] && echo ran || echo did not run)"
+	fi
+	[ -n "$left" ] && echo "$holder" >"$parent/cgroup.procs"
+	kill "$holder" 2>/dev/null
+	wait "$holder" 2>/dev/null
+	[ -n "$left" ] && rmdir "$left"
+	;;
+esac
 # The limit counts the sandbox only: with 40 more processes of this user
 # running outside, the bomb inside still reaches the limit, while the same
 # limit as a plain RLIMIT_NPROC outside (the control) counts them. Root is

@@ -211,12 +211,7 @@ _Noreturn void lnx_init_main(struct lnx_child *c)
 		rw[nrw++] = c->s->tmp_dir;
 	if (c->s->home_dir)
 		rw[nrw++] = c->s->home_dir;
-	/* Into the cgroup before anything else, and the door closed behind:
-	 * nothing inside may move again. */
 	const struct lnx_cgroup_joins *cj = &c->s->cgroups;
-	for (int i = 0; i < cj->nself; i++)
-		if (!lnx_limits_join_self(cj->self[i], err, sizeof err))
-			lnx_child_fail(c, 125, err);
 	for (int i = 0; i < cj->nby_pid; i++)
 		close(cj->by_pid[i]); /* moved by the parent already */
 	if (cj->has_into)
@@ -231,6 +226,14 @@ _Noreturn void lnx_init_main(struct lnx_child *c)
 		make_listeners(c);
 	close(c->fd_sock);
 	c->fd_sock = -1;
+	/* Into the v1 cgroups cagerun made meanwhile before anything else
+	 * starts, and the door closed behind: nothing inside may move again
+	 * (lnx_limits.h). */
+	if (cj->nlater > 0 && (read(c->sync_fd, &go, 1) != 1 || go != 'c'))
+		_exit(125);
+	for (int i = 0; i < cj->nlater; i++)
+		if (!lnx_limits_join_later(cj->later[i], cj->child, err, sizeof err))
+			lnx_child_fail(c, 125, err);
 	/* With guards, init locks itself in now, while cagerun readies the
 	 * proxy: what it does for the command from then on is bounded like
 	 * the command. */

@@ -196,19 +196,30 @@ static bool write_value(const char *dir, const char *name, uint64_t v, char *err
 	return ok;
 }
 
+/* The run's cgroup `dir`, made. One left by a cagerun that was killed,
+ * whose pid we now have, goes first if it is empty (a cgroup with
+ * processes cannot be removed). */
+static bool make_dir(const char *dir)
+{
+	return mkdir(dir, 0755) == 0 || (errno == EEXIST && rmdir(dir) == 0 && mkdir(dir, 0755) == 0);
+}
+
+/* `base`/cage-run.PID, this run's cgroup under base (malloc'd), or NULL. */
+static char *child_path(const char *base)
+{
+	size_t n = strlen(base) + 64;
+	char *child = malloc(n);
+	if (child)
+		snprintf(child, n, "%s/cage-run.%d", base, (int)getpid());
+	return child;
+}
+
 /* A child cgroup for this run under `base`, or NULL when we may not
  * create one there. */
 static char *make_child(const char *base)
 {
-	size_t n = strlen(base) + 64;
-	char *child = malloc(n);
-	if (!child)
-		return NULL;
-	snprintf(child, n, "%s/cage-run.%d", base, (int)getpid());
-	/* One left by a cagerun that was killed, whose pid we now have: gone
-	 * if it is empty (a cgroup with processes cannot be removed). */
-	if (mkdir(child, 0755) != 0 && !(errno == EEXIST && rmdir(child) == 0 &&
-					 mkdir(child, 0755) == 0)) {
+	char *child = child_path(base);
+	if (child && !make_dir(child)) {
 		free(child);
 		return NULL;
 	}
@@ -296,37 +307,24 @@ static char *child_with(const char *base, bool want_pids, bool want_mem, bool *p
 	return NULL;
 }
 
-/* cgroup v1's memory hierarchy (root on hosts that mount cgroup v1): a
- * child of our own memory cgroup bounding RAM and, where the kernel
- * accounts swap (memory.memsw.*), RAM plus swap by the same value, so that
- * swapping does not extend the bound. The plain limit goes first: the
- * kernel refuses a memsw limit below it. Init joins it through its
- * `tasks`, as it joins v1's pids child. False with err set when the child
- * was made but could not be set up; l->mem_dir NULL when there is none. */
-static bool mem_v1_child(struct lnx_limits *l, const char *mi, const char *cg, uint64_t bytes,
-			 char *err, size_t errlen)
+/* A v1 hierarchy's cgroup of ours, `own`, under which this run's is to
+ * be made after the clone (lnx_limits_make): its path in *dir and own
+ * open O_PATH in *parent. False, with neither set, when this user may not
+ * make one there (only root may, where nothing was delegated) or own
+ * cannot be opened. */
+static bool v1_later(struct lnx_limits *l, const char *own, char **dir, int *parent)
 {
-	char own[4096];
-	if (!cgroup_dir_of(mi, cg, "memory", own, sizeof own))
-		return true;
-	char *c = make_child(own);
-	if (!c)
-		return true; /* only root may make one */
-	if (!file_exists(c, "memory.limit_in_bytes")) {
-		remove_child(c);
-		return true;
-	}
-	l->mem_dir = c;
-	if (!write_value(c, "memory.limit_in_bytes", bytes, err, errlen) ||
-	    (file_exists(c, "memory.memsw.limit_in_bytes") &&
-	     !write_value(c, "memory.memsw.limit_in_bytes", bytes, err, errlen)))
+	if (access(own, W_OK | X_OK) != 0)
 		return false;
-	char p[4200];
-	snprintf(p, sizeof p, "%s/tasks", c);
-	if ((l->mem_join = open(p, O_WRONLY | O_CLOEXEC)) < 0) {
-		snprintf(err, errlen, "cannot open %s: %s", p, strerror(errno));
+	char *d = child_path(own);
+	int fd = d ? open(own, O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
+	if (fd < 0) {
+		free(d);
 		return false;
 	}
+	snprintf(l->child, sizeof l->child, "%s", strrchr(d, '/') + 1);
+	*dir = d;
+	*parent = fd;
 	return true;
 }
 
@@ -337,7 +335,8 @@ bool lnx_limits_prepare(struct lnx_limits *l, const struct ir_profile *p,
 	l->prof = p;
 	l->cg_join = -1;
 	l->cg_into = -1;
-	l->mem_join = -1;
+	l->cg_parent = -1;
+	l->mem_parent = -1;
 	const struct ir_limit *procs = &p->limits[IR_LIM_PROCESSES], *mem = &p->limits[IR_LIM_MEMORY];
 	run_nofile_for(p, nofile_start, &l->nofile);
 	if (p->limits[IR_LIM_TMP].set) {
@@ -363,26 +362,22 @@ bool lnx_limits_prepare(struct lnx_limits *l, const struct ir_profile *p,
 		    strcmp(top, own) != 0 && v2_enables(top, procs->set, mem->set))
 			l->cg_dir = child_with(top, procs->set, mem->set, &l->cg_pids, &l->cg_memory);
 	}
-	if (!l->cg_dir && procs->set && cg && cgroup_dir_of(mi, cg, "pids", own, sizeof own)) {
-		l->cg_dir = child_with(own, true, false, &l->cg_pids, &l->cg_memory);
-		l->cg_self = l->cg_dir != NULL;
-	}
-	bool mem_ok = !mem->set || l->cg_memory || !cg ||
-		      mem_v1_child(l, mi, cg, mem->value, err, errlen);
+	/* v1: the sandbox's init writes "0" to `tasks` itself, which moves
+	 * its one thread and skips the global lock a move by pid takes (see
+	 * lnx_limits.h). In practice only root may make cgroups there. */
+	if (!l->cg_dir && procs->set && cg && cgroup_dir_of(mi, cg, "pids", own, sizeof own))
+		l->cg_pids = v1_later(l, own, &l->cg_dir, &l->cg_parent);
+	if (mem->set && !l->cg_memory && cg && cgroup_dir_of(mi, cg, "memory", own, sizeof own))
+		(void)v1_later(l, own, &l->mem_dir, &l->mem_parent);
 	free(mi);
 	free(cg);
-	if (!mem_ok)
-		return false;
-	if (l->cg_dir) {
-		/* v1: the sandbox's init writes "0" to `tasks` itself, which
-		 * moves its one thread and skips the global lock a move by pid
-		 * takes (see lnx_limits.h). v2 has no such door into a domain
-		 * cgroup (a thread move there must stay in its domain): init is
-		 * cloned into it, and where that is refused the parent writes
-		 * init's pid to cgroup.procs. */
+	if (l->cg_dir && l->cg_parent < 0) {
+		/* v2 has no such door into a domain cgroup (a thread move there
+		 * must stay in its domain): init is cloned into it, and where
+		 * that is refused the parent writes init's pid to
+		 * cgroup.procs. */
 		char join_path[4200];
-		snprintf(join_path, sizeof join_path, "%s/%s", l->cg_dir,
-			 l->cg_self ? "tasks" : "cgroup.procs");
+		snprintf(join_path, sizeof join_path, "%s/cgroup.procs", l->cg_dir);
 		if ((l->cg_pids && !write_value(l->cg_dir, "pids.max", procs->value, err, errlen)) ||
 		    (l->cg_memory && !write_value(l->cg_dir, "memory.max", mem->value, err, errlen)))
 			return false;
@@ -391,8 +386,7 @@ bool lnx_limits_prepare(struct lnx_limits *l, const struct ir_profile *p,
 			snprintf(err, errlen, "cannot open %s: %s", join_path, strerror(errno));
 			return false;
 		}
-		if (!l->cg_self &&
-		    (l->cg_into = open(l->cg_dir, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0) {
+		if ((l->cg_into = open(l->cg_dir, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0) {
 			snprintf(err, errlen, "cannot open %s: %s", l->cg_dir, strerror(errno));
 			return false;
 		}
@@ -410,6 +404,44 @@ bool lnx_limits_prepare(struct lnx_limits *l, const struct ir_profile *p,
 		l->why[IR_LIM_MEMORY] = "cgroup v2's memory controller is not delegated to this "
 					"user and cgroup v1's needs root";
 	return true;
+}
+
+/* The v1 cgroup *dirp made, with `file` in it (what shows it bounds what
+ * it should), and `file` (and `also`, where the kernel has it) set to v. */
+static bool make_v1(char **dirp, const char *file, const char *also, uint64_t v, char *err,
+		    size_t errlen)
+{
+	const char *dir = *dirp;
+	if (!make_dir(dir)) {
+		snprintf(err, errlen, "cannot create the cgroup %s: %s", dir, strerror(errno));
+		free(*dirp); /* not ours to remove */
+		*dirp = NULL;
+		return false;
+	}
+	if (!file_exists(dir, file)) {
+		snprintf(err, errlen, "the cgroup %s has no %s", dir, file);
+		return false;
+	}
+	/* The plain memory limit first: the kernel refuses a memsw limit
+	 * below it. */
+	return write_value(dir, file, v, err, errlen) &&
+	       (!also || !file_exists(dir, also) || write_value(dir, also, v, err, errlen));
+}
+
+bool lnx_limits_make(struct lnx_limits *l, char *err, size_t errlen)
+{
+	if (!lnx_limits_later(l) || l->made)
+		return true;
+	/* Removed at the end from here on, whatever is made of them. */
+	l->made = true;
+	const struct ir_limit *lim = l->prof->limits;
+	/* Where the kernel accounts swap (memory.memsw.*), RAM plus swap is
+	 * bounded by the same value, so that swapping does not extend it. */
+	return (l->cg_parent < 0 ||
+		make_v1(&l->cg_dir, "pids.max", NULL, lim[IR_LIM_PROCESSES].value, err, errlen)) &&
+	       (l->mem_parent < 0 || make_v1(&l->mem_dir, "memory.limit_in_bytes",
+					     "memory.memsw.limit_in_bytes", lim[IR_LIM_MEMORY].value,
+					     err, errlen));
 }
 
 /* "KEY N" from a cgroup's events file, 0 when absent. */
@@ -431,19 +463,20 @@ static uint64_t event_count(const char *dir, const char *file, const char *key)
 void lnx_limits_joins(const struct lnx_limits *l, struct lnx_cgroup_joins *j)
 {
 	*j = (struct lnx_cgroup_joins){ 0 };
-	if (l->cg_join >= 0) {
-		if (l->cg_self)
-			j->self[j->nself++] = l->cg_join;
-		else
-			j->by_pid[j->nby_pid++] = l->cg_join;
-	}
+	if (l->cg_parent >= 0)
+		j->later[j->nlater++] = l->cg_parent;
+	if (l->mem_parent >= 0)
+		j->later[j->nlater++] = l->mem_parent;
+	if (j->nlater > 0)
+		j->child = l->child;
+	if (l->cg_join >= 0)
+		j->by_pid[j->nby_pid++] = l->cg_join;
 	if (l->cg_into >= 0) {
 		j->has_into = true;
 		j->into = l->cg_into;
 	}
-	if (l->mem_join >= 0)
-		j->self[j->nself++] = l->mem_join;
-	assert(j->nself <= LNX_CGROUP_JOINS_MAX && j->nby_pid <= LNX_CGROUP_JOINS_MAX);
+	assert(j->nlater <= LNX_CGROUP_JOINS_MAX && j->nby_pid <= LNX_CGROUP_JOINS_MAX);
+	assert(j->nlater == 0 || l->child[0]);
 	/* Where clone3 is refused, the move by pid is what keeps init from
 	 * running outside the cgroup. */
 	assert(!j->has_into || j->nby_pid > 0);
@@ -480,13 +513,16 @@ void lnx_limits_report(const struct lnx_limits *l, FILE *out)
 		report_memory(l, l->cg_dir, "memory.events", out);
 }
 
-static void drop_child(char **dir, int *join)
+/* dir removed, if this run made it, and forgotten; parent closed. */
+static void drop_child(char **dir, int *parent, bool made)
 {
-	if (*join >= 0)
-		close(*join);
-	*join = -1;
-	if (*dir)
+	if (*parent >= 0)
+		close(*parent);
+	*parent = -1;
+	if (*dir && made)
 		remove_child(*dir);
+	else
+		free(*dir);
 	*dir = NULL;
 }
 
@@ -495,15 +531,26 @@ void lnx_limits_free(struct lnx_limits *l)
 	if (l->cg_into >= 0)
 		close(l->cg_into);
 	l->cg_into = -1;
-	drop_child(&l->cg_dir, &l->cg_join);
-	drop_child(&l->mem_dir, &l->mem_join);
+	if (l->cg_join >= 0)
+		close(l->cg_join);
+	l->cg_join = -1;
+	/* A v1 cgroup is this run's once lnx_limits_make ran; a v2 one from
+	 * the start. */
+	bool v2 = l->cg_parent < 0;
+	drop_child(&l->cg_dir, &l->cg_parent, v2 || l->made);
+	drop_child(&l->mem_dir, &l->mem_parent, l->made);
 }
 
-bool lnx_limits_join_self(int fd, char *err, size_t errlen)
+bool lnx_limits_join_later(int parent, const char *child, char *err, size_t errlen)
 {
-	bool ok = write(fd, "0\n", 2) == 2;
+	char p[64];
+	snprintf(p, sizeof p, "%s/tasks", child);
+	int fd = openat(parent, p, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+	bool ok = fd >= 0 && write(fd, "0\n", 2) == 2;
 	int e = errno;
-	close(fd);
+	if (fd >= 0)
+		close(fd);
+	close(parent);
 	if (!ok)
 		snprintf(err, errlen, "cannot move the sandbox into its cgroup: %s", strerror(e));
 	return ok;

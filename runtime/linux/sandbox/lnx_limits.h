@@ -35,9 +35,18 @@
  * or the flag is refused (ENOSYS from some container runtimes' seccomp
  * profiles, older kernels), cagerun clones as before and writes init's pid
  * to cgroup.procs, paying the wait (unless the hierarchy is mounted with
- * favordynmods). The open file's credentials decide the permission
- * (of->file->f_cred), so init, in its user namespace, writes through the
- * descriptor cagerun opened; it closes it before anything else runs.
+ * favordynmods).
+ *
+ * When the folders are made matters too. Making two v1 cgroups and
+ * writing their bounds takes about 0.2 ms, and init's mounts about 0.5:
+ * so on v1 cagerun only finds the hierarchies before the clone, and makes
+ * the folders while init builds its mounts (lnx_limits_make); init then
+ * waits for cagerun's word, moves itself in through the parents cagerun
+ * opened before the clone, and only then starts anything (its guard's
+ * helper, the command). A v2 cgroup is made before the clone, since init
+ * is born in it. init writes as the user cagerun runs as (its ID map is
+ * the identity), who made the folders and so owns them and their
+ * `tasks`.
  */
 #ifndef CAGE_LNX_LIMITS_H
 #define CAGE_LNX_LIMITS_H
@@ -62,24 +71,30 @@ struct lnx_limits {
 	                              cgroup.procs */
 	int cg_into;               /* cgroup v2: cg_dir itself (O_PATH), to clone init into,
 	                              or -1 */
-	bool cg_self;              /* cgroup v1: init moves itself in (lnx_limits_join_self) */
 	bool cg_pids, cg_memory;   /* what the cgroup bounds */
 	/* cgroup v1 keeps each controller in a hierarchy of its own: where
 	 * the memory bound comes from v1's memory hierarchy, this run's
-	 * cgroup there (else NULL) and its `tasks`, open for writing (-1). */
+	 * cgroup there (else NULL). */
 	char *mem_dir;
-	int mem_join;
+	/* cgroup v1: cg_dir (pids) and mem_dir are made after the clone
+	 * (lnx_limits_make; `made` once they are); their parents, open
+	 * O_PATH for init to join through, or -1; `child` their last name. */
+	int cg_parent, mem_parent;
+	bool made;
+	char child[32];
 };
 
 /* How the sandbox's init joins the run's cgroups before it starts
- * anything: init writes "0" to each `self` (v1 `tasks` files, see
+ * anything: once cagerun has made them (its word 'c', lnx_sandbox.h), init
+ * writes "0" to `child`/tasks under each of `later` (v1 parents, see
  * above); init is cloned into `into` (a v2 cgroup's directory) when
  * `has_into`, and else the parent writes init's pid to each `by_pid` (v2
  * cgroup.procs). Counts and a flag, so that a zeroed value joins nothing
  * (a descriptor 0 by default would write into stdin). */
 #define LNX_CGROUP_JOINS_MAX 2
 struct lnx_cgroup_joins {
-	int nself, self[LNX_CGROUP_JOINS_MAX];
+	int nlater, later[LNX_CGROUP_JOINS_MAX];
+	const char *child;
 	int nby_pid, by_pid[LNX_CGROUP_JOINS_MAX];
 	bool has_into;
 	int into;
@@ -88,12 +103,23 @@ void lnx_limits_joins(const struct lnx_limits *l, struct lnx_cgroup_joins *j);
 
 /* Decides how each of p's limits is enforced. `nofile_start` is the
  * RLIMIT_NOFILE cagerun was started with, what the command gets without a
- * `limit files`. Creates the cgroup when one is needed (lnx_limits_free
- * removes it). False with err set when a cgroup that was found could not
- * be set up; a limit merely unenforceable here is in why[] instead (see
+ * `limit files`. Creates a v2 cgroup when one is needed, and finds the v1
+ * parents a run's cgroups go under (lnx_limits_free removes what was
+ * made). False with err set when a cgroup that was found could not be set
+ * up; a limit merely unenforceable here is in why[] instead (see
  * run_limits_gate). */
 bool lnx_limits_prepare(struct lnx_limits *l, const struct ir_profile *p,
 			const struct rlimit *nofile_start, char *err, size_t errlen);
+/* After the clone, before init is told to join: makes the v1 cgroups
+ * lnx_limits_prepare found parents for and writes their bounds. Nothing to
+ * do (true) without them or when they are made already (a second attempt,
+ * after a stale kept plan). False with err set: the run must not start. */
+bool lnx_limits_make(struct lnx_limits *l, char *err, size_t errlen);
+/* Whether init is to wait for lnx_limits_make (cagerun's word 'c'). */
+static inline bool lnx_limits_later(const struct lnx_limits *l)
+{
+	return l->cg_parent >= 0 || l->mem_parent >= 0;
+}
 /* After the sandbox has ended: which limit stopped something, as far as
  * the mechanism can tell (cgroup events), on out. */
 void lnx_limits_report(const struct lnx_limits *l, FILE *out);
@@ -115,9 +141,9 @@ int lnx_limits_sweep(const struct lnx_limits *l);
 bool lnx_cgroup_dir(const char *mountinfo, const char *cgroup, const char *ctl, char *dir,
 		    size_t len);
 /* In the sandbox's init, single-threaded, before it starts anything:
- * moves itself into a v1 cgroup through `fd` (its `tasks`: a `self` of
- * lnx_cgroup_joins) and closes fd. */
-bool lnx_limits_join_self(int fd, char *err, size_t errlen);
+ * moves itself into the v1 cgroup `child` under `parent` (a `later` of
+ * lnx_cgroup_joins) and closes parent. */
+bool lnx_limits_join_later(int parent, const char *child, char *err, size_t errlen);
 /* In the command, before exec: its rlimits. */
 bool lnx_limits_apply_rlimits(rlim_t nproc, const struct rlimit *nofile, char *err,
 			      size_t errlen);

@@ -90,7 +90,8 @@ struct lnx_spec {
 struct lnx_sandbox {
 	pid_t init;   /* the init process, as the parent sees it */
 	int err_fd;   /* start-up failures; EOF once the command runs */
-	int go_fd;    /* one byte lets init start the command */
+	int go_fd;    /* a byte lets init join its cgroups ('c'), one more start the command */
+	bool join_wait; /* init waits for the 'c' (s->cgroups.nlater), not yet written */
 	int lsock;    /* isolate_net: where init sends its listeners, until received */
 	bool ahead;   /* init went into the namespaces made ahead (lnx_spec.ahead) */
 	/* isolate_net: listeners inside the namespace, owned by the caller
@@ -109,7 +110,7 @@ struct lnx_sandbox {
  * and then init's pid written to each cj->by_pid, which takes the lock for
  * writing and waits for an RCU grace period (docs/benchmarks.md, "Into a
  * cgroup v2 at birth"). Like fork: the pid in the parent, 0 in the child,
- * -1 with err set and no child left. v1 joins (cj->self) are init's own. */
+ * -1 with err set and no child left. v1 joins (cj->later) are init's own. */
 pid_t lnx_sandbox_clone(unsigned long flags, const struct lnx_cgroup_joins *cj, char *err,
 			size_t errlen);
 /* Writes init's pid to each cj->by_pid (init was not born in its
@@ -125,6 +126,9 @@ bool lnx_sandbox_start(const struct lnx_spec *s, struct lnx_sandbox *sb, char *e
 /* isolate_net: waits for init's listeners (fds, ports), or for the reason
  * it failed first. */
 bool lnx_sandbox_listeners(struct lnx_sandbox *sb, char *err, size_t errlen);
+/* Lets init join the v1 cgroups (s->cgroups.nlater) it waits for once its
+ * mounts are made: call once they are (lnx_limits_make). */
+bool lnx_sandbox_cgroups_made(struct lnx_sandbox *sb, char *err, size_t errlen);
 /* Lets init start the command: call once everything outside the sandbox
  * (the proxy) is ready. Until then the command cannot have started, so a
  * failure before this point is always a clean 125. */
