@@ -197,6 +197,24 @@ EOF
 	kill "$holder" 2>/dev/null
 	wait "$holder" 2>/dev/null
 	[ -n "$left" ] && rmdir "$left"
+	# A kept plan found stale while init builds its mounts: that sandbox
+	# is thrown away and a second one built, which joins the cgroups the
+	# first attempt made (lnx_limits_make runs once). The control: the
+	# same run, the plan still fresh, reused.
+	policy stale 'limit processes 64' 'deny write "{workspace}/gate/**"'
+	rm -rf "$ws/gate"
+	in_pids='grep :pids: /proc/self/cgroup'
+	for i in 1 2 3; do run stale -v -- sh -c "$in_pids"; done
+	if [ "$rc" -eq 0 ] && grep -q 'plan: reused' "$tmp/err" && grep -q ':pids:/.*cage-run\.' "$tmp/out"; then ok; else
+		bad "control: a kept plan reused, the command in the run's pids cgroup"
+	fi
+	mkdir "$ws/gate"
+	run stale -v -- sh -c "$in_pids"
+	if [ "$rc" -eq 0 ] && grep -q 'changed since the kept plan was built' "$tmp/err" &&
+		grep -q ':pids:/.*cage-run\.' "$tmp/out"; then ok; else
+		bad "a stale kept plan's second sandbox: status $rc, the command in $(cat "$tmp/out")"
+	fi
+	rm -rf "$ws/gate"
 	;;
 esac
 # The limit counts the sandbox only: with 40 more processes of this user
