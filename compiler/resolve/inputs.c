@@ -1,8 +1,8 @@
 /*
  * inputs.c - whether what a compile looked at on disk answers as it did
  * (see inputs.h). Each record is asked again the way the resolver asked
- * it: access(2), realpath(3), the file read whole (load_read). Any
- * difference, an errno included, counts as a change.
+ * it: access(2), the real path (load_realpath), the file read whole
+ * (load_read). Any difference, an errno included, counts as a change.
  */
 #include "inputs.h"
 
@@ -16,7 +16,7 @@
 #include "load.h"
 #include "policy.h"
 
-static bool same(const struct policy_input *in)
+static bool same(const struct policy_input *in, struct load_realdirs *dirs)
 {
 	switch (in->kind) {
 	case INPUT_PROBE: {
@@ -25,7 +25,7 @@ static bool same(const struct policy_input *in)
 	}
 	case INPUT_REAL: {
 		char real[PATH_MAX];
-		if (!realpath(in->path, real))
+		if (!load_realpath(dirs, in->path, real))
 			return in->err != 0 && errno == in->err;
 		return in->err == 0 && !strcmp(real, in->real);
 	}
@@ -47,10 +47,17 @@ static bool same(const struct policy_input *in)
 bool policy_inputs_unchanged(const struct cage_policy *p, const char **changed, size_t *n)
 {
 	*n = p->ninputs;
-	for (size_t i = 0; i < p->ninputs; i++)
-		if (!same(&p->inputs[i])) {
+	/* Asked as the resolver asked, directories kept for this pass only. */
+	struct arena a;
+	arena_init(&a);
+	struct load_realdirs dirs = { .a = &a };
+	bool all = true;
+	for (size_t i = 0; all && i < p->ninputs; i++)
+		if (!same(&p->inputs[i], &dirs)) {
 			*changed = p->inputs[i].path;
-			return false;
+			all = false;
 		}
-	return true;
+	load_realdirs_free(&dirs);
+	arena_free(&a);
+	return all;
 }

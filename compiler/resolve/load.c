@@ -5,6 +5,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -114,4 +116,64 @@ char *load_join(struct arena *a, const char *dir, const char *rel)
 		out[n++] = '.';
 	out[n] = '\0';
 	return out;
+}
+
+static bool realpath_at(struct load_realdirs *c, const char *path, char real[PATH_MAX],
+			size_t depth);
+
+static const char *real_dir(struct load_realdirs *c, const char *dir, size_t depth)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (!strcmp(c->v[i].dir, dir))
+			return c->v[i].real;
+	char real[PATH_MAX];
+	if (!realpath_at(c, dir, real, depth + 1))
+		return NULL;
+	if (c->n == c->cap) {
+		size_t ncap = c->cap ? c->cap * 2 : 8;
+		struct load_realdir *nv = realloc(c->v, ncap * sizeof *nv);
+		if (!nv) {
+			errno = ENOMEM;
+			return NULL;
+		}
+		c->v = nv;
+		c->cap = ncap;
+	}
+	struct load_realdir d = { arena_strdup(c->a, dir), arena_strdup(c->a, real) };
+	c->v[c->n++] = d;
+	return d.real;
+}
+
+static bool realpath_at(struct load_realdirs *c, const char *path, char real[PATH_MAX],
+			size_t depth)
+{
+	const char *slash = strrchr(path, '/');
+	const char *base = slash ? slash + 1 : path;
+	if (!slash || slash == path || depth > PATH_MAX / 2 || !*base || !strcmp(base, ".") ||
+	    !strcmp(base, ".."))
+		return realpath(path, real) != NULL;
+	const char *rdir = real_dir(c, arena_strndup(c->a, path, (size_t)(slash - path)), depth);
+	if (!rdir)
+		return false;
+	int n = snprintf(real, PATH_MAX, "%s/%s", strcmp(rdir, "/") ? rdir : "", base);
+	if (n < 0 || n >= PATH_MAX) {
+		errno = ENAMETOOLONG;
+		return false;
+	}
+	struct stat st;
+	if (lstat(real, &st) != 0)
+		return false;
+	return S_ISLNK(st.st_mode) ? realpath(path, real) != NULL : true;
+}
+
+bool load_realpath(struct load_realdirs *c, const char *path, char real[PATH_MAX])
+{
+	return realpath_at(c, path, real, 0);
+}
+
+void load_realdirs_free(struct load_realdirs *c)
+{
+	free(c->v);
+	c->v = NULL;
+	c->n = c->cap = 0;
 }

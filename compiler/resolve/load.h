@@ -5,6 +5,7 @@
 #ifndef CAGE_LOAD_H
 #define CAGE_LOAD_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -22,5 +23,24 @@ char *load_dirname(struct arena *a, const char *path);
 /* Joins dir and rel lexically and removes "." and "dir/.." pairs; used for
  * display names so diagnostics stay short and stable across machines. */
 char *load_join(struct arena *a, const char *dir, const char *rel);
+
+/* Directories and their real paths, kept while many paths below the same
+ * few are resolved (the standard library's files share most of theirs):
+ * realpath(3) reads every component of every path again. Strings in `a`;
+ * the array is malloc'd (load_realdirs_free). */
+struct load_realdirs {
+	struct arena *a;
+	struct load_realdir {
+		const char *dir, *real;
+	} *v;
+	size_t n, cap;
+};
+
+/* realpath(3) through the directories kept in c: a name whose last
+ * component is not a symlink (nor "." or "..") is its directory's real
+ * path and that component, as realpath would make it. False with errno
+ * set. */
+bool load_realpath(struct load_realdirs *c, const char *path, char real[PATH_MAX]);
+void load_realdirs_free(struct load_realdirs *c);
 
 #endif

@@ -187,7 +187,8 @@ static const char *selected_name(const struct rsv *r, const struct src_file *mai
 void resolve_policy(struct cage_policy *pol, const char *path, const char *text, size_t len,
 		    const struct cage_options *o)
 {
-	struct rsv r = { .pol = pol, .a = &pol->arena, .d = &pol->diags, .o = o };
+	struct rsv r = { .pol = pol, .a = &pol->arena, .d = &pol->diags, .o = o,
+			 .realdirs = { .a = &pol->arena } };
 	struct ir_policy *ir = arena_alloc(r.a, sizeof(*ir));
 	pol->ir = ir;
 	ir->target = o->has_target ? o->target : IR_TARGET_HOST;
@@ -318,6 +319,6 @@ void resolve_policy(struct cage_policy *pol, const char *path, const char *text,
 	VEC_FREE(r.params);
 	VEC_FREE(r.lists);
 	VEC_FREE(r.profiles);
-	VEC_FREE(r.realdirs);
+	load_realdirs_free(&r.realdirs);
 	rsv_names_free(&r);
 }

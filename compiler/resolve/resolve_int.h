@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "inputs.h"
+#include "load.h"
 #include "policy.h"
 
 /* Limits that keep a hostile or mistaken policy from costing more than a
@@ -97,10 +98,6 @@ struct name_index {
 	size_t cap, n;
 };
 
-struct rsv_realdir {
-	const char *dir, *real; /* in the resolver's arena */
-};
-
 struct rsv {
 	struct cage_policy *pol;
 	struct arena *a;
@@ -123,10 +120,9 @@ struct rsv {
 	const char *stdlib; /* --stdlib, or the default found once (stdlib_dir.h) */
 	const char **search; /* the import search path, built once (search_dirs) */
 	size_t nsearch;
-	/* Directories of imports and their real paths (resolve_load.c): the
-	 * standard library's files share a few, and realpath(3) would read
-	 * every component of every file's path again. */
-	VEC(struct rsv_realdir) realdirs;
+	/* Directories of imports and their real paths (load.h), in the
+	 * resolver's arena. */
+	struct load_realdirs realdirs;
 	VEC(struct policy_input) inputs; /* what the load looked at (inputs.h) */
 };
 

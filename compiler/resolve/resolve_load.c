@@ -220,47 +220,6 @@ static void import_missing(struct rsv *r, struct loc at, const char *name)
 		 suggest_hint(&sg, r->a));
 }
 
-/* realpath(3), with the real path of every directory on the way kept:
- * the standard library's files share most of theirs, and realpath reads
- * every component of every path again. A name whose last component is
- * not a symlink (nor "." or "..") is its directory's real path and that
- * component, as realpath would make it. False with errno set. */
-static bool cached_realpath(struct rsv *r, const char *path, char real[PATH_MAX], size_t depth);
-
-static const char *real_dir(struct rsv *r, const char *dir, size_t depth)
-{
-	for (size_t i = 0; i < r->realdirs.n; i++)
-		if (!strcmp(r->realdirs.v[i].dir, dir))
-			return r->realdirs.v[i].real;
-	char real[PATH_MAX];
-	if (!cached_realpath(r, dir, real, depth + 1))
-		return NULL;
-	struct rsv_realdir d = { arena_strdup(r->a, dir), arena_strdup(r->a, real) };
-	VEC_PUSH(r->realdirs, d);
-	return d.real;
-}
-
-static bool cached_realpath(struct rsv *r, const char *path, char real[PATH_MAX], size_t depth)
-{
-	const char *slash = strrchr(path, '/');
-	const char *base = slash ? slash + 1 : path;
-	if (!slash || slash == path || depth > PATH_MAX / 2 || !*base || !strcmp(base, ".") ||
-	    !strcmp(base, ".."))
-		return realpath(path, real) != NULL;
-	const char *rdir = real_dir(r, arena_strndup(r->a, path, (size_t)(slash - path)), depth);
-	if (!rdir)
-		return false;
-	int n = snprintf(real, PATH_MAX, "%s/%s", strcmp(rdir, "/") ? rdir : "", base);
-	if (n < 0 || n >= PATH_MAX) {
-		errno = ENAMETOOLONG;
-		return false;
-	}
-	struct stat st;
-	if (lstat(real, &st) != 0)
-		return false;
-	return S_ISLNK(st.st_mode) ? realpath(path, real) != NULL : true;
-}
-
 static void do_imports(struct rsv *r, struct rfile *rf, size_t depth)
 {
 	for (struct ast_node *n = rf->ast->items; n; n = n->next) {
@@ -289,7 +248,7 @@ static void do_imports(struct rsv *r, struct rfile *rf, size_t depth)
 			VEC_PUSH(r->imports, rec);
 			continue;
 		}
-		bool got = cached_realpath(r, fs_path, real, 0);
+		bool got = load_realpath(&r->realdirs, fs_path, real);
 		int rerr = errno;
 		rsv_input(r, INPUT_REAL, fs_path, got ? 0 : rerr, got ? real : NULL, NULL, 0);
 		if (!got) {

@@ -11,6 +11,8 @@
 #   - a module found later on the search path: a file put before it on an
 #     earlier -I folder changes what the import means; not taken, and the
 #     grant the first module gave is gone;
+#   - a folder on the search path swapped for a symlink to the same
+#     module: not taken (its real path changed), then taken anew;
 #   - another environment, another -D, another --mode: each compiles or
 #     applies what it says;
 #   - a kept file with a changed byte, cut short, mode 0644 or a symlink in its place
@@ -100,6 +102,24 @@ fi
 rm "$tmp/i1/extra.cage"
 run -- -- cat "$tmp/data2/f"
 if [ $? -eq 0 ] && reads two && ! took; then ok; else bad "the shadowing module removed"; fi
+
+# ---- a folder on the search path swapped for a symlink -------------------
+# The same module, the same bytes, now found through a symlink: its real
+# path is another (which a policy's own relative names would follow), so
+# the compile is not taken; the one after takes the new compile.
+run -- -- cat "$tmp/data2/f"
+if [ $? -eq 0 ] && reads two && took; then ok; else bad "control: data2 read, kept"; fi
+mv "$tmp/i2" "$tmp/i2real" && ln -s i2real "$tmp/i2"
+run -- -- cat "$tmp/data2/f"
+s=$?
+if [ $s -eq 0 ] && reads two && ! took && said "i2/extra.cage changed since it was compiled"; then ok; else
+	bad "a folder on the search path became a symlink: status $s, taken or data2 not read"
+fi
+run -- -- cat "$tmp/data2/f"
+if [ $? -eq 0 ] && reads two && took; then ok; else bad "after the symlink: status $s, or not taken"; fi
+rm "$tmp/i2" && mv "$tmp/i2real" "$tmp/i2"
+run -- -- true
+if [ $? -eq 0 ] && ! took; then ok; else bad "the symlink undone: the kept compile taken"; fi
 
 # ---- another request -----------------------------------------------------
 run -- -- true
