@@ -197,6 +197,7 @@ struct args {
 	char **argv; /* the command, or NULL */
 	const struct run_nofile *nofile;
 	const struct run_status_hook *hook; /* the launcher's, or NULL */
+	bool compile_now; /* a kept compile went stale in this run: compile afresh */
 };
 
 /* Parses the command line into a, cfg and r; returns -1 to go on, or an
@@ -432,23 +433,51 @@ static bool take_held(struct layers *L, const struct layers_req *rq, const struc
 }
 
 /* A compile kept on disk into *L when one fits rq (kept.h); k is rq's
- * key either way, for keeping the compile that follows a miss. */
+ * key either way, for keeping the compile that follows a miss. With
+ * `later`, what it read is asked again by confirm_kept (below). */
 static bool take_kept(struct layers *L, const struct layers_req *rq, const struct args *a,
-		      struct kept *k, const struct kept_io *io)
+		      struct kept *k, const struct kept_io *io, bool later)
 {
 	unsigned char bid[64 + PATH_MAX];
 	size_t nbid = 0;
-	if (!run_program_id(bid, sizeof bid, &nbid) || !kept_prepare(k, rq, L, environ, bid, nbid))
+	if (!run_program_id(bid, sizeof bid, &nbid) || !kept_prepare(k, rq, L, environ, bid, nbid) ||
+	    a->compile_now)
 		return false;
 	size_t n;
 	char why[PATH_MAX + 80];
-	bool took = kept_take(k, io, L, rq, &n, why, sizeof why);
-	if (a->verbose && took)
+	bool took = kept_take(k, io, L, rq, later, &n, why, sizeof why);
+	if (a->verbose && took && !later)
 		fprintf(stderr, "cagerun: compile: kept on disk, %s (%zu looks at the disk "
 				"unchanged)\n", k->name, n);
-	else if (a->verbose && why[0])
+	else if (a->verbose && !took && why[0])
 		fprintf(stderr, "cagerun: compile: not the one kept on disk: %s\n", why);
 	return took;
+}
+
+/* A kept compile taken before its looks (kept_take's `later`), asked
+ * again once (run_opts.confirm): while init builds its mounts on Linux,
+ * else before the run. */
+struct kept_check {
+	const struct layers *L;
+	const struct kept *k;
+	bool verbose, done, ok;
+	char why[PATH_MAX + 80];
+};
+
+static bool confirm_kept(void *ctx)
+{
+	struct kept_check *c = ctx;
+	if (c->done)
+		return c->ok;
+	size_t n = 0;
+	c->done = true;
+	c->ok = kept_confirm(c->L, &n, c->why, sizeof c->why);
+	if (c->verbose && c->ok)
+		fprintf(stderr, "cagerun: compile: kept on disk, %s (%zu looks at the disk "
+				"unchanged)\n", c->k->name, n);
+	else if (c->verbose)
+		fprintf(stderr, "cagerun: compile: not the one kept on disk: %s\n", c->why);
+	return c->ok;
 }
 
 /* A compile to keep on disk, written once the command has started
@@ -504,7 +533,15 @@ static int run_layers(struct run *r, struct args *a)
 	 * for under what was found (kept_prepare says which requests may
 	 * take one), and the compile goes on from it. */
 	int status = took || rq.policy ? 0 : layers_discover(&L, &rq);
-	bool kept = !took && status == 0 && take_kept(&L, &rq, a, &k, &kio);
+	/* Its looks asked while init builds its mounts, where the Linux
+	 * launcher runs it (run_opts.confirm); else right after the take. */
+#ifdef __linux__
+	bool later = !a->backend || !strcmp(a->backend, "linux");
+#else
+	bool later = false;
+#endif
+	bool kept = !took && status == 0 && take_kept(&L, &rq, a, &k, &kio, later);
+	struct kept_check kc = { .L = &L, .k = &k, .verbose = a->verbose };
 	if (kept)
 		status = layers_check_command(&L, &rq);
 	else if (!took && status == 0)
@@ -540,7 +577,13 @@ static int run_layers(struct run *r, struct args *a)
 		if (y)
 			snprintf(yname, sizeof yname, "%s%s%s", y->flag, y->value ? "=" : "",
 				 y->value ? y->value : "");
-		if (a->pin && strcmp(a->pin, fp) && strcmp(a->pin, fp + 5)) {
+		bool refuse = (a->pin && strcmp(a->pin, fp) && strcmp(a->pin, fp + 5)) ||
+			      (y && L.mode != IR_MODE_ENFORCE && !a->allow_yolo);
+		/* A refusal is said of a confirmed compile: one gone stale is
+		 * compiled again (below) and judged then. */
+		if (refuse && kept && later && !confirm_kept(&kc)) {
+			status = EXIT_START;
+		} else if (a->pin && strcmp(a->pin, fp) && strcmp(a->pin, fp + 5)) {
 			status = EXIT_START;
 			fprintf(stderr, "cagerun: --pin %s: the policy is %s; a layer changed since it "
 					"was pinned (cagerun --show); nothing was run\n", a->pin, fp);
@@ -575,7 +618,9 @@ static int run_layers(struct run *r, struct args *a)
 					       .log_denials = a->log_denials, .nofile = a->nofile,
 					       .path_prefix = L.cmd.path_prefix, .status_hook = a->hook,
 					       .plan_ahead = took ? a->hook->held->plan : NULL,
-					       .started = keep_now, .started_ctx = &kl };
+					       .started = keep_now, .started_ctx = &kl,
+					       .confirm = kept && later ? confirm_kept : NULL,
+					       .confirm_ctx = &kc };
 			/* A version manager's shim: the program it resolved to runs in
 			 * its place (docs/cagerun.md, "Version managers"). */
 			char **shim_argv = NULL;
@@ -618,12 +663,31 @@ static int run_layers(struct run *r, struct args *a)
 			slog_close(&sl);
 			if (devnull >= 0)
 				close(devnull);
-			if (!a->quiet)
+			if (!a->quiet && !(kc.done && !kc.ok))
 				layers_report_changes(&L, stderr);
 		}
 	}
 	keep_now(&kl); /* when the command never started, or was not run */
 	layers_free(&L);
+	if (kc.done && !kc.ok) {
+		/* The kept compile went stale before the command could start:
+		 * nothing ran; the run again, compiled afresh. */
+		if (!a->quiet && !a->verbose)
+			fprintf(stderr, "cagerun: the compile kept on disk is out of date (%s); "
+					"compiling again\n", kc.why);
+		a->compile_now = true;
+		/* The launcher's namespaces made ahead went with the first
+		 * attempt (run_command uses or drops them): none this time. */
+		const struct run_status_hook *hook = a->hook;
+		struct run_status_hook again;
+		if (hook) {
+			again = *hook;
+			again.ahead = NULL;
+			a->hook = &again;
+		}
+		status = run_layers(r, a);
+		a->hook = hook;
+	}
 	return status;
 }
 

@@ -145,6 +145,15 @@ struct run_opts {
 	 * does it afterwards, when it can. */
 	void (*started)(void *ctx);
 	void *started_ctx;
+	/* `pol` was taken from disk before what it read was asked again
+	 * (layers/kept.h, kept_take's `later`), or NULL: true once confirmed
+	 * (the same answer on every call). Linux's run_command calls it while
+	 * init builds its mounts and always before the command is let start,
+	 * and first, before anything, when there is no sandbox to build
+	 * beside it; false: the compile went stale, nothing was run, and the
+	 * caller compiles afresh (it alone says so). */
+	bool (*confirm)(void *ctx);
+	void *confirm_ctx;
 };
 
 /* A waited-for process's status as a shell gives it: its exit code,

@@ -17,13 +17,18 @@ bool held_request_ok(const struct layers_req *rq)
 	return rq->policy && !rq->task && !rq->lint;
 }
 
-bool held_still(struct layers *L, const char *mode, size_t *looks, char *why, size_t whylen)
+bool held_inputs_still(const struct layers *L, size_t *looks, char *why, size_t whylen)
 {
 	const char *changed = NULL;
 	if (!cage_inputs_unchanged(L->pol, &changed, looks)) {
 		snprintf(why, whylen, "%s changed since it was compiled", changed);
 		return false;
 	}
+	return true;
+}
+
+bool held_setup_still(struct layers *L, const char *mode, char *why, size_t whylen)
+{
 	if (L->cache[0]) {
 		/* The folder the compile was given, as give_cache finds it now:
 		 * made again if it went, and refused if it is no longer one of
@@ -43,6 +48,11 @@ bool held_still(struct layers *L, const char *mode, size_t *looks, char *why, si
 		return false;
 	}
 	return true;
+}
+
+bool held_still(struct layers *L, const char *mode, size_t *looks, char *why, size_t whylen)
+{
+	return held_inputs_still(L, looks, why, whylen) && held_setup_still(L, mode, why, whylen);
 }
 
 bool held_make(struct layers_held *h, const struct layers_req *rq, const cage_options *opts,

@@ -49,6 +49,10 @@ bool held_request_ok(const struct layers_req *rq);
  * set in L). False with the reason in why; L's policy is left as it was
  * but for the mode. */
 bool held_still(struct layers *L, const char *mode, size_t *looks, char *why, size_t whylen);
+/* held_still in two: everything L's compile looked at on disk answers as
+ * it did; and the cache folder and the mode. */
+bool held_inputs_still(const struct layers *L, size_t *looks, char *why, size_t whylen);
+bool held_setup_still(struct layers *L, const char *mode, char *why, size_t whylen);
 
 /* Compiles rq (a -p request without --task or --show) into *h, which
  * keeps pointers to `opts` (rq's options as parsed, which rq->copts may

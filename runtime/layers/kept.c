@@ -338,8 +338,13 @@ static bool still_trusted(const struct layers *L, char *why, size_t whylen)
 	return true;
 }
 
+bool kept_confirm(const struct layers *L, size_t *looks, char *why, size_t whylen)
+{
+	return held_inputs_still(L, looks, why, whylen) && still_trusted(L, why, whylen);
+}
+
 bool kept_take(struct kept *k, const struct kept_io *io, struct layers *L,
-	       const struct layers_req *rq, size_t *looks, char *why, size_t whylen)
+	       const struct layers_req *rq, bool later, size_t *looks, char *why, size_t whylen)
 {
 	bool layered = k->layered;
 	assert(!layered || (L->discovered && !L->pol));
@@ -431,7 +436,8 @@ bool kept_take(struct kept *k, const struct kept_io *io, struct layers *L,
 	for (uint32_t i = 0; i < nl && i < LAYERS_MAX; i++)
 		free(lr[i].path);
 	cage_policy_free(pol);
-	if (ok && (!held_still(L, rq->mode, looks, why, whylen) || !still_trusted(L, why, whylen)))
+	if (ok && ((!later && !kept_confirm(L, looks, why, whylen)) ||
+		   !held_setup_still(L, rq->mode, why, whylen)))
 		ok = false;
 	if (!ok)
 		untake(L, layered);

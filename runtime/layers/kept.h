@@ -60,9 +60,15 @@ bool kept_prepare(struct kept *k, const struct layers_req *rq, const struct laye
 /* The kept compile into *L when there is one for k and all it looked at
  * answers as it did: true, with `looks` the questions asked. Otherwise
  * false with the reason in why ("" when none is kept), and L as it came:
- * zeroed for -p, the discovered layers without -p. */
+ * zeroed for -p, the discovered layers without -p. With `later`, the
+ * looks at the disk and the project layers' approval are left to
+ * kept_confirm (looks 0), which must pass before the compile decides
+ * anything outside cagerun (docs/cagerun.md, "A compile kept on disk"). */
 bool kept_take(struct kept *k, const struct kept_io *io, struct layers *L,
-	       const struct layers_req *rq, size_t *looks, char *why, size_t whylen);
+	       const struct layers_req *rq, bool later, size_t *looks, char *why, size_t whylen);
+/* What kept_take(later) left: everything the compile in L looked at
+ * answers as it did, and each project layer is still approved. */
+bool kept_confirm(const struct layers *L, size_t *looks, char *why, size_t whylen);
 
 /* For a request that found nothing kept (k->absent): whether it was among
  * the recent ones, and the list with it first into *r, to write later

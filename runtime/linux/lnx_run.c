@@ -119,9 +119,28 @@ struct lrun {
 	struct rlimit nofile_start; /* what the command gets without `limit files` */
 	struct lnx_limits lim;
 	bool have_lim;
+	/* The compile taken before its looks (run.h, confirm): confirmed, or
+	 * found stale. */
+	bool compile_confirmed, stale_compile;
 };
 
 #define fail run_fail
+
+/* What launch returns when the compile it was given went stale before the
+ * command could start (run_opts.confirm): nothing was run, and the caller,
+ * which says so, compiles afresh. Never an exit status. */
+#define COMPILE_STALE (-3)
+
+/* Whether the compile run_opts.confirm covers is still right (always,
+ * when there is none); found stale, the run ends with COMPILE_STALE. */
+static bool compile_holds(struct lrun *r)
+{
+	if (r->o->confirm && !r->compile_confirmed && !r->stale_compile) {
+		r->compile_confirmed = r->o->confirm(r->o->confirm_ctx);
+		r->stale_compile = !r->compile_confirmed;
+	}
+	return !r->stale_compile;
+}
 
 /* Git discovery's walk of the workspace, kept beside the plans
  * (gs_keep.h) in the folder no sandbox can write (lnx_plancache.h). */
@@ -593,12 +612,23 @@ static int launch(struct lrun *r)
 	char err[1024];
 	if ((rc = load_policy(r)))
 		return rc;
+	/* A compile taken before its looks is confirmed while init builds
+	 * its mounts; where no sandbox is built beside (mode off, monitor,
+	 * or --log-denials, whose observer depends on the plan), first. The
+	 * agents' copies below may be made before it is: a kept compile is
+	 * one that ran before, so they are what its runs made already, made
+	 * again only where removed since. */
+	bool beside = (r->mode == IR_MODE_ENFORCE || r->mode == IR_MODE_ENFORCE_FS) &&
+		      !r->o->log_denials;
+	if (!beside && !compile_holds(r))
+		return COMPILE_STALE;
 	if (r->mode == IR_MODE_OFF || r->mode == IR_MODE_MONITOR) {
 		/* No sandbox to clone: the helper that holds them must not
 		 * live on beside the command (which mode off execs). */
 		lch_ahead_drop(r->ahead);
 		r->ahead = NULL;
 	}
+	assert(beside || !r->o->confirm || r->compile_confirmed);
 	if (r->mode == IR_MODE_OFF)
 		return run_unconfined(r->o->argv, r->o->nofile);
 	if (r->mode == IR_MODE_MONITOR)
@@ -658,7 +688,7 @@ static int launch(struct lrun *r)
 	 * stale, it is built afresh and the sandbox again, once. With
 	 * --log-denials the observer's set-up depends on the plan, and the
 	 * plan is confirmed first. */
-	rc = launch_planned(r, abi, cwd, !r->o->log_denials);
+	rc = launch_planned(r, abi, cwd, beside);
 	if (rc == PLAN_STALE) {
 		if (r->pl.from_held)
 			r->o->plan_ahead->stale = true;
@@ -683,7 +713,10 @@ static int launch_planned(struct lrun *r, int abi, const char *cwd, bool defer)
 	if (!bound && (rc = lnx_plan_get(&r->pol->arena, r->pol->ir, r->prof, r->o->policy, cwd,
 					 r->o->verbose, defer, &r->plan, &r->pl)))
 		return rc;
-	/* The folders below are made on the host: only for a confirmed plan. */
+	/* The folders below are made on the host: only for a confirmed plan
+	 * of a confirmed compile. */
+	if (r->plan.nmkdirs > 0 && !compile_holds(r))
+		return COMPILE_STALE;
 	if (r->pl.unconfirmed && r->plan.nmkdirs > 0 &&
 	    !lnx_plan_confirm(&r->pol->arena, &r->pl, r->o->verbose))
 		return PLAN_STALE;
@@ -819,6 +852,10 @@ static int launch_planned(struct lrun *r, int abi, const char *cwd, bool defer)
 	 * sandbox is thrown away whole (drop_attempt). */
 	if (r->pl.unconfirmed && !lnx_plan_confirm(&r->pol->arena, &r->pl, r->o->verbose))
 		return PLAN_STALE;
+	/* The compile's own looks, beside init's mounts too; at the latest
+	 * here, before the command may start (run.h, confirm). */
+	if (!compile_holds(r))
+		return COMPILE_STALE;
 	/* The proxy is made while init builds the mounts and listeners, and
 	 * serves only once they arrive; the command starts after both. */
 	if (isolate && (rc = start_proxy_server(r, prx_policy_of_table(&r->table), NULL)))
@@ -832,6 +869,7 @@ static int launch_planned(struct lrun *r, int abi, const char *cwd, bool defer)
 	if (abort_pending())
 		return fail("stopped by the launcher (its client left, or it is ending); "
 			    "nothing was run");
+	assert(!r->o->confirm || r->compile_confirmed);
 	if (!lnx_sandbox_release(&r->sb, err, sizeof err)) {
 		/* init is gone: its own reason, when it left one, says more. */
 		char why[1024];
@@ -886,6 +924,13 @@ int run_command(const struct run_opts *o)
 	if (!r.agst)
 		return fail("out of memory");
 	int status = launch(&r);
+	assert(status != COMPILE_STALE || r.stale_compile);
+	if (status == COMPILE_STALE) {
+		/* Nothing ran and nothing is to be said: the caller compiles
+		 * afresh and runs again, answering any client then. */
+		status = RUN_SETUP_FAILED;
+		gitreport_free(&r.git);
+	}
 	free(r.agst);
 	lnx_seccomp_prog_free(&r.sc);
 	/* After init's word nothing of the sandbox but init is left, and the
@@ -931,7 +976,7 @@ int run_command(const struct run_opts *o)
 	/* Everything said, the sandbox gone (init reaped, or killed and
 	 * reaped above): the launcher may answer its client now. What is
 	 * left is cleaning up, which the client need not wait for. */
-	if (o->status_hook && !r.answered) {
+	if (o->status_hook && !r.answered && !r.stale_compile) {
 		fflush(NULL);
 		(void)run_status_send(o->status_hook, status);
 	}
