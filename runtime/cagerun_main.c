@@ -432,6 +432,17 @@ static bool take_held(struct layers *L, const struct layers_req *rq, const struc
 	return took;
 }
 
+/* What --verbose says of a kept compile: taken after `looks` looks at
+ * the disk, or not, and why. */
+static void say_kept(const struct kept *k, bool took, size_t looks, const char *why)
+{
+	if (took)
+		fprintf(stderr, "cagerun: compile: kept on disk, %s (%zu looks at the disk "
+				"unchanged)\n", k->name, looks);
+	else
+		fprintf(stderr, "cagerun: compile: not the one kept on disk: %s\n", why);
+}
+
 /* A compile kept on disk into *L when one fits rq (kept.h); k is rq's
  * key either way, for keeping the compile that follows a miss. With
  * `later`, what it read is asked again by confirm_kept (below). */
@@ -446,11 +457,9 @@ static bool take_kept(struct layers *L, const struct layers_req *rq, const struc
 	size_t n;
 	char why[PATH_MAX + 80];
 	bool took = kept_take(k, io, L, rq, later, &n, why, sizeof why);
-	if (a->verbose && took && !later)
-		fprintf(stderr, "cagerun: compile: kept on disk, %s (%zu looks at the disk "
-				"unchanged)\n", k->name, n);
-	else if (a->verbose && !took && why[0])
-		fprintf(stderr, "cagerun: compile: not the one kept on disk: %s\n", why);
+	/* Taken with its looks left for later, it is said of once asked. */
+	if (a->verbose && (took ? !later : why[0] != '\0'))
+		say_kept(k, took, n, why);
 	return took;
 }
 
@@ -472,11 +481,8 @@ static bool confirm_kept(void *ctx)
 	size_t n = 0;
 	c->done = true;
 	c->ok = kept_confirm(c->L, &n, c->why, sizeof c->why);
-	if (c->verbose && c->ok)
-		fprintf(stderr, "cagerun: compile: kept on disk, %s (%zu looks at the disk "
-				"unchanged)\n", c->k->name, n);
-	else if (c->verbose)
-		fprintf(stderr, "cagerun: compile: not the one kept on disk: %s\n", c->why);
+	if (c->verbose)
+		say_kept(c->k, c->ok, n, c->why);
 	return c->ok;
 }
 
@@ -577,17 +583,17 @@ static int run_layers(struct run *r, struct args *a)
 		if (y)
 			snprintf(yname, sizeof yname, "%s%s%s", y->flag, y->value ? "=" : "",
 				 y->value ? y->value : "");
-		bool refuse = (a->pin && strcmp(a->pin, fp) && strcmp(a->pin, fp + 5)) ||
-			      (y && L.mode != IR_MODE_ENFORCE && !a->allow_yolo);
+		bool pin_off = a->pin && strcmp(a->pin, fp) && strcmp(a->pin, fp + 5);
+		bool yolo_off = y && L.mode != IR_MODE_ENFORCE && !a->allow_yolo;
 		/* A refusal is said of a confirmed compile: one gone stale is
 		 * compiled again (below) and judged then. */
-		if (refuse && kept && later && !confirm_kept(&kc)) {
+		if ((pin_off || yolo_off) && kept && later && !confirm_kept(&kc)) {
 			status = EXIT_START;
-		} else if (a->pin && strcmp(a->pin, fp) && strcmp(a->pin, fp + 5)) {
+		} else if (pin_off) {
 			status = EXIT_START;
 			fprintf(stderr, "cagerun: --pin %s: the policy is %s; a layer changed since it "
 					"was pinned (cagerun --show); nothing was run\n", a->pin, fp);
-		} else if (y && L.mode != IR_MODE_ENFORCE && !a->allow_yolo) {
+		} else if (yolo_off) {
 			status = EXIT_START;
 			fprintf(stderr, "cagerun: %s %s turns off the agent's own permission prompts, and "
 					"mode %s is not a full cage; refused, nothing was run (use mode "

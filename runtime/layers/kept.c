@@ -9,12 +9,14 @@
  * only its own; the key inside is compared too. Taking it checks, in
  * this order: the file (owner, mode, no link: the platform's read), the
  * checksum and the key, the image (pimage.c), each layer against the
- * image and against what was asked or discovered (a project layer must
- * still be approved), then what the launcher's kept compile is checked
- * by (held_still: every file and path the compile looked at, the private
- * cache folder resolved again, --mode). A file that fails any of these
- * is left where it is: the compile that follows writes a good one over
- * it.
+ * image and against what was asked or discovered, then what the
+ * launcher's kept compile is checked by (held_still: every file and path
+ * the compile looked at, the private cache folder resolved again, --mode)
+ * and that each project layer is still approved. The looks at the disk
+ * and the approval may be left to kept_confirm, which the Linux launcher
+ * calls while init builds its mounts (kept.h). A file that fails any of
+ * these is left where it is: the compile that follows writes a good one
+ * over it.
  */
 #include "kept.h"
 
