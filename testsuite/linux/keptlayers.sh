@@ -95,14 +95,20 @@ run -- kcat "$tmp/data/g"
 s=$?
 if [ $s -ne 0 ] && ! reads two && took; then ok; else bad "after the edit: status $s, or not taken"; fi
 
+# denied_by WHAT FILE: f reads with the kept compile (the control); a
+# layer FILE that denies it is found then: not taken, and f is denied.
+denied_by() {
+	run -- kcat "$tmp/data/f"
+	if [ $? -eq 0 ] && reads one && took; then ok; else bad "control before $1: f read with the kept compile"; fi
+	mkdir -p "${2%/*}"
+	printf 'cage 1\ndeny read "%s/data/f"\n' "$tmp" >"$2"
+	run -- kcat "$tmp/data/f"
+	s=$?
+	if [ $s -ne 0 ] && ! reads one && ! took; then ok; else bad "$1: status $s, taken or f read"; fi
+}
+
 # ---- a user agent layer added ---------------------------------------------
-run -- kcat "$tmp/data/f"
-if [ $? -eq 0 ] && reads one && took; then ok; else bad "control: f read with the kept compile"; fi
-mkdir -p "$xdg/cage/agents"
-printf 'cage 1\ndeny read "%s/data/f"\n' "$tmp" >"$xdg/cage/agents/kcat.cage"
-run -- kcat "$tmp/data/f"
-s=$?
-if [ $s -ne 0 ] && ! reads one && ! took; then ok; else bad "agent layer added: status $s, taken or f read"; fi
+denied_by "agent layer added" "$xdg/cage/agents/kcat.cage"
 rm "$xdg/cage/agents/kcat.cage"
 
 # ---- another program first on PATH --------------------------------------
@@ -118,13 +124,7 @@ fi
 path=$tmp/bin1:/usr/bin:/bin
 
 # ---- a project layer nearer the working folder ----------------------------
-run -- kcat "$tmp/data/f"
-if [ $? -eq 0 ] && reads one && took; then ok; else bad "control: f read, kept"; fi
-mkdir -p "$repo/sub/.cage"
-printf 'cage 1\ndeny read "%s/data/f"\n' "$tmp" >"$repo/sub/.cage/policy.cage"
-run -- kcat "$tmp/data/f"
-s=$?
-if [ $s -ne 0 ] && ! reads one && ! took; then ok; else bad "a nearer project layer: status $s, taken or f read"; fi
+denied_by "a nearer project layer" "$repo/sub/.cage/policy.cage"
 
 echo "keptlayers: $passes passed, $fails failed"
 [ "$fails" -eq 0 ]
