@@ -34,11 +34,17 @@ void cachedir_key(const char *name, char out[CACHEDIR_KEY_MAX + 1])
 static int open_private(int dirfd, const char *shown, const char *name, bool create, char *err,
 			size_t errlen)
 {
-	if (create && mkdirat(dirfd, name, 0700) != 0 && errno != EEXIST) {
-		snprintf(err, errlen, "cannot create %s/%s: %s", shown, name, strerror(errno));
-		return -1;
-	}
+	/* Opened first and made only when missing: a mkdir that finds the
+	 * name takes the parent's lock to say so, on every launch. */
 	int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT && create) {
+		if (mkdirat(dirfd, name, 0700) != 0 && errno != EEXIST) {
+			snprintf(err, errlen, "cannot create %s/%s: %s", shown, name,
+				 strerror(errno));
+			return -1;
+		}
+		fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	}
 	if (fd < 0) {
 		if (errno == ENOENT && !create)
 			return -2;
@@ -96,11 +102,15 @@ bool cachedir_resolve(const char *key, bool create, char *out, size_t cap, char 
 		snprintf(err, errlen, "the cache directory's path is too long");
 		return false;
 	}
-	if (create && mkdir(want, 0700) != 0 && errno != EEXIST) {
-		snprintf(err, errlen, "cannot create %s: %s", want, strerror(errno));
-		return false;
+	bool found = realpath(want, root) != NULL;
+	if (!found && errno == ENOENT && create) {
+		if (mkdir(want, 0700) != 0 && errno != EEXIST) {
+			snprintf(err, errlen, "cannot create %s: %s", want, strerror(errno));
+			return false;
+		}
+		found = realpath(want, root) != NULL;
 	}
-	if (!realpath(want, root)) {
+	if (!found) {
 		if (errno == ENOENT && !create) {
 			n = snprintf(out, cap, "%s/cage/%s", want, key);
 			return n > 0 && (size_t)n < cap;
