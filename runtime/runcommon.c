@@ -148,8 +148,8 @@ int run_fail(const char *fmt, ...)
 	return RUN_SETUP_FAILED;
 }
 
-int run_load_policy(const struct run_opts *o, const struct gs_keep *keep, cage_policy **polp,
-		    const struct ir_profile **prof, enum ir_mode *mode)
+int run_load_policy(const struct run_opts *o, cage_policy **polp, const struct ir_profile **prof,
+		    enum ir_mode *mode)
 {
 	/* Already compiled (cagerun's layers, which printed its findings), or
 	 * compiled here; the caller frees it only in the second case. */
@@ -181,8 +181,11 @@ int run_load_policy(const struct run_opts *o, const struct gs_keep *keep, cage_p
 			return run_fail("param %s: %s: %s; nothing was run", p->name, path,
 					strerror(errno));
 	}
-	if (*mode == IR_MODE_OFF)
-		return 0;
+	return 0;
+}
+
+int run_discover_git(const struct run_opts *o, const struct gs_keep *keep, cage_policy *pol)
+{
 	/* Git directories and what git's configuration points at, found now
 	 * and protected for this run, before any plan is built from the
 	 * profile (runtime/gitscan/gs.h). */
@@ -192,16 +195,21 @@ int run_load_policy(const struct run_opts *o, const struct gs_keep *keep, cage_p
 		gs_result_free(&gr);
 		return run_fail("%s; nothing was run", gerr);
 	}
-	if (o->verbose) {
-		gs_print(&gr, stderr);
-		if (gr.walk_note)
-			fprintf(stderr, "cagerun: git discovery's walk: %s\n", gr.walk_note);
-	}
-	else if (gr.truncated && !o->quiet)
-		fprintf(stderr, "cagerun: note: the git discovery stopped at a bound (%zu entries "
-				"read); cagerun --show lists what it found\n", gr.scanned);
+	run_git_report(o, &gr);
 	gs_result_free(&gr);
 	return 0;
+}
+
+void run_git_report(const struct run_opts *o, const struct gs_result *gr)
+{
+	if (o->verbose) {
+		gs_print(gr, stderr);
+		if (gr->walk_note)
+			fprintf(stderr, "cagerun: git discovery's walk: %s\n", gr->walk_note);
+	} else if (gr->truncated && !o->quiet) {
+		fprintf(stderr, "cagerun: note: the git discovery stopped at a bound (%zu entries "
+				"read); cagerun --show lists what it found\n", gr->scanned);
+	}
 }
 
 int run_proxy_table(cage_policy *pol, const char *name, char **bytes, struct cpt_table *t)

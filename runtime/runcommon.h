@@ -17,12 +17,21 @@
 
 /* Compiles o->policy (diagnostics to stderr), picks the mode (--mode or
  * the profile's) and checks that every path param names something that
- * exists, then adds what git discovery finds (gs.h; its walk of the
- * workspace kept in `keep` where the launcher has one, else NULL).
- * 0, or RUN_SETUP_FAILED with the cause said. *pol is set even on
- * failure (free it). */
-int run_load_policy(const struct run_opts *o, const struct gs_keep *keep, cage_policy **pol,
-		    const struct ir_profile **prof, enum ir_mode *mode);
+ * exists. 0, or RUN_SETUP_FAILED with the cause said. *pol is set even
+ * on failure (free it). The caller then runs git discovery
+ * (run_discover_git), except in mode off. */
+int run_load_policy(const struct run_opts *o, cage_policy **pol, const struct ir_profile **prof,
+		    enum ir_mode *mode);
+
+/* Adds what git discovery finds to pol's profile (gs.h; its walk of the
+ * workspace, and what it found, kept in `keep` where the launcher has
+ * one, else NULL). 0, or RUN_SETUP_FAILED with the cause said. */
+int run_discover_git(const struct run_opts *o, const struct gs_keep *keep, cage_policy *pol);
+
+struct gs_result;
+/* What --verbose says of a discovery (its items, its walk), or the note
+ * when a bound stopped it. */
+void run_git_report(const struct run_opts *o, const struct gs_result *gr);
 
 /* The policy's proxy rule table: emitted into *bytes (malloc'd, the
  * caller frees it) and loaded into *t, which points into it. 0, or

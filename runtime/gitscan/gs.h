@@ -50,13 +50,17 @@ struct gs_item {
 
 struct arena;
 
-/* Where the discovery's walk of the workspace is kept between launches
- * (gs_keep.h): the launcher's protected cache. Bytes in `a`. */
+/* Where the discovery's walk of the workspace, and what it found, are
+ * kept between launches (gs_keep.h): the launcher's protected cache.
+ * Bytes in `a`. */
 struct gs_keep {
 	void *ctx;
 	/* The bytes kept as `name`, or false when there are none usable. */
 	bool (*load)(void *ctx, struct arena *a, const char *name, const uint8_t **b, size_t *n);
 	void (*store)(void *ctx, const char *name, const uint8_t *b, size_t n);
+	/* Also keep what a discovery found, for gs_assume: only where a
+	 * launch will assume it (each record kept is a file written). */
+	bool found;
 };
 
 struct gs_result {
@@ -78,6 +82,43 @@ struct gs_result {
  * the run (fail closed). */
 bool gs_extend(cage_policy *pol, struct gs_result *res, const struct gs_keep *keep, char *err,
 	       size_t errlen);
+
+/*
+ * Discovery assumed, then confirmed (docs/security-model.md, "git
+ * discovered at launch"): gs_assume adds the rules of what the last
+ * discovery with the same inputs found, kept by gs_extend through the
+ * keep as a record of its own, without looking at the disk; gs_confirm
+ * then looks, as gs_extend would, and says whether it finds the same.
+ * The record is only a guess: whatever it holds, a run whose command
+ * starts has the rules the disk gives at its launch, because the caller
+ * starts nothing before gs_confirm said GS_SAME or, having found
+ * otherwise, put the rules found in place of the ones assumed.
+ */
+struct gs_ctx;
+struct gs_assumed {
+	bool on;                 /* rules assumed, not yet confirmed */
+	struct gs_result res;    /* what was assumed */
+	struct gs_ctx *ctx;      /* what discovery takes from the policy (arena) */
+	struct ir_rule *rules;   /* the profile's rules before the assumed ones */
+	size_t nrules;
+};
+
+/* Adds the rules the kept record gives for these inputs, and keeps what
+ * gs_confirm needs in as. False, with nothing changed, when there is no
+ * usable record (none, another workspace or other inputs, malformed) or
+ * the policy has no git section: the caller runs gs_extend. */
+bool gs_assume(cage_policy *pol, struct gs_assumed *as, const struct gs_keep *keep);
+
+enum gs_confirmed {
+	GS_SAME,     /* the disk gives what was assumed */
+	GS_CHANGED,  /* it gives something else, now the profile's rules instead */
+	GS_FAILED,   /* it cannot be read as gs_extend requires: err, as gs_extend's */
+};
+
+/* Looks at the disk as gs_extend does (with keep, which may store the
+ * record anew), into now (freed by the caller). as->on is false after. */
+enum gs_confirmed gs_confirm(cage_policy *pol, struct gs_assumed *as, const struct gs_keep *keep,
+			     struct gs_result *now, char *err, size_t errlen);
 
 /* The "discovered:" section of --show. */
 void gs_print(const struct gs_result *res, FILE *out);

@@ -14,6 +14,13 @@
  *
  * Numbers are decimal. A record walked with other bounds is not this
  * build's walk and does not parse.
+ *
+ * What the discovery found (gs_found) is kept the same way, under the
+ * magic "CAGEGSF1":
+ *
+ *   "w" WORKSPACE   "k" "KEY_HI KEY_LO"   "s" "SCANNED TRUNCATED"
+ *   "i" "KIND SUBTREE" PATH WHY                                      per item
+ *   "e"
  */
 #include "gs_keep.h"
 
@@ -29,8 +36,14 @@
 #define GSK_SUM 8
 #define GSK_MAX_ITEMS ((size_t)GS_SCAN_ENTRIES + 1)
 #define GSK_MAX_PATH 16384
+#define GSF_MAGIC "CAGEGSF1"
+/* Past what gs_find can report (repositories, worktrees and modules,
+ * each with the paths its configuration names): not a record it wrote. */
+#define GSF_MAX_ITEMS 65536
 
-void gs_keep_name(const char *workspace, char out[48])
+/* The kept records of `workspace` for this user: one name, a suffix
+ * per kind (the cache prunes each suffix on its own). */
+static void name_of(const char *workspace, const char *suffix, char out[48])
 {
 	char uid[24];
 	snprintf(uid, sizeof uid, "%u", (unsigned)geteuid());
@@ -43,8 +56,18 @@ void gs_keep_name(const char *workspace, char out[48])
 		h = XXH3_128bits_digest(st);
 	}
 	XXH3_freeState(st);
-	snprintf(out, 48, "%016" PRIx64 "%016" PRIx64 ".walk", (uint64_t)h.high64,
-		 (uint64_t)h.low64);
+	snprintf(out, 48, "%016" PRIx64 "%016" PRIx64 "%s", (uint64_t)h.high64, (uint64_t)h.low64,
+		 suffix);
+}
+
+void gs_keep_name(const char *workspace, char out[48])
+{
+	name_of(workspace, ".walk", out);
+}
+
+void gs_found_name(const char *workspace, char out[48])
+{
+	name_of(workspace, ".found", out);
 }
 
 bool gs_walk_relevant(const char *name, bool is_dir)
@@ -77,24 +100,47 @@ static void put(struct wb *w, const char *s)
 	w->n += k;
 }
 
+/* A tag and its value: two fields. */
+static void put_tagged(struct wb *w, const char *tag, const char *value)
+{
+	put(w, tag);
+	put(w, value);
+}
+
+/* A record's start: its magic, which has no NUL. */
+static void put_magic(struct wb *w, const char *magic)
+{
+	put(w, magic);
+	w->n--;
+}
+
+/* The end field, then the record with its checksum, in the arena. */
+static void seal(struct arena *a, struct wb *b, uint8_t **out, size_t *len)
+{
+	put(b, "e");
+	*len = b->n + GSK_SUM;
+	*out = arena_alloc_raw(a, *len);
+	memcpy(*out, b->b, b->n);
+	uint64_t sum = XXH3_64bits(b->b, b->n);
+	for (int i = 0; i < 8; i++)
+		(*out)[b->n + (size_t)i] = (uint8_t)(sum >> (8 * i));
+	free(b->b);
+	b->b = NULL;
+}
+
 void gs_keep_write(struct arena *a, const struct gs_walk *w, uint8_t **out, size_t *len)
 {
 	struct wb b = { 0 };
 	char num[256];
-	put(&b, GSK_MAGIC);
-	b.n--; /* the magic has no NUL */
-	put(&b, "w");
-	put(&b, w->workspace);
+	put_magic(&b, GSK_MAGIC);
+	put_tagged(&b, "w", w->workspace);
 	snprintf(num, sizeof num, "%d %d", GS_SCAN_DEPTH, GS_SCAN_ENTRIES);
-	put(&b, "b");
-	put(&b, num);
+	put_tagged(&b, "b", num);
 	snprintf(num, sizeof num, "%zu %d", w->scanned, w->truncated ? 1 : 0);
-	put(&b, "s");
-	put(&b, num);
+	put_tagged(&b, "s", num);
 	for (size_t i = 0; i < w->ndirs; i++) {
 		const struct pf_dep *d = &w->dirs[i];
-		put(&b, "d");
-		put(&b, d->path);
+		put_tagged(&b, "d", d->path);
 		snprintf(num, sizeof num,
 			 "%" PRId32 " %" PRIu64 " %" PRIu64 " %" PRIu32 " %" PRId64 " %" PRId64
 			 " %" PRId64 " %" PRId64 " %zu %zu",
@@ -108,17 +154,9 @@ void gs_keep_write(struct arena *a, const struct gs_walk *w, uint8_t **out, size
 		}
 	}
 	for (size_t i = 0; i < w->nhits; i++) {
-		put(&b, "h");
-		put(&b, w->hits[i]);
+		put_tagged(&b, "h", w->hits[i]);
 	}
-	put(&b, "e");
-	*len = b.n + GSK_SUM;
-	*out = arena_alloc_raw(a, *len);
-	memcpy(*out, b.b, b.n);
-	uint64_t sum = XXH3_64bits(b.b, b.n);
-	for (int i = 0; i < 8; i++)
-		(*out)[b.n + (size_t)i] = (uint8_t)(sum >> (8 * i));
-	free(b.b);
+	seal(a, &b, out, len);
 }
 
 struct rb {
@@ -170,17 +208,27 @@ static bool numbers(const char *s, size_t n, int64_t *sv, uint64_t *uv, const bo
 	return *s == '\0';
 }
 
-bool gs_keep_read(struct arena *a, const uint8_t *b, size_t n, struct gs_walk *w)
+/* The fields of a record with this magic and a checksum that holds;
+ * false else. */
+static bool unseal(const uint8_t *b, size_t n, const char *magic, struct rb *r)
 {
-	memset(w, 0, sizeof *w);
-	if (n < GSK_MAGIC_LEN + GSK_SUM || memcmp(b, GSK_MAGIC, GSK_MAGIC_LEN))
+	if (n < GSK_MAGIC_LEN + GSK_SUM || memcmp(b, magic, GSK_MAGIC_LEN))
 		return false;
 	uint64_t sum = 0;
 	for (int i = 0; i < 8; i++)
 		sum |= (uint64_t)b[n - GSK_SUM + (size_t)i] << (8 * i);
 	if (sum != XXH3_64bits(b, n - GSK_SUM))
 		return false;
-	struct rb r = { b + GSK_MAGIC_LEN, b + n - GSK_SUM, false };
+	*r = (struct rb){ b + GSK_MAGIC_LEN, b + n - GSK_SUM, false };
+	return true;
+}
+
+bool gs_keep_read(struct arena *a, const uint8_t *b, size_t n, struct gs_walk *w)
+{
+	memset(w, 0, sizeof *w);
+	struct rb r;
+	if (!unseal(b, n, GSK_MAGIC, &r))
+		return false;
 	char bounds[64];
 	snprintf(bounds, sizeof bounds, "%d %d", GS_SCAN_DEPTH, GS_SCAN_ENTRIES);
 	if (strcmp(field(&r), "w"))
@@ -265,4 +313,64 @@ bool gs_keep_read(struct arena *a, const uint8_t *b, size_t n, struct gs_walk *w
 		}
 	}
 	return !r.bad && r.p == r.end && w->ndirs > 0;
+}
+
+void gs_found_write(struct arena *a, const struct gs_found *f, uint8_t **out, size_t *len)
+{
+	struct wb b = { 0 };
+	char num[64];
+	put_magic(&b, GSF_MAGIC);
+	put_tagged(&b, "w", f->workspace);
+	snprintf(num, sizeof num, "%" PRIu64 " %" PRIu64, f->key_hi, f->key_lo);
+	put_tagged(&b, "k", num);
+	snprintf(num, sizeof num, "%zu %d", f->scanned, f->truncated ? 1 : 0);
+	put_tagged(&b, "s", num);
+	for (size_t i = 0; i < f->n; i++) {
+		const struct gs_item *it = &f->v[i];
+		snprintf(num, sizeof num, "%d %d", (int)it->kind, it->subtree ? 1 : 0);
+		put_tagged(&b, "i", num);
+		put(&b, it->path);
+		put(&b, it->why);
+	}
+	seal(a, &b, out, len);
+}
+
+bool gs_found_read(struct arena *a, const uint8_t *b, size_t n, struct gs_found *f)
+{
+	memset(f, 0, sizeof *f);
+	struct rb r;
+	if (!unseal(b, n, GSF_MAGIC, &r) || strcmp(field(&r), "w"))
+		return false;
+	f->workspace = arena_strdup(a, field(&r));
+	int64_t sv[2];
+	uint64_t uv[2];
+	static const bool u2[2] = { false, false };
+	if (strcmp(field(&r), "k") || !numbers(field(&r), 2, sv, uv, u2))
+		return false;
+	f->key_hi = uv[0];
+	f->key_lo = uv[1];
+	if (strcmp(field(&r), "s") || !numbers(field(&r), 2, sv, uv, u2) ||
+	    uv[0] > GSK_MAX_ITEMS || uv[1] > 1)
+		return false;
+	f->scanned = (size_t)uv[0];
+	f->truncated = uv[1] == 1;
+	size_t cap = 0;
+	for (;;) {
+		const char *tag = field(&r);
+		if (r.bad || !strcmp(tag, "e"))
+			break;
+		if (strcmp(tag, "i") || f->n == GSF_MAX_ITEMS ||
+		    !numbers(field(&r), 2, sv, uv, u2) || uv[0] > GS_CONFIG || uv[1] > 1)
+			return false;
+		const char *path = field(&r), *why = field(&r);
+		if (r.bad || path[0] != '/')
+			return false;
+		if (f->n == cap) {
+			cap = cap ? cap * 2 : 16;
+			f->v = arena_grow(a, f->v, f->n, cap, sizeof *f->v);
+		}
+		f->v[f->n++] = (struct gs_item){ (enum gs_kind)uv[0], arena_strdup(a, path),
+						  uv[1] == 1, arena_strdup(a, why) };
+	}
+	return !r.bad && r.p == r.end;
 }

@@ -69,4 +69,25 @@ void gs_keep_write(struct arena *a, const struct gs_walk *w, uint8_t **out, size
  * past the walk's bounds, a field that is not a number, trailing bytes). */
 bool gs_keep_read(struct arena *a, const uint8_t *b, size_t n, struct gs_walk *w);
 
+/* What a discovery found (gs_extend's items, after its writability
+ * filter), kept beside the walk for gs_assume: for the inputs whose
+ * digest is key (gs_rules.c), and never trusted beyond a guess (gs.h). */
+struct gs_found {
+	const char *workspace;
+	uint64_t key_hi, key_lo;
+	struct gs_item *v; /* in the arena */
+	size_t n;
+	size_t scanned;
+	bool truncated;
+};
+
+/* The name it is kept under, beside the walk's. */
+void gs_found_name(const char *workspace, char out[48]);
+
+/* Bytes of f (allocated in a). */
+void gs_found_write(struct arena *a, const struct gs_found *f, uint8_t **out, size_t *len);
+
+/* Parses a record; false on any malformation, as gs_keep_read. */
+bool gs_found_read(struct arena *a, const uint8_t *b, size_t n, struct gs_found *f);
+
 #endif

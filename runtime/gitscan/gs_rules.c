@@ -6,11 +6,14 @@
  */
 #include "gs.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <xxhash.h>
 
 #include "gs_find.h"
+#include "gs_keep.h"
 #include "path.h"
 #include "cage.h"
 #include "policy.h"
@@ -146,62 +149,118 @@ static bool add_rule(struct out *o, const struct ir_rule *tmpl, const char *from
 	return true;
 }
 
-bool gs_extend(cage_policy *pol, struct gs_result *res, const struct gs_keep *keep, char *err,
-	       size_t errlen)
+/* What discovery takes from the policy, before any rule is added. */
+struct gs_ctx {
+	const char *ws, *dotgit;
+	size_t dl;
+	const struct ir_rule **src; /* the policy's git allowlist: its protects under dotgit */
+	size_t nsrc;
+	const char **roots; /* where the command may write */
+	size_t nroots;
+	bool whole; /* a protect of the whole of dotgit */
+	uint64_t key_hi, key_lo; /* the digest of gs_find's inputs */
+};
+
+/* The digest of what gs_find reads besides the disk: the workspace, the
+ * home, the writable roots, and the environment that names git's
+ * configuration files (gs_find.c, load_outer). */
+static void ctx_key(struct gs_ctx *c, const char *home)
 {
-	memset(res, 0, sizeof *res);
-	err[0] = '\0';
+	XXH3_state_t *st = XXH3_createState();
+	XXH128_hash_t h = { 0, 0 };
+	if (st && XXH3_128bits_reset(st) == XXH_OK) {
+		const char *env[] = { "GIT_CONFIG_SYSTEM", "GIT_CONFIG_GLOBAL", "XDG_CONFIG_HOME" };
+		const char *parts[3] = { "git found 1", c->ws, home ? home : "" };
+		for (size_t i = 0; i < 3; i++)
+			XXH3_128bits_update(st, parts[i], strlen(parts[i]) + 1);
+		for (size_t i = 0; i < c->nroots; i++)
+			XXH3_128bits_update(st, c->roots[i], strlen(c->roots[i]) + 1);
+		XXH3_128bits_update(st, "", 1);
+		for (size_t i = 0; i < 3; i++) {
+			const char *v = getenv(env[i]);
+			XXH3_128bits_update(st, v ? "=" : "-", 1);
+			XXH3_128bits_update(st, v ? v : "", v ? strlen(v) + 1 : 0);
+		}
+		h = XXH3_128bits_digest(st);
+	}
+	XXH3_freeState(st);
+	c->key_hi = h.high64;
+	c->key_lo = h.low64;
+}
+
+/* False when the policy has no git section to extend. */
+static bool ctx_of(cage_policy *pol, struct gs_ctx *c)
+{
+	memset(c, 0, sizeof *c);
 	if (!pol->ir || !pol->ir->selected)
-		return true;
+		return false;
 	struct ir_profile *p = pol->ir->selected;
 	struct arena *a = &pol->arena;
-	const char *ws = workspace_of(pol);
-	if (!ws)
-		return true;
-	const char *dotgit = arena_printf(a, "%s/.git", strcmp(ws, "/") ? ws : "");
-	size_t dl = strlen(dotgit);
-	/* The policy's git allowlist: its protects under {workspace}/.git. */
-	size_t nsrc = 0;
-	const struct ir_rule **src = arena_alloc(a, (p->nrules + 1) * sizeof *src);
-	const char **roots = arena_alloc(a, (p->nrules + 1) * sizeof *roots);
-	size_t nroots = 0;
+	c->ws = workspace_of(pol);
+	if (!c->ws)
+		return false;
+	c->dotgit = arena_printf(a, "%s/.git", strcmp(c->ws, "/") ? c->ws : "");
+	c->dl = strlen(c->dotgit);
+	c->src = arena_alloc(a, (p->nrules + 1) * sizeof *c->src);
+	c->roots = arena_alloc(a, (p->nrules + 1) * sizeof *c->roots);
 	for (size_t i = 0; i < p->nrules; i++) {
 		const struct ir_rule *r = &p->rules[i];
 		if (r->tkind != IR_T_PATH)
 			continue;
-		if (r->effect == IR_PROTECT && under(r->t.path.text, dotgit))
-			src[nsrc++] = r;
+		if (r->effect == IR_PROTECT && under(r->t.path.text, c->dotgit))
+			c->src[c->nsrc++] = r;
 		if (r->effect == IR_ALLOW && (r->access & IR_A_KW_WRITE))
-			roots[nroots++] = rule_root(a, &r->t.path);
+			c->roots[c->nroots++] = rule_root(a, &r->t.path);
 	}
-	if (!nsrc)
-		return true;
+	if (!c->nsrc)
+		return false;
 	/* A protect of the whole of {workspace}/.git already gives every git
 	 * directory below it (submodules, linked worktrees' state) the rules
 	 * written for them there. */
-	bool whole = false;
-	for (size_t i = 0; i < nsrc; i++)
-		whole |= src[i]->t.path.kind == IR_PAT_SUBTREE &&
-			 src[i]->t.path.len == dl + 3 && !strncmp(src[i]->t.path.text, dotgit, dl);
+	for (size_t i = 0; i < c->nsrc; i++)
+		c->whole |= c->src[i]->t.path.kind == IR_PAT_SUBTREE &&
+			    c->src[i]->t.path.len == c->dl + 3 &&
+			    !strncmp(c->src[i]->t.path.text, c->dotgit, c->dl);
+	ctx_key(c, pol->ir->home);
+	return true;
+}
+
+/* gs_find, then only what the command could change: res->v filtered. */
+static bool find(cage_policy *pol, const struct gs_ctx *c, struct gs_result *res,
+		 const struct gs_keep *keep, char *err, size_t errlen)
+{
+	struct arena *a = &pol->arena;
 	res->active = true;
-	res->workspace = arena_strdup(a, ws);
-	struct gs_find_in in = { a, ws, pol->ir->home, roots, nroots, keep };
+	res->workspace = arena_strdup(a, c->ws);
+	struct gs_find_in in = { a, c->ws, pol->ir->home, c->roots, c->nroots, keep };
 	if (!gs_find(&in, res, err, errlen))
 		return false;
-	/* Only what the command could change needs protecting. */
 	size_t k = 0;
 	for (size_t i = 0; i < res->n; i++) {
 		struct gs_item *it = &res->v[i];
 		bool w = false;
-		for (size_t j = 0; j < nroots && !w; j++)
-			w = under(it->path, roots[j]) || under(roots[j], it->path);
+		for (size_t j = 0; j < c->nroots && !w; j++)
+			w = under(it->path, c->roots[j]) || under(c->roots[j], it->path);
 		/* The workspace's own .git has the policy's rules already. */
 		bool covered = it->kind == GS_GITDIR &&
-			       (!strcmp(it->path, dotgit) || (whole && under(it->path, dotgit)));
+			       (!strcmp(it->path, c->dotgit) ||
+				(c->whole && under(it->path, c->dotgit)));
 		if (w && !covered)
 			res->v[k++] = *it;
 	}
 	res->n = k;
+	return true;
+}
+
+/* The rules of res's items, added to the selected profile. */
+static bool apply(cage_policy *pol, const struct gs_ctx *c, struct gs_result *res, char *err,
+		  size_t errlen)
+{
+	res->nrules = 0;
+	if (!res->n)
+		return true; /* nothing found: the profile as it is */
+	struct ir_profile *p = pol->ir->selected;
+	struct arena *a = &pol->arena;
 	struct out o = { .a = a, .home = pol->ir->home };
 	o.f = open_memstream(&o.text, &o.len);
 	if (!o.f) {
@@ -212,13 +271,13 @@ bool gs_extend(cage_policy *pol, struct gs_result *res, const struct gs_keep *ke
 	for (size_t i = 0; ok && i < res->n; i++) {
 		const struct gs_item *it = &res->v[i];
 		if (it->kind == GS_GITDIR) {
-			for (size_t j = 0; ok && j < nsrc; j++) {
-				const struct ir_rule *s = src[j];
-				const char *t = arena_concat(a, it->path, s->t.path.text + dl);
+			for (size_t j = 0; ok && j < c->nsrc; j++) {
+				const struct ir_rule *s = c->src[j];
+				const char *t = arena_concat(a, it->path, s->t.path.text + c->dl);
 				char *why = arena_printf(a, "%s, as %s:%u", it->why,
 							 s->loc.file ? s->loc.file->name : "?",
 							 s->loc.line);
-				ok = add_rule(&o, s, dotgit, it->path, t, why, err, errlen);
+				ok = add_rule(&o, s, c->dotgit, it->path, t, why, err, errlen);
 			}
 		} else {
 			const char *t = it->subtree ? arena_printf(a, "%s/**", strcmp(it->path, "/")
@@ -261,6 +320,113 @@ bool gs_extend(cage_policy *pol, struct gs_result *res, const struct gs_keep *ke
 	res->nrules = o.n;
 	free(o.v);
 	return true;
+}
+
+/* What was found, kept for the next launch's gs_assume. */
+static void keep_found(cage_policy *pol, const struct gs_ctx *c, const struct gs_result *res,
+		       const struct gs_keep *keep)
+{
+	if (!keep || !keep->store || !keep->found)
+		return;
+	struct gs_found f = { c->ws, c->key_hi, c->key_lo, res->v, res->n, res->scanned,
+			      res->truncated };
+	char name[48];
+	uint8_t *b;
+	size_t n;
+	gs_found_name(c->ws, name);
+	gs_found_write(&pol->arena, &f, &b, &n);
+	keep->store(keep->ctx, name, b, n);
+}
+
+bool gs_extend(cage_policy *pol, struct gs_result *res, const struct gs_keep *keep, char *err,
+	       size_t errlen)
+{
+	memset(res, 0, sizeof *res);
+	err[0] = '\0';
+	struct gs_ctx c;
+	if (!ctx_of(pol, &c))
+		return true;
+	if (!find(pol, &c, res, keep, err, errlen) || !apply(pol, &c, res, err, errlen))
+		return false;
+	keep_found(pol, &c, res, keep);
+	return true;
+}
+
+bool gs_assume(cage_policy *pol, struct gs_assumed *as, const struct gs_keep *keep)
+{
+	memset(as, 0, sizeof *as);
+	struct arena *a = &pol->arena;
+	struct gs_ctx *c = arena_alloc(a, sizeof *c);
+	if (!keep || !keep->load || !ctx_of(pol, c))
+		return false;
+	char name[48], err[256];
+	const uint8_t *b;
+	size_t n;
+	struct gs_found f;
+	gs_found_name(c->ws, name);
+	if (!keep->load(keep->ctx, a, name, &b, &n) || !gs_found_read(a, b, n, &f) ||
+	    strcmp(f.workspace, c->ws) || f.key_hi != c->key_hi || f.key_lo != c->key_lo)
+		return false;
+	struct gs_result *res = &as->res;
+	res->active = true;
+	res->workspace = arena_strdup(a, c->ws);
+	res->scanned = f.scanned;
+	res->truncated = f.truncated;
+	if (f.n) {
+		if (!(res->v = malloc(f.n * sizeof *res->v)))
+			return false;
+		memcpy(res->v, f.v, f.n * sizeof *res->v);
+	}
+	res->n = f.n;
+	struct ir_profile *p = pol->ir->selected;
+	as->rules = p->rules;
+	as->nrules = p->nrules;
+	if (!apply(pol, c, res, err, sizeof err)) {
+		/* A record whose paths cannot be rules is no guess: ignored. */
+		gs_result_free(res);
+		memset(as, 0, sizeof *as);
+		return false;
+	}
+	as->ctx = c;
+	as->on = true;
+	return true;
+}
+
+static bool same_items(const struct gs_result *x, const struct gs_result *y)
+{
+	if (x->n != y->n || x->truncated != y->truncated)
+		return false;
+	for (size_t i = 0; i < x->n; i++) {
+		const struct gs_item *a = &x->v[i], *b = &y->v[i];
+		if (a->kind != b->kind || a->subtree != b->subtree || strcmp(a->path, b->path) ||
+		    strcmp(a->why, b->why))
+			return false;
+	}
+	return true;
+}
+
+enum gs_confirmed gs_confirm(cage_policy *pol, struct gs_assumed *as, const struct gs_keep *keep,
+			     struct gs_result *now, char *err, size_t errlen)
+{
+	assert(as->on && as->ctx);
+	memset(now, 0, sizeof *now);
+	err[0] = '\0';
+	as->on = false;
+	if (!find(pol, as->ctx, now, keep, err, errlen))
+		return GS_FAILED;
+	if (same_items(&as->res, now)) {
+		now->nrules = as->res.nrules;
+		return GS_SAME;
+	}
+	/* The assumed rules out (pins with them), the ones found in. */
+	struct ir_profile *p = pol->ir->selected;
+	p->rules = as->rules;
+	p->nrules = as->nrules;
+	ir_pins_build(&pol->arena, p);
+	if (!apply(pol, as->ctx, now, err, errlen))
+		return GS_FAILED;
+	keep_found(pol, as->ctx, now, keep);
+	return GS_CHANGED;
 }
 
 void gs_print(const struct gs_result *res, FILE *out)

@@ -122,6 +122,9 @@ struct lrun {
 	/* The compile taken before its looks (run.h, confirm): confirmed, or
 	 * found stale. */
 	bool compile_confirmed, stale_compile;
+	/* Git discovery assumed from the last launch, until confirmed
+	 * (gs.h; git_holds). */
+	struct gs_assumed gs;
 };
 
 #define fail run_fail
@@ -169,8 +172,50 @@ static void walk_keep_store(void *ctx, const char *name, const uint8_t *b, size_
 
 static int load_policy(struct lrun *r)
 {
-	const struct gs_keep keep = { r, walk_keep_load, walk_keep_store };
-	return run_load_policy(r->o, &keep, &r->pol, &r->prof, &r->mode);
+	int rc = run_load_policy(r->o, &r->pol, &r->prof, &r->mode);
+	if (rc || r->mode == IR_MODE_OFF)
+		return rc;
+	/* In enforce-fs, git discovery is assumed as the last launch with
+	 * the same inputs found it, and looked at while init builds its
+	 * mounts, where cagerun has time to spare (git_holds). Not in
+	 * enforce, where cagerun's side of the launch is the longer one
+	 * (the proxy, the listeners): there it looks first. */
+	bool assume = r->mode == IR_MODE_ENFORCE_FS && !r->o->log_denials;
+	const struct gs_keep keep = { r, walk_keep_load, walk_keep_store, assume };
+	if (assume && gs_assume(r->pol, &r->gs, &keep))
+		return 0;
+	return run_discover_git(r->o, &keep, r->pol);
+}
+
+/* What launch_planned returns when the git discovery assumed was not
+ * what the disk gives: the profile has the rules found in their place,
+ * the attempt's sandbox (if any) is thrown away, and the run plans
+ * again. Never an exit status. */
+#define GIT_STALE (-4)
+
+/* The assumed discovery looked at (once; 0 when none is assumed): 0 when
+ * the disk gives the same, GIT_STALE when it gives other rules (now the
+ * profile's), else the failure said. */
+static int git_holds(struct lrun *r)
+{
+	if (!r->gs.on)
+		return 0;
+	const struct gs_keep keep = { r, walk_keep_load, walk_keep_store, true };
+	struct gs_result now;
+	char err[2048];
+	enum gs_confirmed c = gs_confirm(r->pol, &r->gs, &keep, &now, err, sizeof err);
+	if (c != GS_FAILED) {
+		if (r->o->verbose)
+			fprintf(stderr, "cagerun: git discovery: %s\n",
+				c == GS_SAME ? "as the last launch found it (assumed, confirmed "
+					       "while the sandbox was built)"
+					     : "not what the last launch found; planning again");
+		run_git_report(r->o, &now);
+	}
+	gs_result_free(&now);
+	if (c == GS_FAILED)
+		return fail("%s; nothing was run", err);
+	return c == GS_SAME ? 0 : GIT_STALE;
 }
 
 static int check_kernel(struct lrun *r, int *abi)
@@ -689,13 +734,13 @@ static int launch(struct lrun *r)
 	 * --log-denials the observer's set-up depends on the plan, and the
 	 * plan is confirmed first. */
 	rc = launch_planned(r, abi, cwd, beside);
-	if (rc == PLAN_STALE) {
-		if (r->pl.from_held)
+	if (rc == PLAN_STALE || rc == GIT_STALE) {
+		if (rc == PLAN_STALE && r->pl.from_held)
 			r->o->plan_ahead->stale = true;
 		drop_attempt(r);
 		rc = launch_planned(r, abi, cwd, false);
 	}
-	assert(rc != PLAN_STALE);
+	assert(rc != PLAN_STALE && rc != GIT_STALE);
 	return rc;
 }
 
@@ -704,6 +749,11 @@ static int launch_planned(struct lrun *r, int abi, const char *cwd, bool defer)
 	int rc;
 	char err[1024];
 	bool isolate = r->mode == IR_MODE_ENFORCE;
+	/* Planned for a discovery not yet confirmed only when the sandbox
+	 * is built beside the looking (found other, the profile has what
+	 * was found before any plan is taken). */
+	if (!defer && (rc = git_holds(r)) && rc != GIT_STALE)
+		return rc;
 	/* The plan the launcher bound ahead for the compile this run took,
 	 * else the kept one from the cache's file, else a fresh build. */
 	const struct lnx_held_plan *ahead = r->o->plan_ahead ? &r->o->plan_ahead->h : NULL;
@@ -714,9 +764,11 @@ static int launch_planned(struct lrun *r, int abi, const char *cwd, bool defer)
 					 r->o->verbose, defer, &r->plan, &r->pl)))
 		return rc;
 	/* The folders below are made on the host: only for a confirmed plan
-	 * of a confirmed compile. */
+	 * of a confirmed compile and discovery. */
 	if (r->plan.nmkdirs > 0 && !compile_holds(r))
 		return COMPILE_STALE;
+	if (r->plan.nmkdirs > 0 && (rc = git_holds(r)))
+		return rc;
 	if (r->pl.unconfirmed && r->plan.nmkdirs > 0 &&
 	    !lnx_plan_confirm(&r->pol->arena, &r->pl, r->o->verbose))
 		return PLAN_STALE;
@@ -856,6 +908,10 @@ static int launch_planned(struct lrun *r, int abi, const char *cwd, bool defer)
 	 * here, before the command may start (run.h, confirm). */
 	if (!compile_holds(r))
 		return COMPILE_STALE;
+	/* And git discovery's (enforce-fs), which may have added rules the
+	 * plan was made with. */
+	if ((rc = git_holds(r)))
+		return rc;
 	/* The proxy is made while init builds the mounts and listeners, and
 	 * serves only once they arrive; the command starts after both. */
 	if (isolate && (rc = start_proxy_server(r, prx_policy_of_table(&r->table), NULL)))
@@ -870,6 +926,7 @@ static int launch_planned(struct lrun *r, int abi, const char *cwd, bool defer)
 		return fail("stopped by the launcher (its client left, or it is ending); "
 			    "nothing was run");
 	assert(!r->o->confirm || r->compile_confirmed);
+	assert(!r->gs.on);
 	if (!lnx_sandbox_release(&r->sb, err, sizeof err)) {
 		/* init is gone: its own reason, when it left one, says more. */
 		char why[1024];
@@ -1005,6 +1062,7 @@ int run_command(const struct run_opts *o)
 			fprintf(stderr, "cagerun: could not remove all of %s\n", dir ? dir : "the lease");
 		free(dir);
 	}
+	gs_result_free(&r.gs.res);
 	if (r.pol != o->pol)
 		cage_policy_free(r.pol);
 	return status;

@@ -318,7 +318,9 @@ static int launch(struct srun *r)
 	char err[1024];
 	if (!cage_options_target(r->o->copts, "macos"))
 		return run_fail("cannot compile for macOS");
-	if ((rc = run_load_policy(r->o, NULL, &r->pol, &r->prof, &r->mode)))
+	if ((rc = run_load_policy(r->o, &r->pol, &r->prof, &r->mode)))
+		return rc;
+	if (r->mode != IR_MODE_OFF && (rc = run_discover_git(r->o, NULL, r->pol)))
 		return rc;
 	if (r->mode == IR_MODE_OFF)
 		return run_unconfined(r->o->argv, r->o->nofile);

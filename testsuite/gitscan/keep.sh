@@ -9,7 +9,10 @@
 #     files saved and added (the kept walk must be reused: only the
 #     count changed); a `.git` file made among files;
 #   - the kept record with a flipped byte, or replaced by a symlink, is
-#     refused and the walk made again.
+#     refused and the walk made again;
+#   - what the last launch found, assumed by the next one and looked at
+#     while its sandbox is built, never protects less: a repository
+#     made and a hooks folder configured in between are protected.
 # Every case first shows the kept walk reused ("reused" with --verbose),
 # so no case passes because nothing was kept.
 #
@@ -118,6 +121,40 @@ open(p, "wb").write(bytes(b))' "$rec"
 	grep -q "git discovery's walk: .*: not a regular file\|git discovery's walk: .*cannot open" "$F/out" && ok ||
 		{ fail "a symlinked record was not refused"; sed 's/^/  | /' "$F/out" >&2; }
 fi
+
+# In enforce-fs (the policy's mode) a launch assumes what the last one
+# with the same inputs found, and looks while the sandbox is built
+# (gs.h, gs_assume): a repository made, and a hooks folder configured,
+# since the last launch are protected all the same. Each launch before a
+# change is shown to have assumed, and each file to be writable without
+# cagerun.
+assumed() {
+	cr --verbose -- /bin/true
+	grep -q "git discovery: as the last launch found it (assumed" "$F/out" && ok ||
+		{ fail "$1: the discovery was not assumed"; sed 's/^/  | /' "$F/out" >&2; }
+}
+# denied NAME FILE: FILE can be written without cagerun, not under it.
+denied() {
+	if (env -i $ENVV sh -c "echo x >'$2'") 2>/dev/null && [ -e "$2" ]; then
+		rm -f "$2" && ok
+	else
+		fail "$1: control: $2 cannot be written without cagerun"
+	fi
+	cr --quiet -- sh -c "echo x >'$2'"
+	if [ -e "$2" ]; then
+		fail "$1: $2 was written under cagerun"
+		rm -f "$2"
+	else
+		ok
+	fi
+}
+assumed "before a repository is made"
+git init -q "$WS/a/r9" && settle
+denied "a repository made since the last launch" "$WS/a/r9/.git/hooks/pre-commit"
+assumed "after a repository was made"
+mkdir -p "$ST/hooks" && git config --file "$F/.gitconfig" core.hooksPath "$ST/hooks"
+denied "a hooks folder configured since the last launch" "$ST/hooks/pre-commit"
+assumed "after a hooks folder was configured"
 
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]

@@ -1,8 +1,9 @@
 /*
- * test_gs_keep.c - the bytes of git discovery's kept walk
- * (runtime/gitscan/gs_keep.c): what is written reads back the same, and
- * every truncation and every flipped byte is refused (the checksum, or
- * the field it breaks); names differ by workspace.
+ * test_gs_keep.c - the bytes of git discovery's kept walk and of what it
+ * found (runtime/gitscan/gs_keep.c): what is written reads back the
+ * same, and every truncation and every flipped byte is refused (the
+ * checksum, or the field it breaks); names differ by workspace and by
+ * kind.
  */
 #include <criterion/criterion.h>
 
@@ -92,29 +93,125 @@ Test(gs_keep, entries_out_of_order_or_not_relevant_are_refused)
 	arena_free(&a);
 }
 
-Test(gs_keep, every_truncation_and_flipped_byte_is_refused)
+static bool reads_walk(struct arena *a, const uint8_t *b, size_t n)
 {
-	struct arena a = { 0 };
-	struct gs_walk w, r;
-	size_t n;
-	uint8_t *b = written(&a, &w, &n);
+	struct gs_walk r;
+	return gs_keep_read(a, b, n, &r);
+}
+
+static bool reads_found(struct arena *a, const uint8_t *b, size_t n)
+{
+	struct gs_found r;
+	return gs_found_read(a, b, n, &r);
+}
+
+/* Every shorter prefix and every flipped bit of b refused, b itself read. */
+static void refuses_damage(struct arena *a, uint8_t *b, size_t n,
+			   bool (*reads)(struct arena *, const uint8_t *, size_t))
+{
 	for (size_t k = 0; k < n; k++)
-		cr_expect(!gs_keep_read(&a, b, k, &r), "%zu of %zu bytes read", k, n);
+		cr_expect(!reads(a, b, k), "%zu of %zu bytes read", k, n);
 	for (size_t i = 0; i < n; i++)
 		for (int bit = 0; bit < 8; bit++) {
 			b[i] ^= (uint8_t)(1u << bit);
-			cr_expect(!gs_keep_read(&a, b, n, &r), "byte %zu bit %d", i, bit);
+			cr_expect(!reads(a, b, n), "byte %zu bit %d", i, bit);
 			b[i] ^= (uint8_t)(1u << bit);
 		}
-	cr_expect(gs_keep_read(&a, b, n, &r));
+	cr_expect(reads(a, b, n));
+}
+
+Test(gs_keep, every_truncation_and_flipped_byte_is_refused)
+{
+	struct arena a = { 0 };
+	struct gs_walk w;
+	size_t n;
+	uint8_t *b = written(&a, &w, &n);
+	refuses_damage(&a, b, n, reads_walk);
 	arena_free(&a);
 }
 
-Test(gs_keep, names_differ_by_workspace)
+
+static struct gs_found found_sample(void)
 {
-	char x[48], y[48];
+	static struct gs_item v[3];
+	v[0] = (struct gs_item){ GS_GITDIR, "/w/a/r1/.git", false, "a repository nested in /w" };
+	v[1] = (struct gs_item){ GS_GITFILE, "/w/m/.git", false, "the .git file of /w/m" };
+	v[2] = (struct gs_item){ GS_CONFIG, "/s/hooks", true, "core.hooksPath in ~/.gitconfig" };
+	return (struct gs_found){ "/w", 0x0123456789abcdefULL, 0xfedcba9876543210ULL, v, 3, 41,
+				  false };
+}
+
+Test(gs_found, what_is_written_reads_back)
+{
+	struct arena a = { 0 };
+	struct gs_found f = found_sample(), r;
+	uint8_t *b;
+	size_t n;
+	gs_found_write(&a, &f, &b, &n);
+	cr_assert(gs_found_read(&a, b, n, &r));
+	cr_expect_str_eq(r.workspace, "/w");
+	cr_expect_eq(r.key_hi, f.key_hi);
+	cr_expect_eq(r.key_lo, f.key_lo);
+	cr_expect_eq(r.scanned, 41);
+	cr_expect(!r.truncated);
+	cr_assert_eq(r.n, 3);
+	for (size_t i = 0; i < 3; i++) {
+		cr_expect_eq(r.v[i].kind, f.v[i].kind);
+		cr_expect_eq(r.v[i].subtree, f.v[i].subtree);
+		cr_expect_str_eq(r.v[i].path, f.v[i].path);
+		cr_expect_str_eq(r.v[i].why, f.v[i].why);
+	}
+	f.n = 0; /* nothing found is a record too */
+	gs_found_write(&a, &f, &b, &n);
+	cr_assert(gs_found_read(&a, b, n, &r));
+	cr_expect_eq(r.n, 0);
+	arena_free(&a);
+}
+
+Test(gs_found, every_truncation_and_flipped_byte_is_refused)
+{
+	struct arena a = { 0 };
+	struct gs_found f = found_sample();
+	uint8_t *b;
+	size_t n;
+	gs_found_write(&a, &f, &b, &n);
+	refuses_damage(&a, b, n, reads_found);
+	arena_free(&a);
+}
+
+/* Sealed with a good checksum and still refused: a walk's record read as
+ * a found one, a kind past the last, a relative path. */
+Test(gs_found, other_records_and_bad_items_are_refused)
+{
+	struct arena a = { 0 };
+	struct gs_found f = found_sample(), r;
+	struct gs_walk w;
+	uint8_t *b;
+	size_t n;
+	uint8_t *wb = written(&a, &w, &n);
+	cr_expect(!gs_found_read(&a, wb, n, &r), "a walk's record");
+	struct gs_item bad = f.v[0];
+	bad.kind = (enum gs_kind)(GS_CONFIG + 1);
+	f.v = &bad;
+	f.n = 1;
+	gs_found_write(&a, &f, &b, &n);
+	cr_expect(!gs_found_read(&a, b, n, &r), "an unknown kind");
+	bad = found_sample().v[0];
+	bad.path = "w/a/r1/.git";
+	gs_found_write(&a, &f, &b, &n);
+	cr_expect(!gs_found_read(&a, b, n, &r), "a relative path");
+	arena_free(&a);
+}
+
+/* By workspace; a walk and what it found share the name, not the suffix. */
+Test(gs_keep, names_differ_by_workspace_and_kind)
+{
+	char x[48], y[48], z[48];
 	gs_keep_name("/w", x);
 	gs_keep_name("/w2", y);
+	gs_found_name("/w", z);
 	cr_expect_str_neq(x, y);
 	cr_expect(strstr(x, ".walk") != NULL);
+	cr_expect(strstr(z, ".found") != NULL);
+	cr_expect(!strncmp(x, z, 32));
 }
