@@ -175,12 +175,13 @@ static int load_policy(struct lrun *r)
 	int rc = run_load_policy(r->o, &r->pol, &r->prof, &r->mode);
 	if (rc || r->mode == IR_MODE_OFF)
 		return rc;
-	/* In enforce-fs, git discovery is assumed as the last launch with
-	 * the same inputs found it, and looked at while init builds its
-	 * mounts, where cagerun has time to spare (git_holds). Not in
-	 * enforce, where cagerun's side of the launch is the longer one
-	 * (the proxy, the listeners): there it looks first. */
-	bool assume = r->mode == IR_MODE_ENFORCE_FS && !r->o->log_denials;
+	/* Where a sandbox is built beside (not with --log-denials, whose
+	 * observer is set up from the plan), git discovery is assumed as
+	 * the last launch with the same inputs found it, and looked at
+	 * while init builds its mounts, which take longer than cagerun's
+	 * own work after the clone (git_holds). */
+	bool assume = (r->mode == IR_MODE_ENFORCE_FS || r->mode == IR_MODE_ENFORCE) &&
+		      !r->o->log_denials;
 	const struct gs_keep keep = { r, walk_keep_load, walk_keep_store, assume };
 	if (assume && gs_assume(r->pol, &r->gs, &keep))
 		return 0;
@@ -908,8 +909,8 @@ static int launch_planned(struct lrun *r, int abi, const char *cwd, bool defer)
 	 * here, before the command may start (run.h, confirm). */
 	if (!compile_holds(r))
 		return COMPILE_STALE;
-	/* And git discovery's (enforce-fs), which may have added rules the
-	 * plan was made with. */
+	/* And git discovery's, which may have added rules the plan was made
+	 * with. */
 	if ((rc = git_holds(r)))
 		return rc;
 	/* The proxy is made while init builds the mounts and listeners, and

@@ -12,7 +12,8 @@
 #     refused and the walk made again;
 #   - what the last launch found, assumed by the next one and looked at
 #     while its sandbox is built, never protects less: a repository
-#     made and a hooks folder configured in between are protected.
+#     made and a hooks folder configured in between are protected, in
+#     enforce-fs and in enforce.
 # Every case first shows the kept walk reused ("reused" with --verbose),
 # so no case passes because nothing was kept.
 #
@@ -122,14 +123,15 @@ open(p, "wb").write(bytes(b))' "$rec"
 		{ fail "a symlinked record was not refused"; sed 's/^/  | /' "$F/out" >&2; }
 fi
 
-# In enforce-fs (the policy's mode) a launch assumes what the last one
-# with the same inputs found, and looks while the sandbox is built
-# (gs.h, gs_assume): a repository made, and a hooks folder configured,
-# since the last launch are protected all the same. Each launch before a
-# change is shown to have assumed, and each file to be writable without
-# cagerun.
+# In enforce-fs (the policy's mode) and enforce a launch assumes what
+# the last one with the same inputs found, and looks while the sandbox
+# is built (gs.h, gs_assume): a repository made, and a hooks folder
+# configured, since the last launch are protected all the same. Each
+# launch before a change is shown to have assumed, and each file to be
+# writable without cagerun.
+MODE=enforce-fs
 assumed() {
-	cr --verbose -- /bin/true
+	cr --mode $MODE --verbose -- /bin/true
 	grep -q "git discovery: as the last launch found it (assumed" "$F/out" && ok ||
 		{ fail "$1: the discovery was not assumed"; sed 's/^/  | /' "$F/out" >&2; }
 }
@@ -140,7 +142,7 @@ denied() {
 	else
 		fail "$1: control: $2 cannot be written without cagerun"
 	fi
-	cr --quiet -- sh -c "echo x >'$2'"
+	cr --mode $MODE --quiet -- sh -c "echo x >'$2'"
 	if [ -e "$2" ]; then
 		fail "$1: $2 was written under cagerun"
 		rm -f "$2"
@@ -155,6 +157,11 @@ assumed "after a repository was made"
 mkdir -p "$ST/hooks" && git config --file "$F/.gitconfig" core.hooksPath "$ST/hooks"
 denied "a hooks folder configured since the last launch" "$ST/hooks/pre-commit"
 assumed "after a hooks folder was configured"
+MODE=enforce
+assumed "in enforce, before a repository is made"
+git init -q "$WS/m/r10" && settle
+denied "in enforce, a repository made since the last launch" "$WS/m/r10/.git/hooks/pre-commit"
+assumed "in enforce, after a repository was made"
 
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]
