@@ -41,9 +41,7 @@
  * each with the paths its configuration names): not a record it wrote. */
 #define GSF_MAX_ITEMS 65536
 
-/* The kept records of `workspace` for this user: one name, a suffix
- * per kind (the cache prunes each suffix on its own). */
-static void name_of(const char *workspace, const char *suffix, char out[48])
+void gs_keep_name(const char *workspace, char out[48])
 {
 	char uid[24];
 	snprintf(uid, sizeof uid, "%u", (unsigned)geteuid());
@@ -56,18 +54,16 @@ static void name_of(const char *workspace, const char *suffix, char out[48])
 		h = XXH3_128bits_digest(st);
 	}
 	XXH3_freeState(st);
-	snprintf(out, 48, "%016" PRIx64 "%016" PRIx64 "%s", (uint64_t)h.high64, (uint64_t)h.low64,
-		 suffix);
+	snprintf(out, 48, "%016" PRIx64 "%016" PRIx64 ".walk", (uint64_t)h.high64,
+		 (uint64_t)h.low64);
 }
 
-void gs_keep_name(const char *workspace, char out[48])
+void gs_found_name(uint64_t key_hi, uint64_t key_lo, char out[48])
 {
-	name_of(workspace, ".walk", out);
-}
-
-void gs_found_name(const char *workspace, char out[48])
-{
-	name_of(workspace, ".found", out);
+	/* By the inputs' digest (which holds the user), not the workspace
+	 * alone: two policies run in one workspace would otherwise replace
+	 * each other's record on every launch. */
+	snprintf(out, 48, "%016" PRIx64 "%016" PRIx64 ".found", key_hi, key_lo);
 }
 
 bool gs_walk_relevant(const char *name, bool is_dir)

@@ -81,8 +81,9 @@ struct gs_found {
 	bool truncated;
 };
 
-/* The name it is kept under, beside the walk's. */
-void gs_found_name(const char *workspace, char out[48]);
+/* The name it is kept under, beside the walk's: by the digest of its
+ * inputs (one record per user, workspace and policy). */
+void gs_found_name(uint64_t key_hi, uint64_t key_lo, char out[48]);
 
 /* Bytes of f (allocated in a). */
 void gs_found_write(struct arena *a, const struct gs_found *f, uint8_t **out, size_t *len);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <xxhash.h>
 
 #include "gs_find.h"
@@ -161,17 +162,19 @@ struct gs_ctx {
 	uint64_t key_hi, key_lo; /* the digest of gs_find's inputs */
 };
 
-/* The digest of what gs_find reads besides the disk: the workspace, the
- * home, the writable roots, and the environment that names git's
- * configuration files (gs_find.c, load_outer). */
+/* The digest of what gs_find reads besides the disk: the user, the
+ * workspace, the home, the writable roots, and the environment that
+ * names git's configuration files (gs_find.c, load_outer). */
 static void ctx_key(struct gs_ctx *c, const char *home)
 {
 	XXH3_state_t *st = XXH3_createState();
 	XXH128_hash_t h = { 0, 0 };
 	if (st && XXH3_128bits_reset(st) == XXH_OK) {
 		const char *env[] = { "GIT_CONFIG_SYSTEM", "GIT_CONFIG_GLOBAL", "XDG_CONFIG_HOME" };
-		const char *parts[3] = { "git found 1", c->ws, home ? home : "" };
-		for (size_t i = 0; i < 3; i++)
+		char uid[24];
+		snprintf(uid, sizeof uid, "%u", (unsigned)geteuid());
+		const char *parts[4] = { "git found 1", uid, c->ws, home ? home : "" };
+		for (size_t i = 0; i < 4; i++)
 			XXH3_128bits_update(st, parts[i], strlen(parts[i]) + 1);
 		for (size_t i = 0; i < c->nroots; i++)
 			XXH3_128bits_update(st, c->roots[i], strlen(c->roots[i]) + 1);
@@ -333,7 +336,7 @@ static void keep_found(cage_policy *pol, const struct gs_ctx *c, const struct gs
 	char name[48];
 	uint8_t *b;
 	size_t n;
-	gs_found_name(c->ws, name);
+	gs_found_name(c->key_hi, c->key_lo, name);
 	gs_found_write(&pol->arena, &f, &b, &n);
 	keep->store(keep->ctx, name, b, n);
 }
@@ -363,7 +366,7 @@ bool gs_assume(cage_policy *pol, struct gs_assumed *as, const struct gs_keep *ke
 	const uint8_t *b;
 	size_t n;
 	struct gs_found f;
-	gs_found_name(c->ws, name);
+	gs_found_name(c->key_hi, c->key_lo, name);
 	if (!keep->load(keep->ctx, a, name, &b, &n) || !gs_found_read(a, b, n, &f) ||
 	    strcmp(f.workspace, c->ws) || f.key_hi != c->key_hi || f.key_lo != c->key_lo)
 		return false;

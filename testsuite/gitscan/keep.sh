@@ -157,6 +157,13 @@ assumed "after a repository was made"
 mkdir -p "$ST/hooks" && git config --file "$F/.gitconfig" core.hooksPath "$ST/hooks"
 denied "a hooks folder configured since the last launch" "$ST/hooks/pre-commit"
 assumed "after a hooks folder was configured"
+# Another policy in the same workspace (one more writable tree: other
+# inputs) keeps its own record: neither replaces the other's.
+sed 's|"{store}/\*\*"|"{store}/**", "{workspace}/../extra/**"|' "$POLICY" >"$F/other.cage"
+grep -q extra "$F/other.cage" || fail "the second policy was not made"
+(cd "$WS" && env -i $ENVV timeout -s KILL 60 "$CAGERUN" -p "$F/other.cage" -D workspace="$WS" \
+	-D store="$ST" --quiet -- /bin/true) || fail "the second policy did not run"
+assumed "after another policy ran in the workspace"
 MODE=enforce
 assumed "in enforce, before a repository is made"
 git init -q "$WS/m/r10" && settle
