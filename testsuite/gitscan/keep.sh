@@ -157,6 +157,22 @@ assumed "after a repository was made"
 mkdir -p "$ST/hooks" && git config --file "$F/.gitconfig" core.hooksPath "$ST/hooks"
 denied "a hooks folder configured since the last launch" "$ST/hooks/pre-commit"
 assumed "after a hooks folder was configured"
+# A configuration git would refuse, written since the last launch: the
+# assumed discovery cannot be confirmed, and the run is refused (125)
+# with nothing started, as when the discovery comes first.
+cp "$F/.gitconfig" "$F/gitconfig.good"
+printf '[core\n\thooksPath = %s/hooks\n' "$ST" >>"$F/.gitconfig"
+cr --mode $MODE --quiet -- sh -c "echo ran >'$F/ran'"
+st=$?
+if [ $st -eq 125 ] && [ ! -e "$F/ran" ] && grep -q "gitconfig" "$F/out"; then
+	ok
+else
+	fail "a configuration git refuses, written since the last launch: status $st"
+	sed 's/^/  | /' "$F/out" >&2
+fi
+rm -f "$F/ran"
+mv "$F/gitconfig.good" "$F/.gitconfig"
+
 # Another policy in the same workspace (one more writable tree: other
 # inputs) keeps its own record: neither replaces the other's.
 sed 's|"{store}/\*\*"|"{store}/**", "{workspace}/../extra/**"|' "$POLICY" >"$F/other.cage"
