@@ -13,7 +13,8 @@
 #   - what the last launch found, assumed by the next one and looked at
 #     while its sandbox is built, never protects less: a repository
 #     made and a hooks folder configured in between are protected, in
-#     enforce-fs and in enforce.
+#     enforce-fs and in enforce; a configuration git refuses, written in
+#     between, refuses the run; another policy keeps its own record.
 # Every case first shows the kept walk reused ("reused" with --verbose),
 # so no case passes because nothing was kept.
 #
