@@ -145,8 +145,15 @@ static bool compile_holds(struct lrun *r)
 	return !r->stale_compile;
 }
 
-/* Git discovery's walk of the workspace, kept beside the plans
- * (gs_keep.h) in the folder no sandbox can write (lnx_plancache.h). */
+/* Git discovery's records, kept beside the plans (gs_keep.h) in the
+ * folder no sandbox can write (lnx_plancache.h): the walk of the
+ * workspace (*.walk), and what it found (*.found). */
+static bool is_found_record(const char *name)
+{
+	size_t n = strlen(name);
+	return n > 6 && !strcmp(name + n - 6, ".found");
+}
+
 static bool walk_keep_load(void *ctx, struct arena *a, const char *name, const uint8_t **b,
 			   size_t *n)
 {
@@ -156,8 +163,9 @@ static bool walk_keep_load(void *ctx, struct arena *a, const char *name, const u
 	char err[512];
 	enum lnx_plancache_got got = lnx_plancache_read(a, &r->pl.cache, name, b, n, err, sizeof err);
 	if (got == PLANCACHE_REJECTED && r->o->verbose)
-		fprintf(stderr, "cagerun: git discovery's walk: %s/%s: %s; walking again\n",
-			r->pl.cache.dir, name, err);
+		fprintf(stderr, "cagerun: git discovery's %s: %s/%s: %s; %s\n",
+			is_found_record(name) ? "record of what it found" : "walk", r->pl.cache.dir,
+			name, err, is_found_record(name) ? "looking first" : "walking again");
 	return got == PLANCACHE_LOADED;
 }
 
@@ -167,7 +175,8 @@ static void walk_keep_store(void *ctx, const char *name, const uint8_t *b, size_
 	char err[512];
 	if (lnx_planload_cache(&r->pl, r->o->verbose) &&
 	    !lnx_plancache_store(&r->pl.cache, name, b, n, err, sizeof err) && r->o->verbose)
-		fprintf(stderr, "cagerun: git discovery's walk: not kept: %s\n", err);
+		fprintf(stderr, "cagerun: git discovery's %s: not kept: %s\n",
+			is_found_record(name) ? "record of what it found" : "walk", err);
 }
 
 static int load_policy(struct lrun *r)

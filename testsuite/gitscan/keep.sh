@@ -181,6 +181,20 @@ grep -q extra "$F/other.cage" || fail "the second policy was not made"
 (cd "$WS" && env -i $ENVV timeout -s KILL 60 "$CAGERUN" -p "$F/other.cage" -D workspace="$WS" \
 	-D store="$ST" --quiet -- /bin/true) || fail "the second policy did not run"
 assumed "after another policy ran in the workspace"
+# Its records with a flipped byte: not assumed (the discovery comes
+# first), then written anew and assumed again.
+for rec in "$F"/.cache/cage/.plans/*.found; do
+	python3 -c 'import sys
+p = sys.argv[1]; b = bytearray(open(p, "rb").read()); b[len(b) // 2] ^= 1
+open(p, "wb").write(bytes(b))' "$rec" || fail "cannot flip a byte of $rec"
+done
+cr --mode $MODE --verbose -- /bin/true
+if grep -q "git discovery: as the last launch found it" "$F/out"; then
+	fail "a record with a flipped byte was assumed"
+else
+	ok
+fi
+assumed "after a record with a flipped byte was replaced"
 MODE=enforce
 assumed "in enforce, before a repository is made"
 git init -q "$WS/m/r10" && settle
