@@ -179,18 +179,24 @@ static void walk_keep_store(void *ctx, const char *name, const uint8_t *b, size_
 			is_found_record(name) ? "record of what it found" : "walk", err);
 }
 
+/* Whether the sandbox is built beside what is confirmed after the clone
+ * (a kept plan, a kept compile's looks, git discovery): the enforcing
+ * modes, not with --log-denials, whose observer is set up from the plan. */
+static bool built_beside(const struct lrun *r)
+{
+	return (r->mode == IR_MODE_ENFORCE || r->mode == IR_MODE_ENFORCE_FS) && !r->o->log_denials;
+}
+
 static int load_policy(struct lrun *r)
 {
 	int rc = run_load_policy(r->o, &r->pol, &r->prof, &r->mode);
 	if (rc || r->mode == IR_MODE_OFF)
 		return rc;
-	/* Where a sandbox is built beside (not with --log-denials, whose
-	 * observer is set up from the plan), git discovery is assumed as
-	 * the last launch with the same inputs found it, and looked at
-	 * while init builds its mounts, which take longer than cagerun's
-	 * own work after the clone (git_holds). */
-	bool assume = (r->mode == IR_MODE_ENFORCE_FS || r->mode == IR_MODE_ENFORCE) &&
-		      !r->o->log_denials;
+	/* Where a sandbox is built beside, git discovery is assumed as the
+	 * last launch with the same inputs found it, and looked at while
+	 * init builds its mounts, which take longer than cagerun's own work
+	 * after the clone (git_holds). */
+	bool assume = built_beside(r);
 	const struct gs_keep keep = { r, walk_keep_load, walk_keep_store, assume };
 	if (assume && gs_assume(r->pol, &r->gs, &keep))
 		return 0;
@@ -669,12 +675,10 @@ static int launch(struct lrun *r)
 		return rc;
 	/* A compile taken before its looks is confirmed while init builds
 	 * its mounts; where no sandbox is built beside (mode off, monitor,
-	 * or --log-denials, whose observer depends on the plan), first. The
-	 * agents' copies below may be made before it is: a kept compile is
-	 * one that ran before, so they are what its runs made already, made
-	 * again only where removed since. */
-	bool beside = (r->mode == IR_MODE_ENFORCE || r->mode == IR_MODE_ENFORCE_FS) &&
-		      !r->o->log_denials;
+	 * or --log-denials), first. The agents' copies below may be made
+	 * before it is: a kept compile is one that ran before, so they are
+	 * what its runs made already, made again only where removed since. */
+	bool beside = built_beside(r);
 	if (!beside && !compile_holds(r))
 		return COMPILE_STALE;
 	if (r->mode == IR_MODE_OFF || r->mode == IR_MODE_MONITOR) {
@@ -739,10 +743,11 @@ static int launch(struct lrun *r)
 	r->had_terminal = isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp();
 	if (!r->o->quiet)
 		gitreport_begin(&r->git, workspace_of(r, cwd));
-	/* A kept plan is confirmed while its sandbox is built (defer); found
-	 * stale, it is built afresh and the sandbox again, once. With
-	 * --log-denials the observer's set-up depends on the plan, and the
-	 * plan is confirmed first. */
+	/* A kept plan and an assumed git discovery are confirmed while the
+	 * sandbox is built (defer); either found stale, the plan is taken
+	 * afresh and the sandbox built again, once, with both confirmed
+	 * first. With --log-denials the observer's set-up depends on the
+	 * plan, and the plan is confirmed first. */
 	rc = launch_planned(r, abi, cwd, beside);
 	if (rc == PLAN_STALE || rc == GIT_STALE) {
 		if (rc == PLAN_STALE && r->pl.from_held)
