@@ -9,40 +9,24 @@
  * It ends when its socket closes: lookup_close, or cagerun's exit.
  */
 #include "lookup.h"
-#include "stdlib_dir.h"
+#include "helper.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <netdb.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 
-#ifndef CAGE_LOOKUP_REL
-#define CAGE_LOOKUP_REL "../libexec/cage/" LOOKUP_PROGRAM
-#endif
 
 extern char **environ;
-
-/* Messages are cut to their buffer; a path too long for one is refused
- * where it is built. */
-static void say(char *why, size_t whylen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void say(char *why, size_t whylen, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(why, whylen, fmt, ap);
-	va_end(ap);
-}
 
 void lookup_init(struct lookup *l)
 {
@@ -51,95 +35,9 @@ void lookup_init(struct lookup *l)
 	l->why[0] = '\0';
 }
 
-static bool program_dir(char out[PATH_MAX])
-{
-	if (!stdlib_program_path(out, PATH_MAX))
-		return false;
-	char *slash = strrchr(out, '/');
-	if (!slash)
-		return false;
-	*slash = '\0';
-	return true;
-}
-
-/* Trusted as the standard library is (stdlib_dir.c): a regular file in a
- * directory, neither writable by group or others, so that only their
- * owner, who could as well change cagerun itself, can have put it there.
- * Owners are not compared: in a user namespace the installed files are
- * owned by an unmapped user. */
-static bool trusted(const char *path, char *why, size_t whylen)
-{
-	struct stat st;
-	if (stat(path, &st) != 0) {
-		say(why, whylen, "%s: %s", path, strerror(errno));
-		return false;
-	}
-	if (!S_ISREG(st.st_mode) || (st.st_mode & (S_IWGRP | S_IWOTH))) {
-		say(why, whylen, "%s: not a regular file writable by its owner only", path);
-		return false;
-	}
-	char dir[PATH_MAX];
-	size_t len = strlen(path);
-	if (len >= sizeof dir)
-		return false;
-	memcpy(dir, path, len + 1);
-	char *slash = strrchr(dir, '/');
-	if (slash)
-		*slash = '\0';
-	if (stat(dir, &st) != 0 || (st.st_mode & (S_IWGRP | S_IWOTH))) {
-		say(why, whylen, "%s: its directory is writable by group or others", path);
-		return false;
-	}
-	return true;
-}
-
 bool lookup_helper_path(char *out, size_t cap, char *why, size_t whylen)
 {
-	char dir[PATH_MAX];
-	if (!program_dir(dir)) {
-		say(why, whylen, "cannot find the running program: %s", strerror(errno));
-		return false;
-	}
-	char cand[PATH_MAX], real[PATH_MAX];
-	int k = snprintf(cand, sizeof cand, "%s/%s", dir, LOOKUP_PROGRAM);
-	if (k >= 0 && (size_t)k < sizeof cand && access(cand, F_OK) != 0)
-		k = snprintf(cand, sizeof cand, "%s/%s", dir, CAGE_LOOKUP_REL);
-	if (k < 0 || (size_t)k >= sizeof cand) {
-		say(why, whylen, "%s: the program's directory is too long a path", LOOKUP_PROGRAM);
-		return false;
-	}
-	if (!realpath(cand, real)) {
-		say(why, whylen, "%s (%s): %s", LOOKUP_PROGRAM, cand, strerror(errno));
-		return false;
-	}
-	if (!trusted(real, why, whylen))
-		return false;
-	if (strlen(real) >= cap) {
-		say(why, whylen, "%s: path too long", real);
-		return false;
-	}
-	memcpy(out, real, strlen(real) + 1);
-	return true;
-}
-
-/* A close-on-exec pair: atomically where the system can (Linux); on
- * Darwin, which cannot, set just after, where a fork by another thread in
- * between would give its child a copy it does not use. */
-static bool cloexec_pair(int sp[2])
-{
-#ifdef SOCK_CLOEXEC
-	return socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) == 0;
-#else
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sp) != 0)
-		return false;
-	if (fcntl(sp[0], F_SETFD, FD_CLOEXEC) == 0 && fcntl(sp[1], F_SETFD, FD_CLOEXEC) == 0)
-		return true;
-	int e = errno;
-	close(sp[0]);
-	close(sp[1]);
-	errno = e;
-	return false;
-#endif
+	return helper_path(LOOKUP_PROGRAM, out, cap, why, whylen);
 }
 
 static bool start(struct lookup *l)
@@ -148,8 +46,8 @@ static bool start(struct lookup *l)
 	if (!lookup_helper_path(path, sizeof path, l->why, sizeof l->why))
 		return false;
 	int sp[2];
-	if (!cloexec_pair(sp)) {
-		say(l->why, sizeof l->why, "socketpair: %s", strerror(errno));
+	if (!helper_socketpair(SOCK_SEQPACKET, sp)) {
+		helper_say(l->why, sizeof l->why, "socketpair: %s", strerror(errno));
 		return false;
 	}
 	/* dup2 onto itself would keep close-on-exec: move the helper's end
@@ -185,7 +83,7 @@ static bool start(struct lookup *l)
 	if (sp[1] >= 0)
 		close(sp[1]);
 	if (e != 0) {
-		say(l->why, sizeof l->why, "cannot start %s: %s", path, strerror(e));
+		helper_say(l->why, sizeof l->why, "cannot start %s: %s", path, strerror(e));
 		close(sp[0]);
 		l->pid = -1;
 		return false;
@@ -202,7 +100,7 @@ static bool ask(struct lookup *l, enum lookup_kind kind, const char *name,
 {
 	size_t n = strlen(name);
 	if (n == 0 || n > LOOKUP_NAME_MAX) {
-		say(l->why, sizeof l->why, "'%s': empty or longer than %d bytes", name,
+		helper_say(l->why, sizeof l->why, "'%s': empty or longer than %d bytes", name,
 			 LOOKUP_NAME_MAX);
 		return false;
 	}
@@ -224,7 +122,7 @@ static bool ask(struct lookup *l, enum lookup_kind kind, const char *name,
 	if (r == (ssize_t)sizeof *rep && rep->naddrs <= LOOKUP_MAX_ADDRS &&
 	    memchr(rep->home, '\0', sizeof rep->home))
 		return true;
-	say(l->why, sizeof l->why, "%s: %s", LOOKUP_PROGRAM,
+	helper_say(l->why, sizeof l->why, "%s: %s", LOOKUP_PROGRAM,
 		 r == 0 || w < 0 ? "it stopped answering" : "a malformed answer");
 	lookup_close(l);
 	return false;

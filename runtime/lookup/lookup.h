@@ -78,10 +78,7 @@ int lookup_home(struct lookup *l, const char *user, char *out, size_t cap);
 /* Ends the helper (it exits when its socket closes). */
 void lookup_close(struct lookup *l);
 
-/* Where the helper is: beside the running program (a build tree), else at
- * the installed path relative to it (CAGE_LOOKUP_REL, bin/ to
- * libexec/cage/). Either must be a regular file in a directory, neither
- * writable by group or others. */
+/* Where the helper is (helper_path, helper.h). */
 bool lookup_helper_path(char *out, size_t cap, char *why, size_t whylen);
 
 #endif
