@@ -5,6 +5,8 @@
 #   P/libexec/cage/cage-lookup     cagerun's name-service lookups (its
 #                                  getaddrinfo, getpwnam), found from bin/
 #                                  by the relative path ../libexec/cage
+#   P/libexec/cage/cage-lint       lint's verdict on cagerun's layers,
+#                                  found the same way
 #   P/share/cage/stdlib/           the standard library, found from bin/ by
 #                                  the relative path ../share/cage/stdlib
 #   P/share/man/man1/cagec.1.gz, cagerun.1.gz, P/share/man/man5/cage.5.gz
@@ -21,7 +23,7 @@ if(TARGET cage-launch)
   list(APPEND CAGE_PROGRAMS cage-launch)
 endif()
 install(TARGETS ${CAGE_PROGRAMS} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-install(TARGETS cage-lookup RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/cage)
+install(TARGETS cage-lookup cage-lint RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/cage)
 # The library is data the programs read; 0644 files in 0755 directories, so
 # that stdlib_dir.c trusts it (writable by its owner only).
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/stdlib/ DESTINATION ${CMAKE_INSTALL_DATADIR}/cage/stdlib

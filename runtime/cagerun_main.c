@@ -24,8 +24,10 @@
 #include "prx.h"
 #include "prx_ev.h"
 #include "held.h"
+#include "helper.h"
 #include "kept.h"
 #include "layers.h"
+#include "layers_lint.h"
 #include "lookup.h"
 #include "run.h"
 #include "runcommon.h"
@@ -202,9 +204,10 @@ struct args {
 
 /* Parses the command line into a, cfg and r; returns -1 to go on, or an
  * exit status. */
-/* The version, and where the name-service lookups go (lookup.h): an
- * installed tree that lost its helper says so here, not at the proxy's
- * first lookup. */
+/* The version, and where its helpers are: the name-service lookups
+ * (lookup.h) and lint's verdict on layers (layers_lint.h). An installed
+ * tree that lost a helper says so here, not at the proxy's first lookup
+ * or the first project layer. */
 static void print_version(void)
 {
 	char path[4096], why[256];
@@ -213,6 +216,10 @@ static void print_version(void)
 		printf("name lookups: %s\n", path);
 	else
 		printf("name lookups: unavailable: %s\n", why);
+	if (helper_path(LL_PROGRAM, path, sizeof path, why, sizeof why))
+		printf("layer lint: %s\n", path);
+	else
+		printf("layer lint: unavailable: %s\n", why);
 }
 
 static int parse_args(int argc, char **argv, struct prx_config *cfg, struct run *r,

@@ -156,7 +156,7 @@ bool kept_pack(const struct kept *k, const struct layers *L, unsigned char **out
 	 * them only trusted (layer_files: a narrowed policy says what it left
 	 * out at every run). */
 	assert(!k->layered || (L->discovered && !L->cmd_dir[0]));
-	if (!k->layered && (L->n != 1 || strcmp(L->v[0].kind, "policy") || L->lint ||
+	if (!k->layered && (L->n != 1 || strcmp(L->v[0].kind, "policy") || L->linted ||
 			    L->cmd.found || L->cmd_text))
 		return false;
 	uint32_t idx[LAYERS_MAX];

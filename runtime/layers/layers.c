@@ -30,7 +30,8 @@
 #include "cachedir.h"
 #include "cli.h"
 #include "hashfeed.h"
-#include "lint.h"
+#include "layers_lint.h"
+#include "layers_order.h"
 #include "cage.h"
 #include "policy.h"
 #include "run.h"
@@ -223,30 +224,14 @@ static char *compose_text(const struct layers *L, bool declare_workspace)
 	return buf;
 }
 
-static const struct src_file *main_src(const cage_policy *p)
-{
-	return p->ir && p->ir->nfiles ? p->ir->files[0] : NULL;
-}
-
-/* Whether `f` was first loaded through `layer` (or is it). */
-static bool from_layer(const struct src_file *f, const struct src_file *layer)
-{
-	for (int d = 0; f && d < 64; f = f->importer, d++)
-		if (f == layer)
-			return true;
-	return false;
-}
-
 /* Each layer's file as compiled: the root's imports, in order. */
 static void bind_sources(struct layers *L, const cage_policy *p)
 {
-	const struct src_file *root = main_src(p);
-	size_t k = 0;
-	for (size_t i = 0; i < p->nimports && k < L->n; i++) {
-		if (p->imports[i].from != root)
-			continue;
-		const struct src_file *s = p->imports[i].target;
-		struct layer_src *ls = &L->v[k++];
+	const struct src_file *imp[LAYERS_MAX];
+	size_t n = layers_imported(p, imp, L->n);
+	for (size_t k = 0; k < n; k++) {
+		const struct src_file *s = imp[k];
+		struct layer_src *ls = &L->v[k];
 		ls->src = s;
 		if (s) {
 			ls->fp = XXH3_64bits(s->text, s->len);
@@ -257,14 +242,23 @@ static void bind_sources(struct layers *L, const cage_policy *p)
 }
 
 /* The command layer's file is gone once the policy is compiled: it is
- * shown as <command>, as the composition's root is <layers>. `bound`
- * holds the sources of one load of L's layers. (The name is the arena's
- * copy, owned by that load.) */
-static void name_generated(const struct layers *L, const struct layers *bound)
+ * shown as <command>, as the composition's root is <layers>. (The name
+ * is the arena's copy, owned by the load.) cage-lint does the same for
+ * its load (--command). */
+static void name_generated(const struct layers *L)
 {
 	for (size_t i = 0; i < L->n; i++)
-		if (!strcmp(L->v[i].kind, "command") && bound->v[i].src)
-			((struct src_file *)bound->v[i].src)->name = "<command>";
+		if (!strcmp(L->v[i].kind, "command") && L->v[i].src)
+			((struct src_file *)L->v[i].src)->name = "<command>";
+}
+
+/* The index of the last layer of `kind`, or -1. */
+static int index_of_kind(const struct layers *L, const char *kind)
+{
+	for (size_t i = L->n; i-- > 0;)
+		if (!strcmp(L->v[i].kind, kind))
+			return (int)i;
+	return -1;
 }
 
 static const struct layer_src *layer_of_kind(const struct layers *L, const char *kind)
@@ -317,7 +311,7 @@ static int narrow(struct layers *L, const struct layer_src *proj, bool quiet)
 	const struct src_file *ps = proj->src;
 	int rc = 0;
 	for (size_t i = 0; i < ir->nparams; i++)
-		if (from_layer(ir->params[i].loc.file, ps)) {
+		if (layers_from(ir->params[i].loc.file, ps)) {
 			fputs("cagerun: ", stderr);
 			print_loc(stderr, &ir->params[i].loc);
 			fprintf(stderr, "error: the project layer is not trusted and declares param "
@@ -325,7 +319,7 @@ static int narrow(struct layers *L, const struct layer_src *proj, bool quiet)
 				ir->params[i].name);
 			rc = RUN_SETUP_FAILED;
 		}
-	if (p->mode_loc.file && from_layer(p->mode_loc.file, ps) && p->mode != IR_MODE_ENFORCE) {
+	if (p->mode_loc.file && layers_from(p->mode_loc.file, ps) && p->mode != IR_MODE_ENFORCE) {
 		fputs("cagerun: ", stderr);
 		print_loc(stderr, &p->mode_loc);
 		fprintf(stderr, "error: the project layer is not trusted and sets mode %s; only "
@@ -338,7 +332,7 @@ static int narrow(struct layers *L, const struct layer_src *proj, bool quiet)
 	size_t k = 0;
 	for (size_t i = 0; i < p->nrules; i++) {
 		struct ir_rule *r = &p->rules[i];
-		if (r->effect == IR_ALLOW && from_layer(r->loc.file, ps)) {
+		if (r->effect == IR_ALLOW && layers_from(r->loc.file, ps)) {
 			if (!quiet) {
 				char acc[128], tgt[512];
 				ir_access_names(r->access, acc, sizeof acc);
@@ -360,7 +354,7 @@ static int narrow(struct layers *L, const struct layer_src *proj, bool quiet)
 	k = 0;
 	for (size_t i = 0; i < p->nenv; i++) {
 		struct ir_env_op *e = &p->env[i];
-		if (e->kind != IR_ENV_UNSET && from_layer(e->loc.file, ps)) {
+		if (e->kind != IR_ENV_UNSET && layers_from(e->loc.file, ps)) {
 			if (!quiet) {
 				fputs("cagerun: ", stderr);
 				print_loc(stderr, &e->loc);
@@ -441,87 +435,51 @@ static bool parse_mode(const char *s, int *mode)
 	return true;
 }
 
-/* -p POLICY --task FILE: the task's rules and environment steps, each in
- * its own order, moved after all of the policy's (a profile's own rules
- * come after every module-level rule, the task's included), so that the
- * task decides what it names unless a policy's deny or protect is
- * re-opened, which lint's unsafe-order and protect-violation find and
- * load_policy_task refuses. The guards (ir_pins.c) are derived again
- * for the new order. */
-static void task_to_end(cage_policy *pol, const struct src_file *task)
-{
-	struct ir_profile *p = pol->ir->selected;
-	struct ir_rule *rules = arena_alloc(&pol->arena, (p->nrules ? p->nrules : 1) * sizeof *rules);
-	struct ir_env_op *env = arena_alloc(&pol->arena, (p->nenv ? p->nenv : 1) * sizeof *env);
-	size_t k = 0;
-	for (int pass = 0; pass < 2; pass++)
-		for (size_t i = 0; i < p->nrules; i++)
-			if (from_layer(p->rules[i].loc.file, task) == (pass == 1)) {
-				rules[k] = p->rules[i];
-				rules[k].index = (uint32_t)k;
-				k++;
-			}
-	assert(k == p->nrules);
-	k = 0;
-	for (int pass = 0; pass < 2; pass++)
-		for (size_t i = 0; i < p->nenv; i++)
-			if (from_layer(p->env[i].loc.file, task) == (pass == 1))
-				env[k++] = p->env[i];
-	assert(k == p->nenv);
-	memcpy(p->rules, rules, p->nrules * sizeof *rules);
-	memcpy(p->env, env, p->nenv * sizeof *env);
-	ir_pins_build(&pol->arena, p);
-}
+/* lint's verdict on a second load of the same text, asked of cage-lint
+ * (layers_lint.h): its findings must not count as errors of the policy
+ * that runs. Returns the errors found in `kind`'s layer (0 when there is
+ * none), LINT_CHANGED when a layer changed between the two loads,
+ * LINT_UNJUDGED when no verdict was had (said on stderr). */
+enum { LINT_CHANGED = -1, LINT_UNJUDGED = -2 };
 
-/* lint on a second load of the same text: its findings must not count as
- * errors of the policy that runs. Returns the errors found in `kind`'s
- * layer (0 when there is none), SIZE_MAX when a layer changed between the
- * two loads. */
-static size_t lint_layers(struct layers *L, const char *text, const cage_options *o,
-			  const char *kind, bool task_last)
+static long lint_layers(struct layers *L, const char *text, const cage_options *o,
+			const char *kind, bool task_last)
 {
-	L->lint = cage_load_string("<layers>", text, strlen(text), o);
-	if (!L->lint || cage_error_count(L->lint) > 0 || !L->lint->ir->selected)
-		return 0;
-	if (L->pol->ir->selected && L->pol->ir->selected->name)
-		for (size_t i = 0; i < L->lint->ir->nprofiles; i++)
-			if (!strcmp(L->lint->ir->profiles[i]->name, L->pol->ir->selected->name))
-				L->lint->ir->selected = L->lint->ir->profiles[i];
+	char why[PATH_MAX + 200];
+	const struct ir_profile *sel = L->pol->ir->selected;
+	struct ll_request rq = { .text = text, .opts = o, .stdlib = stdlib_of(L, o),
+				 .select = sel ? sel->name : NULL,
+				 .task = task_last ? index_of_kind(L, "task") : -1,
+				 .command = index_of_kind(L, "command") };
+	L->linted = true;
+	if (!ll_ask(&rq, &L->lint, why, sizeof why)) {
+		fprintf(stderr, "cagerun: lint's verdict on the layers: %s\n", why);
+		return LINT_UNJUDGED;
+	}
 	/* The findings must be about the bytes that run: a layer rewritten
-	 * between the two loads is refused rather than judged by its old text. */
-	struct layers seen = { .n = L->n };
-	bind_sources(&seen, L->lint);
-	name_generated(L, &seen);
-	bool changed = false;
-	for (size_t i = 0; i < L->n; i++) {
-		free(seen.v[i].path);
-		if (seen.v[i].src && L->v[i].src && seen.v[i].fp != L->v[i].fp) {
+	 * between the two loads is refused rather than judged by its old text,
+	 * and so is a second load that no longer compiles. */
+	bool changed = !L->lint.judged || L->lint.nsrc != L->n;
+	for (size_t i = 0; i < L->n && i < L->lint.nsrc; i++) {
+		const struct ll_source *seen = &L->lint.src[i];
+		if (!L->v[i].src != !seen->bound || (seen->bound && seen->fp != L->v[i].fp)) {
 			fprintf(stderr, "cagerun: %s changed while cagerun was reading it\n",
-				L->v[i].path);
+				L->v[i].path ? L->v[i].path : L->v[i].kind);
 			changed = true;
 		}
 	}
 	if (changed)
-		return SIZE_MAX;
-	/* Judged in the order that runs. */
-	const struct layer_src *lt = task_last ? layer_of_kind(L, "task") : NULL;
-	if (lt && seen.v[lt - L->v].src)
-		task_to_end(L->lint, seen.v[lt - L->v].src);
-	struct lint_opts lo = { .stdlib = o->stdlib };
-	lint_policy(L->lint, &lo);
+		return LINT_CHANGED;
 	const struct layer_src *ls = kind ? layer_of_kind(L, kind) : NULL;
 	if (!ls || !ls->path)
 		return 0;
-	size_t bad = 0;
-	for (size_t i = 0; i < L->lint->diags.n; i++) {
-		const struct diag *d = L->lint->diags.items[i];
-		const struct src_file *f = d->loc.file;
-		while (f && f->importer && f->importer->importer)
-			f = f->importer; /* up to the layer the root imported */
-		if (d->sev != DIAG_ERROR || !f || !f->realpath || strcmp(f->realpath, ls->path))
+	long bad = 0;
+	for (size_t i = 0; i < L->lint.n; i++) {
+		const struct ll_finding *d = &L->lint.v[i];
+		if (d->sev != 'e' || strcmp(d->layer, ls->path))
 			continue;
-		fprintf(stderr, "cagerun: %s:%u:%u: error: %s [%s]\n", d->loc.file->name, d->loc.line,
-			d->loc.col, d->msg, d->id ? d->id : "");
+		fprintf(stderr, "cagerun: %s:%u:%u: error: %s [%s]\n", d->file, d->line, d->col,
+			d->msg, d->id);
 		bad++;
 	}
 	return bad;
@@ -665,17 +623,21 @@ static int load_policy_file(struct layers *L, const struct layers_req *rq)
 	cage_print_diagnostics(L->pol, stderr, cli_want_color("auto", STDERR_FILENO));
 	if (cage_error_count(L->pol) > 0 || !L->pol->ir->selected)
 		return fail("%s: the policy has errors; nothing was run", rq->policy);
-	const struct src_file *s = main_src(L->pol);
+	const struct src_file *s = layers_root(L->pol);
 	L->v[0].src = s;
 	L->v[0].fp = XXH3_64bits(s->text, s->len);
 	L->v[0].path = xstrdup(s->realpath ? s->realpath : s->name);
 	if (rq->lint) {
-		/* As for layers: lint a second load, whose findings count nowhere. */
-		L->lint = cage_load_file(rq->policy, rq->copts);
-		if (L->lint && cage_error_count(L->lint) == 0 && L->lint->ir->selected) {
-			struct lint_opts lo = { .stdlib = rq->copts->stdlib };
-			lint_policy(L->lint, &lo);
-		}
+		/* As for layers: lint's verdict on a second load, whose
+		 * findings count nowhere. */
+		char why[PATH_MAX + 200];
+		const struct ir_profile *sel = L->pol->ir->selected;
+		struct ll_request lq = { .file = rq->policy, .opts = rq->copts,
+					 .stdlib = stdlib_of(L, rq->copts),
+					 .select = sel->name, .task = -1, .command = -1 };
+		L->linted = true;
+		if (!ll_ask(&lq, &L->lint, why, sizeof why))
+			return fail("lint's verdict on %s: %s; nothing was run", rq->policy, why);
 	}
 	return 0;
 }
@@ -745,7 +707,7 @@ static int load_policy_task(struct layers *L, const struct layers_req *rq)
 	const struct layer_src *task = &L->v[1];
 	struct ir_policy *ir = L->pol->ir;
 	for (size_t i = 0; i < ir->nprofiles; i++)
-		if (from_layer(ir->profiles[i]->loc.file, task->src)) {
+		if (layers_from(ir->profiles[i]->loc.file, task->src)) {
 			fputs("cagerun: ", stderr);
 			print_loc(stderr, &ir->profiles[i]->loc);
 			fprintf(stderr, "error: with -p, the task layer's rules are written at module "
@@ -758,11 +720,11 @@ static int load_policy_task(struct layers *L, const struct layers_req *rq)
 	const struct ir_profile *sel = ir->selected;
 	for (size_t i = 0; i < sel->nenv; i++) {
 		const struct ir_env_op *t = &sel->env[i];
-		if (t->kind == IR_ENV_UNSET || !from_layer(t->loc.file, task->src))
+		if (t->kind == IR_ENV_UNSET || !layers_from(t->loc.file, task->src))
 			continue;
 		for (size_t j = 0; j < sel->nenv; j++) {
 			const struct ir_env_op *u = &sel->env[j];
-			if (u->kind == IR_ENV_UNSET && !from_layer(u->loc.file, task->src) &&
+			if (u->kind == IR_ENV_UNSET && !layers_from(u->loc.file, task->src) &&
 			    !strcmp(u->name, t->name)) {
 				fputs("cagerun: ", stderr);
 				print_loc(stderr, &t->loc);
@@ -773,15 +735,17 @@ static int load_policy_task(struct layers *L, const struct layers_req *rq)
 			}
 		}
 	}
-	task_to_end(L->pol, task->src);
-	size_t bad = rc ? 0 : lint_layers(L, text, rq->copts, "task", true);
+	layers_task_to_end(L->pol, task->src);
+	long bad = rc ? 0 : lint_layers(L, text, rq->copts, "task", true);
 	free(text);
 	if (rc)
 		return fail("%s: a task layer cannot run as it is; nothing was run", task->path);
-	if (bad == SIZE_MAX)
+	if (bad == LINT_UNJUDGED)
+		return fail("a task layer on -p is run only after lint judged it; nothing was run");
+	if (bad == LINT_CHANGED)
 		return fail("a layer changed while it was read; nothing was run");
 	if (bad && !rq->lint)
-		return fail("%s has %zu lint error%s; a task layer on -p %s may add grants and denies "
+		return fail("%s has %ld lint error%s; a task layer on -p %s may add grants and denies "
 			    "but not re-open what the policy denies or protects; nothing was run",
 			    task->path, bad, bad == 1 ? "" : "s", rq->policy);
 	return 0;
@@ -1120,7 +1084,7 @@ static int compose(struct layers *L, const struct layers_req *rq)
 		free(text);
 		return fail("the command layer changed while it was read; nothing was run");
 	}
-	name_generated(L, L);
+	name_generated(L);
 	struct layer_src *proj = NULL;
 	for (size_t i = 0; i < L->n; i++)
 		if (!strcmp(L->v[i].kind, "project") && L->v[i].src) {
@@ -1130,14 +1094,18 @@ static int compose(struct layers *L, const struct layers_req *rq)
 		}
 	select_profile(L, rq->copts);
 	if (proj || rq->lint) {
-		size_t bad = lint_layers(L, text, rq->copts, proj ? "project" : NULL, false);
-		if (bad == SIZE_MAX) {
+		long bad = lint_layers(L, text, rq->copts, proj ? "project" : NULL, false);
+		if (bad == LINT_UNJUDGED) {
+			free(text);
+			return fail("a project layer is run only after lint judged it; nothing was run");
+		}
+		if (bad == LINT_CHANGED) {
 			free(text);
 			return fail("a layer changed while it was read; nothing was run");
 		}
 		if (bad && proj && !rq->lint) {
 			free(text);
-			return fail("%s has %zu lint error%s; the project layer is refused; nothing "
+			return fail("%s has %ld lint error%s; the project layer is refused; nothing "
 				    "was run", proj->path, bad, bad == 1 ? "" : "s");
 		}
 	}
@@ -1204,7 +1172,7 @@ void layers_free(struct layers *L)
 	command_layer_remove(L);
 	cmd_res_free(&L->cmd);
 	cage_policy_free(L->pol);
-	cage_policy_free(L->lint);
+	ll_verdict_free(&L->lint);
 	memset(L, 0, sizeof *L);
 }
 

@@ -25,6 +25,7 @@
 
 #include "cage.h"
 #include "cmdres.h"
+#include "layers_lint.h"
 
 enum { LAYERS_MAX = 12 };
 
@@ -50,7 +51,8 @@ struct layers {
 	char cache[4096];
 	char cache_key[72];
 	cage_policy *pol;  /* the composed policy, narrowed; owned */
-	cage_policy *lint; /* a second load with lint's findings, when linted */
+	struct ll_verdict lint; /* lint's findings on a second load (cage-lint), when linted */
+	bool linted;       /* lint was asked (--show, a project or task layer compiled) */
 	int mode;          /* enum ir_mode in force (--mode applied) */
 	uint64_t fingerprint;
 	size_t ignored;    /* grants of an untrusted project layer left out */

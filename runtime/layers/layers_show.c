@@ -140,16 +140,14 @@ void layers_show(const struct layers *L, FILE *out)
 	agentstate_show(L->pol->ir, out);
 	fputs("\nlint:\n", out);
 	size_t shown = 0;
-	if (L->lint)
-		for (size_t i = 0; i < L->lint->diags.n; i++) {
-			const struct diag *d = L->lint->diags.items[i];
-			if (d->sev == DIAG_NOTE)
-				continue;
-			fprintf(out, "  %s:%u:%u: %s: %s [%s]\n", file_name(&d->loc), d->loc.line,
-				d->loc.col, d->sev == DIAG_ERROR ? "error" : "warning", d->msg,
-				d->id ? d->id : "");
-			shown++;
-		}
+	for (size_t i = 0; i < L->lint.n; i++) {
+		const struct ll_finding *d = &L->lint.v[i];
+		if (d->sev == 'n')
+			continue;
+		fprintf(out, "  %s:%u:%u: %s: %s [%s]\n", d->file, d->line, d->col,
+			d->sev == 'e' ? "error" : "warning", d->msg, d->id);
+		shown++;
+	}
 	if (!shown)
 		fputs("  no findings\n", out);
 }

@@ -48,7 +48,7 @@ ex=share/doc/cage/examples/claude-code.cage
 # ---- 1. cmake --install --prefix, then moved ----
 cmake --install "$build" --prefix "$tmp/prefix" >"$tmp/install.log" 2>&1 ||
 	{ cat "$tmp/install.log" >&2; fail "cmake --install"; }
-for f in bin/cagec bin/cagerun libexec/cage/cage-lookup share/cage/stdlib/std/secrets.cage \
+for f in bin/cagec bin/cagerun libexec/cage/cage-lookup libexec/cage/cage-lint share/cage/stdlib/std/secrets.cage \
 	share/cage/stdlib/linux/std/base.cage share/cage/stdlib/macos/std/base.cage \
 	share/man/man1/cagec.1.gz share/man/man1/cagerun.1.gz share/man/man5/cage.5.gz "$ex"; do
 	[ -f "$tmp/prefix/$f" ] || fail "cmake --install did not install $f"
@@ -68,6 +68,12 @@ hidden "$m/bin/cagerun" --version >"$tmp/v.out" 2>&1 ||
 	{ cat "$tmp/v.out" >&2; fail "moved tree: cagerun --version"; }
 grep -qx "name lookups: $m/libexec/cage/cage-lookup" "$tmp/v.out" ||
 	{ cat "$tmp/v.out" >&2; fail "moved tree: cagerun does not find its cage-lookup"; }
+grep -qx "layer lint: $m/libexec/cage/cage-lint" "$tmp/v.out" ||
+	{ cat "$tmp/v.out" >&2; fail "moved tree: cagerun does not find its cage-lint"; }
+# --show asks cage-lint for lint's findings: it must run from the tree.
+hidden "$m/bin/cagerun" -p "$m/$ex" -D workspace="$tmp/ws" --show >"$tmp/show.out" 2>&1 &&
+	grep -qx 'lint:' "$tmp/show.out" ||
+	{ cat "$tmp/show.out" >&2; fail "moved tree: cagerun --show did not get lint's verdict"; }
 hidden "$m/bin/cagec" --help | grep -q -- "(default: $m/share/cage/stdlib," ||
 	fail "moved tree: cagec --help does not name the standard library beside it"
 # cage-launch, with no launcher to use, runs the cagerun beside it.
@@ -123,7 +129,7 @@ field Maintainer | grep -q '<.*@.*>' || fail "Maintainer is '$(field Maintainer)
 depends=$(field Depends)
 # libc6 always; libxxhash0 and libseccomp2 when the programs load them
 # (CAGE_STATIC_DEPS=OFF, or no static archives: docs/install.md).
-needed=$(for p in "$build/cagec" "$build/cagerun" "$build/cage-lookup"; do [ -e "$p" ] && objdump -p "$p"; done |
+needed=$(for p in "$build/cagec" "$build/cagerun" "$build/cage-lookup" "$build/cage-lint"; do [ -e "$p" ] && objdump -p "$p"; done |
 	awk '$1 == "NEEDED" { print $2 }')
 for lib in libc6 libxxhash0 libseccomp2; do
 	case $lib in
@@ -134,9 +140,9 @@ for lib in libc6 libxxhash0 libseccomp2; do
 done
 # exactly the files we mean to ship
 dpkg-deb -c "$deb" | awk '{ print $6 }' | grep -v '/$' | sort >"$tmp/files"
-grep -v -E '^\./usr/(bin/(cagec|cagerun|cage-launch)|libexec/cage/cage-lookup|share/cage/stdlib/.*\.cage|share/man/man1/(cagec|cagerun)\.1\.gz|share/man/man5/cage\.5\.gz|share/doc/cage/(README\.md|docs/[a-z-]+\.md|examples/[a-z-]+\.cage))$' \
+grep -v -E '^\./usr/(bin/(cagec|cagerun|cage-launch)|libexec/cage/cage-(lookup|lint)|share/cage/stdlib/.*\.cage|share/man/man1/(cagec|cagerun)\.1\.gz|share/man/man5/cage\.5\.gz|share/doc/cage/(README\.md|docs/[a-z-]+\.md|examples/[a-z-]+\.cage))$' \
 	"$tmp/files" >"$tmp/extra" && { cat "$tmp/extra" >&2; fail "the package holds files it should not"; }
-for f in usr/bin/cagec usr/bin/cagerun usr/libexec/cage/cage-lookup usr/share/cage/stdlib/linux/std/base.cage \
+for f in usr/bin/cagec usr/bin/cagerun usr/libexec/cage/cage-lookup usr/libexec/cage/cage-lint usr/share/cage/stdlib/linux/std/base.cage \
 	usr/share/man/man1/cagec.1.gz usr/share/man/man1/cagerun.1.gz usr/share/man/man5/cage.5.gz "usr/$ex"; do
 	grep -qx "\\./$f" "$tmp/files" || fail "the package lacks /$f"
 done
@@ -179,6 +185,11 @@ inroot /usr/bin/cagerun --help >"$tmp/r.out" 2>&1 ||
 	{ cat "$tmp/r.out" >&2; fail "package: cagerun --help in the clean root"; }
 inroot /usr/bin/cagerun --version 2>&1 | grep -qx "name lookups: /usr/libexec/cage/cage-lookup" ||
 	fail "package: cagerun does not find /usr/libexec/cage/cage-lookup"
+inroot /usr/bin/cagerun --version 2>&1 | grep -qx "layer lint: /usr/libexec/cage/cage-lint" ||
+	fail "package: cagerun does not find /usr/libexec/cage/cage-lint"
+inroot /usr/bin/cagerun -p "$rex" -D workspace=/tmp --show >"$tmp/r.out" 2>&1 &&
+	grep -qx 'lint:' "$tmp/r.out" ||
+	{ cat "$tmp/r.out" >&2; fail "package: cagerun --show did not get lint's verdict"; }
 inroot /usr/bin/cagec --help | grep -q -- '(default: /usr/share/cage/stdlib,' ||
 	fail "package: cagec does not name /usr/share/cage/stdlib as its standard library"
 if [ -e "$build/cage-launch" ]; then

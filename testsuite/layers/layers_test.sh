@@ -126,6 +126,66 @@ expect_not_in "$tmp/out" "ssh-secret" "~/.ssh unread"
 run "$deep" trust
 run "$deep" -- cat "$HOME/.ssh/id_test"
 expect_rc 125 "a trusted layer with lint errors is refused too"
+
+# ---- lint's verdict comes from cage-lint (layers_lint.h) ----
+# A cagerun copied to a folder of its own finds the helper beside it only
+# if it is put there. Without a verdict a project layer, or a task layer
+# on -p, runs nothing; with the real helper beside it the same layer runs
+# (the control, last: a compile judged once is kept and not judged again).
+lb=$tmp/lintbin
+mkdir -p "$lb" "$tmp/lintcase"
+chmod 0755 "$lb"
+cp "$cagerun" "$lb/cagerun"
+stdlib_args="--stdlib $src/stdlib"
+lintcase=0
+# judge_case WHAT: a fresh clean project layer (never compiled before), then
+# the copied cagerun creating a sentinel under it
+judge_case() {
+	lintcase=$((lintcase + 1))
+	printf 'cage 1\n# case %s-%s\nallow read "%s/a/**"\n' "$$" "$lintcase" "$repo" \
+		>"$repo/.cage/policy.cage"
+	rm -f "$repo/lint-sentinel"
+	(cd "$deep" && timeout 60 "$lb/cagerun" $stdlib_args -- sh -c ': >"$1"' _ "$repo/lint-sentinel" \
+		>"$tmp/out" 2>"$tmp/err" </dev/null)
+	rc=$?
+}
+judge_refused() { # WHAT PATTERN
+	expect_rc 125 "$1: refused"
+	expect_in "$tmp/err" "$2" "$1: said why"
+	if [ -e "$repo/lint-sentinel" ]; then bad "$1: the command ran"; else ok; fi
+}
+judge_case
+judge_refused "no cage-lint beside cagerun" "lint's verdict on the layers: cage-lint"
+printf '#!/bin/sh\nexit 0\n' >"$lb/cage-lint"
+chmod 0755 "$lb/cage-lint"
+judge_case
+judge_refused "a cage-lint that says nothing" "not a reply of this version of cage-lint"
+printf '#!/bin/sh\nkill -9 $$\n' >"$lb/cage-lint"
+judge_case
+judge_refused "a cage-lint killed" "ended by signal 9"
+rm -f "$lb/cage-lint"
+cp "$(dirname "$cagerun")/cage-lint" "$lb/cage-lint"
+chmod 0775 "$lb"
+judge_case
+judge_refused "cage-lint in a folder others may write" "writable by group or others"
+chmod 0755 "$lb"
+rm -f "$lb/cage-lint"
+printf 'cage 1\nimport "std/base"\n' >"$tmp/lintcase/p.cage"
+printf 'cage 1\nallow write "%s/**"\n' "$repo" >"$tmp/lintcase/t.cage"
+rm -f "$repo/lint-sentinel"
+(cd "$deep" && timeout 60 "$lb/cagerun" $stdlib_args -p "$tmp/lintcase/p.cage" \
+	--task "$tmp/lintcase/t.cage" -- sh -c ': >"$1"' _ "$repo/lint-sentinel" >"$tmp/out" 2>"$tmp/err" </dev/null)
+rc=$?
+judge_refused "-p with --task and no cage-lint" "a task layer on -p is run only after lint judged it"
+ln -s "$(dirname "$cagerun")/cage-lint" "$lb/cage-lint"
+(cd "$deep" && timeout 60 "$lb/cagerun" $stdlib_args -p "$tmp/lintcase/p.cage" \
+	--task "$tmp/lintcase/t.cage" -- sh -c ': >"$1"' _ "$repo/lint-sentinel" >"$tmp/out" 2>"$tmp/err" </dev/null)
+rc=$?
+expect_rc 0 "control: with cage-lint beside it -p with the same --task runs"
+if [ -e "$repo/lint-sentinel" ]; then ok; else bad "control: -p --task: the command did not run"; fi
+judge_case
+expect_rc 0 "control: with cage-lint beside it the same layer runs"
+if [ -e "$repo/lint-sentinel" ]; then ok; else bad "control: the command did not run"; fi
 # a param or a weaker mode from an untrusted layer refuses the run
 printf 'cage 1\nparam datasets : path = "/"\ndeny write "{datasets}/tmp/x"\n' >"$repo/.cage/policy.cage"
 run "$deep" -- true

@@ -1,16 +1,18 @@
 #!/bin/sh
 # thin.sh CAGEC CAGERUN - the launcher links none of the compiler's
 # authoring tools (docs/architecture.md, "What cagerun links"): no SBPL
-# emitter, no backend table, no formatter, no suggest, no lint command
-# line or output writers. Each symbol is first shown defined in cagec, so
-# a renamed function fails here instead of passing unnoticed.
+# emitter, no backend table, no formatter, no suggest, and nothing of
+# lint (its checks run in cage-lint, layers_lint.h). Each symbol is first
+# shown defined in cagec, so a renamed function fails here instead of
+# passing unnoticed.
 set -eu
 cagec=$1
 cagerun=$2
 fails=0
 defined() { nm "$1" | awk -v s="$2" '$3 == s && $2 ~ /^[TtDdBbRr]$/ { f = 1 } END { exit !f }'; }
 for sym in sbpl_emit emit_find emit_backends cage_emit fmt_source fmt_command suggest_main \
-	monitor_report_main sg_collapse lint_main lint_write_json lint_write_sarif lint_explain; do
+	monitor_report_main sg_collapse lint_main lint_write_json lint_write_sarif lint_explain \
+	lint_policy lint_checks lint_check_find lint_report lint_apply_controls; do
 	if ! defined "$cagec" "$sym"; then
 		echo "FAIL: cagec does not define $sym (renamed? update this list)" >&2
 		fails=$((fails + 1))
