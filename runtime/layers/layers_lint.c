@@ -313,6 +313,8 @@ bool ll_ask(const struct ll_request *rq, struct ll_verdict *out, char *why, size
 		sent = errno;
 	if (ok && !sent && shutdown(sp[0], SHUT_WR) != 0)
 		sent = errno;
+	/* Read even when the text was not all taken: what the helper said,
+	 * or that it said nothing, is the clearer reason. */
 	if (ok && !(reply = read_all(sp[0], &len)))
 		got = errno;
 	close(sp[0]);
@@ -322,14 +324,12 @@ bool ll_ask(const struct ll_request *rq, struct ll_verdict *out, char *why, size
 			ok = ok && helper_say(why, whylen, "waitpid: %s", strerror(errno));
 			break;
 		}
-	/* How the helper ended says more than what its socket did. */
+	/* How the helper ended says more than what its socket did, and its
+	 * reply more than how the text went. */
 	if (ok && WIFSIGNALED(st))
 		ok = helper_say(why, whylen, "%s ended by signal %d", path, WTERMSIG(st));
 	else if (ok && !(WIFEXITED(st) && WEXITSTATUS(st) == 0))
 		ok = helper_say(why, whylen, "%s exited with status %d", path, WEXITSTATUS(st));
-	else if (ok && sent)
-		ok = helper_say(why, whylen, "%s did not take the composition: %s", LL_PROGRAM,
-			 strerror(sent));
 	else if (ok && !reply)
 		ok = helper_say(why, whylen, "reading %s's reply: %s", LL_PROGRAM, strerror(got));
 	else if (ok && len > LL_REPLY_MAX)
@@ -338,5 +338,12 @@ bool ll_ask(const struct ll_request *rq, struct ll_verdict *out, char *why, size
 		free(reply);
 		return false;
 	}
-	return ll_parse(reply, len, out, why, whylen);
+	if (!ll_parse(reply, len, out, why, whylen))
+		return false;
+	if (sent) {
+		ll_verdict_free(out);
+		return helper_say(why, whylen, "%s did not take the composition: %s", LL_PROGRAM,
+				  strerror(sent));
+	}
+	return true;
 }
