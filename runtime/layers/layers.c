@@ -269,28 +269,19 @@ static const struct layer_src *layer_of_kind(const struct layers *L, const char 
 	return NULL;
 }
 
-/* Without --profile: the last profile of the task layer, else of a
- * trusted project layer, else of -p's policy (under --task), else the
- * module-level rules alone. */
+/* The profile that runs (layers_select); cage-lint chooses the same way
+ * from what it is told of the layers (lint_begin). */
 static void select_profile(struct layers *L, const cage_options *o)
 {
-	struct ir_policy *ir = L->pol->ir;
-	if (o->profile || !ir->selected)
-		return;
-	static const char *const order[] = { "task", "project", "policy" };
-	for (size_t k = 0; k < 3; k++) {
-		const struct layer_src *ls = layer_of_kind(L, order[k]);
-		if (!ls || !ls->src || ls->untrusted)
-			continue;
-		struct ir_profile *sel = NULL;
-		for (size_t i = 0; i < ir->nprofiles; i++)
-			if (ir->profiles[i]->loc.file == ls->src)
-				sel = ir->profiles[i];
-		if (sel) {
-			ir->selected = sel;
-			return;
-		}
+	const char *kinds[LAYERS_MAX];
+	const struct src_file *srcs[LAYERS_MAX];
+	bool untrusted[LAYERS_MAX];
+	for (size_t i = 0; i < L->n; i++) {
+		kinds[i] = L->v[i].kind;
+		srcs[i] = L->v[i].src;
+		untrusted[i] = L->v[i].untrusted;
 	}
+	layers_select(L->pol->ir, o->profile != NULL, kinds, srcs, untrusted, L->n);
 }
 
 static void print_loc(FILE *f, const struct loc *l)
@@ -435,24 +426,49 @@ static bool parse_mode(const char *s, int *mode)
 	return true;
 }
 
-/* lint's verdict on a second load of the same text, asked of cage-lint
- * (layers_lint.h): its findings must not count as errors of the policy
- * that runs. Returns the errors found in `kind`'s layer (0 when there is
- * none), LINT_CHANGED when a layer changed between the two loads,
+/* Whether layer i is a project layer its user has not approved, from
+ * the file as it is now: what the launch will decide from the bytes it
+ * compiles, unless they change in between, which lint_layers then sees. */
+static bool untrusted_now(const struct layers *L, size_t i)
+{
+	char real[PATH_MAX], why[256];
+	uint64_t fp;
+	return !L->cfgdir[0] || !realpath(L->v[i].import, real) ||
+	       !trust_hash_file(real, &fp, why, sizeof why) || !trust_is_approved(L->cfgdir, real, fp);
+}
+
+/* Starts lint's second load of `text` in cage-lint (layers_lint.h), just
+ * before the launch's own compile of it, so that the two run side by
+ * side; lint_layers takes the verdict. A job already under way (for an
+ * earlier text or other options) is dropped first. */
+static void lint_begin(struct layers *L, const char *text, const cage_options *o, bool task_last)
+{
+	ll_drop(&L->lint_job);
+	const char *kinds[LAYERS_MAX];
+	bool untrusted[LAYERS_MAX];
+	for (size_t i = 0; i < L->n; i++) {
+		kinds[i] = L->v[i].kind;
+		untrusted[i] = !strcmp(L->v[i].kind, "project") && untrusted_now(L, i);
+	}
+	struct ll_request rq = { .text = text, .opts = o, .stdlib = stdlib_of(L, o),
+				 .kinds = kinds, .untrusted = untrusted, .nlayers = L->n,
+				 .task = task_last ? index_of_kind(L, "task") : -1,
+				 .command = index_of_kind(L, "command") };
+	ll_start(&rq, &L->lint_job);
+}
+
+/* lint's verdict, begun by lint_begin: its findings must not count as
+ * errors of the policy that runs. Returns the errors found in `kind`'s
+ * layer (0 when there is none), LINT_CHANGED when a layer changed between
+ * the two loads or lint judged another profile than the one that runs,
  * LINT_UNJUDGED when no verdict was had (said on stderr). */
 enum { LINT_CHANGED = -1, LINT_UNJUDGED = -2 };
 
-static long lint_layers(struct layers *L, const char *text, const cage_options *o,
-			const char *kind, bool task_last)
+static long lint_layers(struct layers *L, const char *kind)
 {
 	char why[PATH_MAX + 200];
-	const struct ir_profile *sel = L->pol->ir->selected;
-	struct ll_request rq = { .text = text, .opts = o, .stdlib = stdlib_of(L, o),
-				 .select = sel ? sel->name : NULL,
-				 .task = task_last ? index_of_kind(L, "task") : -1,
-				 .command = index_of_kind(L, "command") };
 	L->linted = true;
-	if (!ll_ask(&rq, &L->lint, why, sizeof why)) {
+	if (!ll_finish(&L->lint_job, &L->lint, why, sizeof why)) {
 		fprintf(stderr, "cagerun: lint's verdict on the layers: %s\n", why);
 		return LINT_UNJUDGED;
 	}
@@ -467,6 +483,15 @@ static long lint_layers(struct layers *L, const char *text, const cage_options *
 				L->v[i].path ? L->v[i].path : L->v[i].kind);
 			changed = true;
 		}
+	}
+	/* And about the profile that runs: trust was read before the compile,
+	 * for the helper, and after it, for the launch. */
+	const struct ir_profile *sel = L->pol->ir->selected;
+	if (!changed && strcmp(L->lint.profile, sel && sel->name ? sel->name : "")) {
+		fprintf(stderr, "cagerun: lint judged profile '%s', the launch selected '%s' (a "
+				"layer or its approval changed meanwhile)\n",
+			L->lint.profile, sel && sel->name ? sel->name : "");
+		changed = true;
 	}
 	if (changed)
 		return LINT_CHANGED;
@@ -631,10 +656,9 @@ static int load_policy_file(struct layers *L, const struct layers_req *rq)
 		/* As for layers: lint's verdict on a second load, whose
 		 * findings count nowhere. */
 		char why[PATH_MAX + 200];
-		const struct ir_profile *sel = L->pol->ir->selected;
 		struct ll_request lq = { .file = rq->policy, .opts = rq->copts,
-					 .stdlib = stdlib_of(L, rq->copts),
-					 .select = sel->name, .task = -1, .command = -1 };
+					 .stdlib = stdlib_of(L, rq->copts), .task = -1,
+					 .command = -1 };
 		L->linted = true;
 		if (!ll_ask(&lq, &L->lint, why, sizeof why))
 			return fail("lint's verdict on %s: %s; nothing was run", rq->policy, why);
@@ -685,6 +709,7 @@ static int load_policy_task(struct layers *L, const struct layers_req *rq)
 		free(text);
 		return fail("out of memory");
 	}
+	lint_begin(L, text, rq->copts, true);
 	L->pol = cage_load_string("<layers>", text, strlen(text), rq->copts);
 	int rc = root_loaded(L, "-p with --task: the policy or the task has errors");
 	if (!rc && wants_cache(L->pol)) {
@@ -695,6 +720,7 @@ static int load_policy_task(struct layers *L, const struct layers_req *rq)
 		policy_key(L->pol, real[0], key, sizeof key);
 		rc = give_cache(L, rq, key);
 		if (!rc) {
+			lint_begin(L, text, rq->copts, true); /* with the cache's -D */
 			cage_policy_free(L->pol);
 			L->pol = cage_load_string("<layers>", text, strlen(text), rq->copts);
 			rc = root_loaded(L, "-p with --task: the policy or the task has errors");
@@ -736,7 +762,7 @@ static int load_policy_task(struct layers *L, const struct layers_req *rq)
 		}
 	}
 	layers_task_to_end(L->pol, task->src);
-	long bad = rc ? 0 : lint_layers(L, text, rq->copts, "task", true);
+	long bad = rc ? 0 : lint_layers(L, "task");
 	free(text);
 	if (rc)
 		return fail("%s: a task layer cannot run as it is; nothing was run", task->path);
@@ -1060,12 +1086,19 @@ static int compose(struct layers *L, const struct layers_req *rq)
 	char *text = compose_text(L, !declared);
 	if (!text)
 		return fail("out of memory");
+	/* lint judges a project layer (and everything under --show): begun
+	 * now, beside the compile. */
+	bool judge = rq->lint || index_of_kind(L, "project") >= 0;
+	if (judge)
+		lint_begin(L, text, rq->copts, false);
 	L->pol = cage_load_string("<layers>", text, strlen(text), rq->copts);
 	if (L->pol && cage_error_count(L->pol) > 0 && !declared) {
 		/* A layer's import declares workspace: the root must not. */
 		char *t2 = compose_text(L, false);
 		cage_policy *p2 = t2 ? cage_load_string("<layers>", t2, strlen(t2), rq->copts) : NULL;
 		if (p2 && cage_error_count(p2) == 0) {
+			if (judge)
+				lint_begin(L, t2, rq->copts, false);
 			cage_policy_free(L->pol);
 			L->pol = p2;
 			free(text);
@@ -1094,7 +1127,7 @@ static int compose(struct layers *L, const struct layers_req *rq)
 		}
 	select_profile(L, rq->copts);
 	if (proj || rq->lint) {
-		long bad = lint_layers(L, text, rq->copts, proj ? "project" : NULL, false);
+		long bad = lint_layers(L, proj ? "project" : NULL);
 		if (bad == LINT_UNJUDGED) {
 			free(text);
 			return fail("a project layer is run only after lint judged it; nothing was run");
@@ -1172,6 +1205,7 @@ void layers_free(struct layers *L)
 	command_layer_remove(L);
 	cmd_res_free(&L->cmd);
 	cage_policy_free(L->pol);
+	ll_drop(&L->lint_job);
 	ll_verdict_free(&L->lint);
 	memset(L, 0, sizeof *L);
 }

@@ -51,6 +51,7 @@ struct layers {
 	char cache[4096];
 	char cache_key[72];
 	cage_policy *pol;  /* the composed policy, narrowed; owned */
+	struct ll_job lint_job; /* cage-lint at work beside the compile (lint_begin) */
 	struct ll_verdict lint; /* lint's findings on a second load (cage-lint), when linted */
 	bool linted;       /* lint was asked (--show, a project or task layer compiled) */
 	int mode;          /* enum ir_mode in force (--mode applied) */

@@ -90,7 +90,7 @@ bool ll_parse(char *buf, size_t len, struct ll_verdict *out, char *why, size_t w
 	out->buf = buf;
 	size_t at = 0, cap = 0;
 	const char *magic = field(buf, len, &at);
-	bool seen_judged = false;
+	bool seen_judged = false, seen_profile = false;
 	if (!magic || strcmp(magic, LL_MAGIC)) {
 		ll_verdict_free(out);
 		return helper_say(why, whylen, "not a reply of this version of %s", LL_PROGRAM);
@@ -100,11 +100,14 @@ bool ll_parse(char *buf, size_t len, struct ll_verdict *out, char *why, size_t w
 		if (!tag)
 			break;
 		if (!strcmp(tag, ".")) {
-			if (at != len || !seen_judged)
+			if (at != len || !seen_judged || !seen_profile)
 				break;
 			return true;
 		}
-		size_t want = !strcmp(tag, "J") ? 1 : !strcmp(tag, "S") ? 2 : !strcmp(tag, "D") ? 7 : 0;
+		size_t want = !strcmp(tag, "J") || !strcmp(tag, "P") ? 1
+			      : !strcmp(tag, "S")		      ? 2
+			      : !strcmp(tag, "D")		      ? 7
+								      : 0;
 		const char *f[7];
 		size_t k = 0;
 		while (k < want && (f[k] = field(buf, len, &at)))
@@ -116,6 +119,11 @@ bool ll_parse(char *buf, size_t len, struct ll_verdict *out, char *why, size_t w
 				break;
 			seen_judged = true;
 			out->judged = f[0][0] == '1';
+		} else if (tag[0] == 'P') {
+			if (seen_profile)
+				break;
+			seen_profile = true;
+			out->profile = f[0];
 		} else if (tag[0] == 'S') {
 			if (out->nsrc == LL_SOURCES_MAX || !parse_source(f, &out->src[out->nsrc]))
 				break;
@@ -141,11 +149,11 @@ bool ll_parse(char *buf, size_t len, struct ll_verdict *out, char *why, size_t w
 }
 
 /* The helper's arguments (layers_lint.h), malloc'd; the strings are the
- * request's. NULL on OOM. */
-static char **arguments(const struct ll_request *rq, char nums[2][16])
+ * request's, `kinds` (the layers' kinds joined) and `nums`. NULL on OOM. */
+static char **arguments(const struct ll_request *rq, char *kinds, char nums[][16])
 {
 	const cage_options *o = rq->opts;
-	size_t n = 1 + 2 * (o->ndefines + o->nincludes) + 2 * 7 + 2;
+	size_t n = 1 + 2 * (o->ndefines + o->nincludes + rq->nlayers) + 2 * 7 + 2;
 	char **av = calloc(n, sizeof *av);
 	if (!av)
 		return NULL;
@@ -173,10 +181,16 @@ static char **arguments(const struct ll_request *rq, char nums[2][16])
 		av[k++] = (char *)"--target";
 		av[k++] = (char *)(o->target == IR_TARGET_LINUX ? "linux" : "macos");
 	}
-	if (rq->select) {
-		av[k++] = (char *)"--select";
-		av[k++] = (char *)rq->select;
+	if (rq->nlayers) {
+		av[k++] = (char *)"--layers";
+		av[k++] = kinds;
 	}
+	for (size_t i = 0; i < rq->nlayers; i++)
+		if (rq->untrusted[i]) {
+			snprintf(nums[2 + i], sizeof nums[2 + i], "%u", (unsigned)i);
+			av[k++] = (char *)"--untrusted";
+			av[k++] = nums[2 + i];
+		}
 	const int idx[2] = { rq->task, rq->command };
 	const char *opt[2] = { "--task", "--command" };
 	for (int i = 0; i < 2; i++)
@@ -277,21 +291,56 @@ static char *read_all(int fd, size_t *len)
 	return NULL;
 }
 
-bool ll_ask(const struct ll_request *rq, struct ll_verdict *out, char *why, size_t whylen)
+static void job_fail(struct ll_job *j)
 {
-	memset(out, 0, sizeof *out);
-	char path[PATH_MAX], nums[2][16];
-	if (!helper_path(LL_PROGRAM, path, sizeof path, why, whylen))
+	j->on = false;
+	j->failed = true;
+}
+
+/* The kinds joined by commas, into out (at least LL_SOURCES_MAX * 16
+ * bytes); false when one cannot be carried. */
+static bool join_kinds(const struct ll_request *rq, char *out, size_t cap)
+{
+	size_t n = 0;
+	out[0] = '\0';
+	if (rq->nlayers > LL_SOURCES_MAX - 2)
 		return false;
-	if (rq->text && strlen(rq->text) > LL_TEXT_MAX)
-		return helper_say(why, whylen, "the composition is longer than %d bytes", LL_TEXT_MAX);
-	char **av = arguments(rq, nums);
-	if (!av)
-		return helper_say(why, whylen, "out of memory");
+	for (size_t i = 0; i < rq->nlayers; i++) {
+		int w = snprintf(out + n, cap - n, "%s%s", i ? "," : "", rq->kinds[i]);
+		if (w < 0 || (size_t)w >= cap - n || strchr(rq->kinds[i], ','))
+			return false;
+		n += (size_t)w;
+	}
+	return true;
+}
+
+void ll_start(const struct ll_request *rq, struct ll_job *j)
+{
+	memset(j, 0, sizeof *j);
+	j->sock = -1;
+	j->pid = -1;
+	char kinds[LL_SOURCES_MAX * 16], nums[LL_SOURCES_MAX][16];
+	if (!helper_path(LL_PROGRAM, j->path, sizeof j->path, j->why, sizeof j->why))
+		return job_fail(j);
+	if (rq->text && strlen(rq->text) > LL_TEXT_MAX) {
+		helper_say(j->why, sizeof j->why, "the composition is longer than %d bytes",
+			   LL_TEXT_MAX);
+		return job_fail(j);
+	}
+	if (!join_kinds(rq, kinds, sizeof kinds)) {
+		helper_say(j->why, sizeof j->why, "the layers' kinds cannot be carried");
+		return job_fail(j);
+	}
+	char **av = arguments(rq, kinds, nums);
+	if (!av) {
+		helper_say(j->why, sizeof j->why, "out of memory");
+		return job_fail(j);
+	}
 	int sp[2];
 	if (!helper_socketpair(SOCK_STREAM, sp)) {
 		free(av);
-		return helper_say(why, whylen, "socketpair: %s", strerror(errno));
+		helper_say(j->why, sizeof j->why, "socketpair: %s", strerror(errno));
+		return job_fail(j);
 	}
 	/* dup2 onto itself would keep close-on-exec: the helper's end must
 	 * not be 0 or 1 already. */
@@ -300,50 +349,96 @@ bool ll_ask(const struct ll_request *rq, struct ll_verdict *out, char *why, size
 		close(sp[1]);
 		sp[1] = moved;
 	}
-	pid_t pid = -1;
-	bool ok = sp[1] >= 0 ? spawn(path, av, sp[1], &pid, why, whylen)
-			     : helper_say(why, whylen, "fcntl: %s", strerror(errno));
+	bool ok = sp[1] >= 0 ? spawn(j->path, av, sp[1], &j->pid, j->why, sizeof j->why)
+			     : helper_say(j->why, sizeof j->why, "fcntl: %s", strerror(errno));
 	free(av);
 	if (sp[1] >= 0)
 		close(sp[1]);
-	char *reply = NULL;
-	size_t len = 0;
-	int sent = 0, got = 0;
-	if (ok && rq->text && !send_all(sp[0], rq->text, strlen(rq->text)))
+	if (!ok) {
+		close(sp[0]);
+		return job_fail(j);
+	}
+	j->on = true;
+	j->sock = sp[0];
+	/* The text fits the socket's buffer or the helper, which reads all
+	 * of it first, takes the rest. A failure is told with the reply
+	 * (ll_finish). */
+	int sent = 0;
+	if (rq->text && !send_all(j->sock, rq->text, strlen(rq->text)))
 		sent = errno;
-	if (ok && !sent && shutdown(sp[0], SHUT_WR) != 0)
+	if (!sent && shutdown(j->sock, SHUT_WR) != 0)
 		sent = errno;
-	/* Read even when the text was not all taken: what the helper said,
-	 * or that it said nothing, is the clearer reason. */
-	if (ok && !(reply = read_all(sp[0], &len)))
-		got = errno;
-	close(sp[0]);
-	int st = 0;
-	while (pid > 0 && waitpid(pid, &st, 0) < 0)
+	if (sent)
+		helper_say(j->why, sizeof j->why, "%s did not take the composition: %s",
+			   LL_PROGRAM, strerror(sent));
+}
+
+static void job_reap(struct ll_job *j, int *st)
+{
+	close(j->sock);
+	j->sock = -1;
+	while (waitpid(j->pid, st, 0) < 0)
 		if (errno != EINTR) {
-			ok = ok && helper_say(why, whylen, "waitpid: %s", strerror(errno));
+			*st = -1;
 			break;
 		}
+	j->on = false;
+}
+
+bool ll_finish(struct ll_job *j, struct ll_verdict *out, char *why, size_t whylen)
+{
+	memset(out, 0, sizeof *out);
+	if (!j->on) {
+		helper_say(why, whylen, "%s", j->failed ? j->why : "lint was not asked");
+		memset(j, 0, sizeof *j);
+		return false;
+	}
+	/* A send that failed is told only of a reply that parsed: what the
+	 * helper said, or that it said nothing, is the clearer reason. */
+	bool sent = j->why[0] == '\0';
+	size_t len = 0;
+	char *reply = read_all(j->sock, &len);
+	int got = errno, st = 0;
+	job_reap(j, &st);
+	bool ok = true;
 	/* How the helper ended says more than what its socket did, and its
 	 * reply more than how the text went. */
-	if (ok && WIFSIGNALED(st))
-		ok = helper_say(why, whylen, "%s ended by signal %d", path, WTERMSIG(st));
-	else if (ok && !(WIFEXITED(st) && WEXITSTATUS(st) == 0))
-		ok = helper_say(why, whylen, "%s exited with status %d", path, WEXITSTATUS(st));
-	else if (ok && !reply)
+	if (st == -1)
+		ok = helper_say(why, whylen, "%s could not be waited for", j->path);
+	else if (WIFSIGNALED(st))
+		ok = helper_say(why, whylen, "%s ended by signal %d", j->path, WTERMSIG(st));
+	else if (!(WIFEXITED(st) && WEXITSTATUS(st) == 0))
+		ok = helper_say(why, whylen, "%s exited with status %d", j->path, WEXITSTATUS(st));
+	else if (!reply)
 		ok = helper_say(why, whylen, "reading %s's reply: %s", LL_PROGRAM, strerror(got));
-	else if (ok && len > LL_REPLY_MAX)
-		ok = helper_say(why, whylen, "%s's reply is longer than %d bytes", LL_PROGRAM, LL_REPLY_MAX);
+	else if (len > LL_REPLY_MAX)
+		ok = helper_say(why, whylen, "%s's reply is longer than %d bytes", LL_PROGRAM,
+				LL_REPLY_MAX);
 	if (!ok) {
 		free(reply);
-		return false;
-	}
-	if (!ll_parse(reply, len, out, why, whylen))
-		return false;
-	if (sent) {
+	} else if (!ll_parse(reply, len, out, why, whylen)) {
+		ok = false;
+	} else if (!sent) {
 		ll_verdict_free(out);
-		return helper_say(why, whylen, "%s did not take the composition: %s", LL_PROGRAM,
-				  strerror(sent));
+		ok = helper_say(why, whylen, "%s", j->why);
 	}
-	return true;
+	memset(j, 0, sizeof *j);
+	return ok;
+}
+
+void ll_drop(struct ll_job *j)
+{
+	if (j->on) {
+		kill(j->pid, SIGKILL);
+		int st;
+		job_reap(j, &st);
+	}
+	memset(j, 0, sizeof *j);
+}
+
+bool ll_ask(const struct ll_request *rq, struct ll_verdict *out, char *why, size_t whylen)
+{
+	struct ll_job j;
+	ll_start(rq, &j);
+	return ll_finish(&j, out, why, whylen);
 }

@@ -6,26 +6,33 @@
  *
  * cagerun refuses a project layer, or a task layer on -p, that lint finds
  * errors in, and --show lists lint's findings. It asks only when the
- * layers are compiled, not on a launch that takes a kept compile. This
- * header is the one definition of the exchange both sides include.
+ * layers are compiled, not on a launch that takes a kept compile, and
+ * starts the helper before its own compile of the same text, so that the
+ * two compiles run side by side. This header is the one definition of
+ * the exchange both sides include.
  *
  * The request is the helper's arguments and, for a composition, its text
  * on standard input:
  *
  *   cage-lint [-D NAME=VALUE]... [-I DIR]... --stdlib DIR [--home DIR]
- *             [--profile NAME] [--target T] [--select NAME] [--task N]
- *             [--command N] (--file POLICY | --stdin)
+ *             [--profile NAME] [--target T] [--layers KIND,...]
+ *             [--untrusted N]... [--task N] [--command N]
+ *             (--file POLICY | --stdin)
  *
- * --select: the profile the launcher selected, judged instead of the
- * load's own choice; --task N: the root's Nth import (from 0) is the task
- * layer, whose rules run last (layers_task_to_end); --command N: the Nth
- * import is the generated command layer, shown as <command>.
+ * --layers: the kind of each of the root's imports, in order, and
+ * --untrusted N that the Nth (from 0) is a project layer its user has not
+ * approved: the profile judged is chosen from them as the launch chooses
+ * (layers_select), and said back, so that the launcher can check it is
+ * the one it runs. --task N: the Nth import is the task layer, whose
+ * rules run last (layers_task_to_end); --command N: the Nth import is the
+ * generated command layer, shown as <command>.
  *
  * The reply on standard output is LL_MAGIC, then records of NUL-ended
  * fields, the first field the record's tag:
  *
  *   "J" JUDGED           "1": compiled and linted; "0": the second load
  *                        did not compile (its diagnostics follow)
+ *   "P" PROFILE          the profile judged ("" when none), once
  *   "S" FP PATH          per root import, in order: XXH3 of the bytes
  *                        compiled (16 hex digits), real path; "-" "-" for
  *                        an import that failed
@@ -45,6 +52,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "cage.h"
 
@@ -77,6 +85,7 @@ struct ll_source {
 struct ll_verdict {
 	char *buf;
 	bool judged;
+	const char *profile; /* the profile judged, "" when none */
 	struct ll_finding *v;
 	size_t n;
 	struct ll_source src[LL_SOURCES_MAX];
@@ -88,13 +97,38 @@ struct ll_request {
 	const char *file;         /* -p alone: the policy file */
 	const cage_options *opts; /* -D, -I, --home, --profile, target; no param function */
 	const char *stdlib;       /* the standard library's folder in use */
-	const char *select;       /* the selected profile's name, or NULL */
+	const char *const *kinds; /* each import's kind, nlayers of them (with text) */
+	const bool *untrusted;    /* each import: an unapproved project layer */
+	size_t nlayers;
 	int task;                 /* the task layer's import, or -1 */
 	int command;              /* the command layer's import, or -1 */
 };
 
-/* Runs cage-lint on `rq` and parses its reply into *out (zeroed first).
- * false with the reason in `why` when no verdict was had. */
+/* One request under way: the helper started and given its text. Zeroed
+ * is "none"; one owner finishes or drops it. */
+struct ll_job {
+	bool on;        /* a helper to finish or drop */
+	bool failed;    /* it could not be started; why says so */
+	pid_t pid;
+	int sock;
+	char path[4096];
+	char why[4096 + 200];
+};
+
+/* Starts cage-lint on `rq` into *j (which must be zeroed or dropped): the
+ * text is sent at once and the helper works while the caller goes on. A
+ * failure to start is kept in *j and told by ll_finish. */
+void ll_start(const struct ll_request *rq, struct ll_job *j);
+
+/* Waits for *j's reply and parses it into *out (zeroed first); *j is done
+ * with either way. false with the reason in `why` when no verdict was
+ * had. */
+bool ll_finish(struct ll_job *j, struct ll_verdict *out, char *why, size_t whylen);
+
+/* Ends *j unfinished (killed and reaped); nothing when there is none. */
+void ll_drop(struct ll_job *j);
+
+/* ll_start, then ll_finish. */
 bool ll_ask(const struct ll_request *rq, struct ll_verdict *out, char *why, size_t whylen);
 
 /* Parses a reply of `len` bytes, taking `buf` (malloc'd; freed with *out,

@@ -34,6 +34,29 @@ bool layers_from(const struct src_file *f, const struct src_file *layer)
 	return false;
 }
 
+void layers_select(struct ir_policy *ir, bool profile_given, const char *const *kinds,
+		   const struct src_file *const *srcs, const bool *untrusted, size_t n)
+{
+	if (profile_given || !ir->selected)
+		return;
+	static const char *const order[] = { "task", "project", "policy" };
+	for (size_t k = 0; k < 3; k++) {
+		size_t i = n;
+		while (i > 0 && strcmp(kinds[i - 1], order[k]))
+			i--;
+		if (i == 0 || !srcs[i - 1] || untrusted[i - 1])
+			continue; /* none of this kind, or the last one does not count */
+		struct ir_profile *sel = NULL;
+		for (size_t p = 0; p < ir->nprofiles; p++)
+			if (ir->profiles[p]->loc.file == srcs[i - 1])
+				sel = ir->profiles[p];
+		if (sel) {
+			ir->selected = sel;
+			return;
+		}
+	}
+}
+
 /* A profile's own rules come after every module-level rule, the task's
  * included, so that the task decides what it names unless a policy's
  * deny or protect is re-opened, which lint's unsafe-order and

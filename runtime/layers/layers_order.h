@@ -13,6 +13,7 @@
 #include "cage.h"
 
 struct src_file;
+struct ir_policy;
 
 /* The composition's root file (the text compiled), or NULL. */
 const struct src_file *layers_root(const cage_policy *p);
@@ -23,6 +24,14 @@ size_t layers_imported(const cage_policy *p, const struct src_file **out, size_t
 
 /* Whether `f` was first loaded through `layer` (or is it). */
 bool layers_from(const struct src_file *f, const struct src_file *layer);
+
+/* Without --profile (profile_given false): the last profile of the task
+ * layer, else of a trusted project layer, else of -p's policy (under
+ * --task), else the load's own choice. The layers are the root's imports:
+ * their kinds, their files (NULL when an import failed) and whether each
+ * is untrusted, n of each. */
+void layers_select(struct ir_policy *ir, bool profile_given, const char *const *kinds,
+		   const struct src_file *const *srcs, const bool *untrusted, size_t n);
 
 /* -p POLICY --task FILE: the task's rules and environment steps, each in
  * its own order, moved after all of the policy's, and the guards derived

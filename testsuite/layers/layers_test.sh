@@ -163,6 +163,18 @@ judge_refused "a cage-lint that says nothing" "not a reply of this version of ca
 printf '#!/bin/sh\nkill -9 $$\n' >"$lb/cage-lint"
 judge_case
 judge_refused "a cage-lint killed" "ended by signal 9"
+# a verdict on another profile than the launch runs (the helper's word
+# for it rewritten on the way)
+printf '#!/bin/sh\n"%s" "$@" | perl -0777 -pe '"'"'s/\\0P\\0[^\\0]*\\0/\\0P\\0bogus\\0/'"'"'\n' \
+	"$(dirname "$cagerun")/cage-lint" >"$lb/cage-lint"
+judge_case
+judge_refused "a verdict on another profile" "lint judged profile 'bogus', the launch selected"
+# a verdict on other bytes than the launch compiled (a layer's digest
+# rewritten on the way, as if the file changed between the two compiles)
+printf '#!/bin/sh\n"%s" "$@" | perl -0777 -pe '"'"'s/\\x00S\\x00[0-9a-f]{16}\\x00/\\x00S\\x{00}0123456789abcdef\\x00/'"'"'\n' \
+	"$(dirname "$cagerun")/cage-lint" >"$lb/cage-lint"
+judge_case
+judge_refused "a verdict on other bytes" "changed while cagerun was reading it"
 rm -f "$lb/cage-lint"
 cp "$(dirname "$cagerun")/cage-lint" "$lb/cage-lint"
 chmod 0775 "$lb"

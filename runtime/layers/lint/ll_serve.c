@@ -28,9 +28,32 @@ struct ll_args {
 	const char *file;
 	bool stdin_text;
 	const char *stdlib;
-	const char *select;
+	bool profile_given;
+	char *kinds_buf;                 /* --layers, split in place */
+	const char *kinds[LL_SOURCES_MAX];
+	size_t nkinds;
+	bool untrusted[LL_SOURCES_MAX];
 	long task, command;
 };
+
+/* --layers KIND,...: at most LL_SOURCES_MAX kinds, none empty. */
+static bool kinds_arg(const char *s, struct ll_args *a)
+{
+	free(a->kinds_buf);
+	a->kinds_buf = strdup(s);
+	a->nkinds = 0;
+	if (!a->kinds_buf)
+		return false;
+	for (char *p = a->kinds_buf, *end; p; p = end) {
+		end = strchr(p, ',');
+		if (end)
+			*end++ = '\0';
+		if (!*p || a->nkinds == LL_SOURCES_MAX)
+			return false;
+		a->kinds[a->nkinds++] = p;
+	}
+	return true;
+}
 
 static bool index_arg(const char *s, long *out)
 {
@@ -65,12 +88,20 @@ static bool parse_args(int argc, char **argv, struct ll_args *a, cage_options *o
 			a->stdlib = v;
 		} else if (!strcmp(opt, "--home"))
 			cage_options_home(o, v);
-		else if (!strcmp(opt, "--profile"))
+		else if (!strcmp(opt, "--profile")) {
 			cage_options_profile(o, v);
+			a->profile_given = true;
+		}
 		else if (!strcmp(opt, "--target"))
 			ok = cage_options_target(o, v);
-		else if (!strcmp(opt, "--select"))
-			a->select = v;
+		else if (!strcmp(opt, "--layers"))
+			ok = kinds_arg(v, a);
+		else if (!strcmp(opt, "--untrusted")) {
+			long n;
+			ok = index_arg(v, &n);
+			if (ok)
+				a->untrusted[n] = true;
+		}
 		else if (!strcmp(opt, "--task"))
 			ok = index_arg(v, &a->task);
 		else if (!strcmp(opt, "--command"))
@@ -148,11 +179,9 @@ static void put_diag(FILE *out, const struct diag *d)
 static bool judge(cage_policy *pol, const struct ll_args *a, const struct src_file **imp,
 		  size_t ni)
 {
-	struct ir_policy *ir = pol->ir;
-	if (a->select)
-		for (size_t i = 0; i < ir->nprofiles; i++)
-			if (!strcmp(ir->profiles[i]->name, a->select))
-				ir->selected = ir->profiles[i];
+	if (a->nkinds != 0 && a->nkinds != ni)
+		return false;
+	layers_select(pol->ir, a->profile_given, a->kinds, imp, a->untrusted, a->nkinds);
 	if (a->task >= 0) {
 		if ((size_t)a->task >= ni || !imp[a->task])
 			return false;
@@ -173,18 +202,21 @@ int ll_serve(int argc, char **argv, FILE *in, FILE *out, FILE *err)
 	}
 	if (!parse_args(argc, argv, &a, o, err)) {
 		cage_options_free(o);
+		free(a.kinds_buf);
 		return 2;
 	}
 	size_t len = 0;
 	char *text = a.stdin_text ? read_text(in, &len, err) : NULL;
+	bool readable = !a.stdin_text || text; /* else read_text said why */
 	cage_policy *pol = NULL;
-	if (!a.stdin_text || text)
+	if (readable)
 		pol = text ? cage_load_string("<layers>", text, len, o) : cage_load_file(a.file, o);
 	free(text);
 	cage_options_free(o);
 	if (!pol) {
-		if (!a.stdin_text || text)
+		if (readable)
 			fprintf(err, "%s: out of memory\n", LL_PROGRAM);
+		free(a.kinds_buf);
 		return 1;
 	}
 	const struct src_file *imp[LL_SOURCES_MAX];
@@ -193,14 +225,19 @@ int ll_serve(int argc, char **argv, FILE *in, FILE *out, FILE *err)
 		((struct src_file *)imp[a.command])->name = "<command>";
 	bool judged = cage_error_count(pol) == 0 && pol->ir->selected;
 	if (judged && !judge(pol, &a, imp, ni)) {
-		fprintf(err, "%s: --task %ld: the composition has no such layer\n", LL_PROGRAM,
-			a.task);
+		fprintf(err, "%s: --layers or --task: the composition has other layers\n",
+			LL_PROGRAM);
 		cage_policy_free(pol);
+		free(a.kinds_buf);
 		return 1;
 	}
+	free(a.kinds_buf);
+	const struct ir_profile *sel = pol->ir ? pol->ir->selected : NULL;
 	put(out, LL_MAGIC);
 	put(out, "J");
 	put(out, judged ? "1" : "0");
+	put(out, "P");
+	put(out, sel && sel->name ? sel->name : "");
 	for (size_t i = 0; i < ni; i++) {
 		char fp[17];
 		put(out, "S");

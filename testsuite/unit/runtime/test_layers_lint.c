@@ -97,6 +97,38 @@ Test(layers_lint, a_task_layer_reopening_a_protect_is_found_in_its_layer)
 	cage_options_free(o);
 }
 
+/* The profile judged is chosen as the launch chooses (layers_select): the
+ * policy layer's last, unless the request names none of the layers. */
+Test(layers_lint, the_profile_judged_is_chosen_from_the_layers)
+{
+	write_file(layer[0], "cage 1\nimport \"std/secrets\"\nprofile loose {\n}\n"
+			     "profile strict {\n}\n");
+	cage_options *o = cage_options_new();
+	const char *kinds[] = { "policy", "task" };
+	const bool untrusted[] = { false, false };
+	struct ll_request rq = { .text = text, .opts = o, .stdlib = CAGE_SOURCE_DIR "/stdlib",
+				 .kinds = kinds, .untrusted = untrusted, .nlayers = 2,
+				 .task = 1, .command = -1 };
+	struct ll_verdict v;
+	char why[512];
+	cr_assert(ll_ask(&rq, &v, why, sizeof why), "%s", why);
+	cr_expect_str_eq(v.profile, "strict");
+	ll_verdict_free(&v);
+	/* a request that says nothing of the layers gets the load's own */
+	rq.nlayers = 0;
+	cr_assert(ll_ask(&rq, &v, why, sizeof why), "%s", why);
+	cr_expect_str_neq(v.profile, "strict");
+	ll_verdict_free(&v);
+	/* one that names other layers than the text has is refused */
+	const char *three[] = { "policy", "task", "project" };
+	const bool none[] = { false, false, false };
+	rq.kinds = three;
+	rq.untrusted = none;
+	rq.nlayers = 3;
+	cr_expect(!ll_ask(&rq, &v, why, sizeof why));
+	cage_options_free(o);
+}
+
 Test(layers_lint, a_composition_that_does_not_compile_is_not_judged)
 {
 	write_file(layer[1], "cage 1\nallow nonsense\n");
@@ -117,6 +149,7 @@ Test(layers_lint, a_composition_that_does_not_compile_is_not_judged)
 
 /* A reply as the helper writes it. */
 static const char reply[] = LL_MAGIC "\0J\0" "1\0"
+			    "P\0main\0"
 			    "S\0" "00000000000000ff\0/l/a.cage\0"
 			    "S\0-\0-\0"
 			    "D\0e\0" "3\0" "12\0/l/a.cage\0/l/a.cage\0unsafe-order\0it re-opens\0"
@@ -137,6 +170,7 @@ Test(layers_lint, a_reply_parses_back)
 	struct ll_verdict v;
 	cr_assert(parse_copy(reply, sizeof reply, &v));
 	cr_expect(v.judged);
+	cr_expect_str_eq(v.profile, "main");
 	cr_assert_eq(v.nsrc, 2);
 	cr_expect(v.src[0].bound);
 	cr_expect_eq(v.src[0].fp, 0xff);
@@ -169,8 +203,9 @@ Test(layers_lint, altered_replies_are_refused)
 	} alter[] = {
 		{ "magic", 0, 'k' },
 		{ "J's value", sizeof LL_MAGIC + 2, '2' },
-		{ "S's digest", sizeof LL_MAGIC + 6, 'g' },
-		{ "S's path is not absolute", sizeof LL_MAGIC + 6 + 17, 'l' },
+		{ "P's tag", sizeof LL_MAGIC + 4, 'Q' },
+		{ "S's digest", sizeof LL_MAGIC + 13, 'g' },
+		{ "S's path is not absolute", sizeof LL_MAGIC + 13 + 17, 'l' },
 		{ "a tag", sizeof LL_MAGIC, 'X' },
 	};
 	for (size_t i = 0; i < sizeof alter / sizeof alter[0]; i++) {
@@ -180,17 +215,20 @@ Test(layers_lint, altered_replies_are_refused)
 		struct ll_verdict v;
 		cr_expect(!parse_copy(b, sizeof b, &v), "%s", alter[i].what);
 	}
-	/* the end record first, then more; a second J; no J at all */
-	static const char extra[] = LL_MAGIC "\0J\0" "1\0.\0J\0" "1\0";
-	static const char twice[] = LL_MAGIC "\0J\0" "1\0J\0" "0\0.";
+	/* the end record first, then more; a second J or P; no J or P */
+	static const char extra[] = LL_MAGIC "\0J\0" "1\0P\0\0.\0J\0" "1\0";
+	static const char twice[] = LL_MAGIC "\0J\0" "1\0P\0\0J\0" "0\0.";
+	static const char two_p[] = LL_MAGIC "\0J\0" "1\0P\0\0P\0x\0.";
 	static const char none[] = LL_MAGIC "\0.";
-	static const char badsev[] = LL_MAGIC "\0J\0" "1\0D\0x\0" "1\0" "1\0f\0\0\0m\0.";
-	static const char badline[] = LL_MAGIC "\0J\0" "1\0D\0e\0" "1a\0" "1\0f\0\0\0m\0.";
+	static const char no_p[] = LL_MAGIC "\0J\0" "1\0.";
+	static const char badsev[] = LL_MAGIC "\0J\0" "1\0P\0\0D\0x\0" "1\0" "1\0f\0\0\0m\0.";
+	static const char badline[] = LL_MAGIC "\0J\0" "1\0P\0\0D\0e\0" "1a\0" "1\0f\0\0\0m\0.";
 	const struct {
 		const char *b;
 		size_t n;
-	} whole[] = { { extra, sizeof extra }, { twice, sizeof twice }, { none, sizeof none },
-		      { badsev, sizeof badsev }, { badline, sizeof badline } };
+	} whole[] = { { extra, sizeof extra },	 { twice, sizeof twice },     { two_p, sizeof two_p },
+		      { none, sizeof none },	 { no_p, sizeof no_p },	      { badsev, sizeof badsev },
+		      { badline, sizeof badline } };
 	for (size_t i = 0; i < sizeof whole / sizeof whole[0]; i++) {
 		struct ll_verdict v;
 		cr_expect(!parse_copy(whole[i].b, whole[i].n, &v), "case %zu", i);
