@@ -11,6 +11,7 @@
 #include "layers_lint.h"
 #include "helper.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -153,7 +154,9 @@ bool ll_parse(char *buf, size_t len, struct ll_verdict *out, char *why, size_t w
 static char **arguments(const struct ll_request *rq, char *kinds, char nums[][16])
 {
 	const cage_options *o = rq->opts;
-	size_t n = 1 + 2 * (o->ndefines + o->nincludes + rq->nlayers) + 2 * 7 + 2;
+	/* the name; -D, -I and --untrusted pairs; seven more pairs; --file
+	 * and its path; the NULL */
+	size_t n = 1 + 2 * (o->ndefines + o->nincludes + rq->nlayers) + 2 * 7 + 2 + 1;
 	char **av = calloc(n, sizeof *av);
 	if (!av)
 		return NULL;
@@ -205,6 +208,7 @@ static char **arguments(const struct ll_request *rq, char *kinds, char nums[][16
 		av[k++] = (char *)"--file";
 		av[k++] = (char *)rq->file;
 	}
+	assert(k < n);
 	av[k] = NULL;
 	return av;
 }

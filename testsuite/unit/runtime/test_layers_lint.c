@@ -264,3 +264,27 @@ Test(layers_lint, the_helper_refuses_what_it_does_not_take)
 	cr_expect_eq(serve(6, big_task), 2);
 	cr_expect_eq(serve(5, no_value), 2);
 }
+
+/* Every option the launcher can pass at once, with a file: the helper's
+ * arguments fit what is made for them (a sanitizer build checks), and a
+ * request for layers a single file has not is refused. */
+Test(layers_lint, every_option_at_once)
+{
+	write_file(layer[0], "cage 1\nparam workspace : path\nprofile main {\n}\n");
+	cage_options *o = cage_options_new();
+	cage_options_define(o, "workspace=/tmp");
+	cage_options_include(o, "/nonexistent");
+	cage_options_home(o, "/home/someone");
+	cage_options_profile(o, "main");
+	cr_assert(cage_options_target(o, "linux"));
+	const char *kinds[] = { "policy" };
+	const bool untrusted[] = { true };
+	struct ll_request rq = { .file = layer[0], .opts = o, .stdlib = CAGE_SOURCE_DIR "/stdlib",
+				 .kinds = kinds, .untrusted = untrusted, .nlayers = 1,
+				 .task = 0, .command = 0 };
+	struct ll_verdict v;
+	char why[512];
+	cr_expect(!ll_ask(&rq, &v, why, sizeof why));
+	cr_expect(strstr(why, "exited with status 1") != NULL, "%s", why);
+	cage_options_free(o);
+}
