@@ -709,9 +709,13 @@ static int load_policy_task(struct layers *L, const struct layers_req *rq)
 		free(text);
 		return fail("out of memory");
 	}
-	lint_begin(L, text, rq->copts, true);
+	/* lint's compile begins beside the launch's last one: the second,
+	 * with the cache's -D, when the policy has std/guard's cache (one
+	 * helper, not one begun and dropped), else the first. */
 	L->pol = cage_load_string("<layers>", text, strlen(text), rq->copts);
 	int rc = root_loaded(L, "-p with --task: the policy or the task has errors");
+	if (!rc && !wants_cache(L->pol))
+		lint_begin(L, text, rq->copts, true);
 	if (!rc && wants_cache(L->pol)) {
 		/* The private cache of the policy as for -p alone (the task
 		 * declares no profile): keyed, then compiled again with it. */
