@@ -214,21 +214,40 @@ static char **arguments(const struct ll_request *rq, char *kinds, char nums[][16
 
 /* fork and exec rather than posix_spawn: posix_spawn returns only once
  * the helper's exec is done (0.3 to 0.4 ms here), and the point is to
- * have it work while the launch goes on. Between the two the child calls
- * only what is safe after a fork in a threaded program; an exec that
- * fails is its exit status 127, told by ll_finish. */
+ * have it work while the launch goes on. What posix_spawn does about
+ * signals is done by hand: every signal is blocked across the fork, so
+ * that none of cagerun's handlers can run in the child, which sets the
+ * handled ones back to their default before it unblocks them all. Between
+ * the fork and the exec the child calls only what is safe after a fork
+ * in a threaded program; an exec that fails is its exit status 127, told
+ * by ll_finish. */
 static bool spawn(const char *path, char **av, int fd, pid_t *pid, char *why, size_t whylen)
 {
-	sigset_t none;
+	sigset_t all, none, was;
+	sigfillset(&all);
 	sigemptyset(&none);
+	if (sigprocmask(SIG_SETMASK, &all, &was) != 0)
+		return helper_say(why, whylen, "cannot start %s: sigprocmask: %s", path,
+				  strerror(errno));
 	pid_t p = fork();
-	if (p < 0)
-		return helper_say(why, whylen, "cannot start %s: fork: %s", path, strerror(errno));
 	if (p == 0) {
+		for (int sig = 1; sig < NSIG; sig++) {
+			struct sigaction sa;
+			if (sigaction(sig, NULL, &sa) == 0 && sa.sa_handler != SIG_IGN &&
+			    sa.sa_handler != SIG_DFL) {
+				sa.sa_handler = SIG_DFL;
+				sa.sa_flags = 0;
+				(void)sigaction(sig, &sa, NULL);
+			}
+		}
 		if (dup2(fd, 0) == 0 && dup2(fd, 1) == 1 && sigprocmask(SIG_SETMASK, &none, NULL) == 0)
 			execve(path, av, environ);
 		_exit(127);
 	}
+	int e = errno;
+	(void)sigprocmask(SIG_SETMASK, &was, NULL);
+	if (p < 0)
+		return helper_say(why, whylen, "cannot start %s: fork: %s", path, strerror(e));
 	*pid = p;
 	return true;
 }
