@@ -833,6 +833,36 @@ else
 fi
 stop_launcher
 
+# ---- a project layer judged through the launcher -------------------------
+# A layered run through the launcher asks cage-lint as cagerun does
+# (docs/cagerun.md, "Trust: a repository is untrusted input"): a clean
+# project layer runs (the control), one with a lint error is refused, its
+# finding on the client's standard error, and neither falls back.
+start_launcher
+pj=$tmp/proj
+mkdir -p "$pj/.git" "$pj/.cage"
+# lrun: the layered form through the client in the project, creating ran
+lrun() {
+	rm -f "$pj/ran"
+	(cd "$pj" && timeout -s KILL 60 "$launch" -- sh -c ': >"$1"' _ "$pj/ran" >"$tmp/out" 2>&1 </dev/null)
+	rc=$?
+}
+n0=$(started)
+printf 'cage 1\ndeny write "%s/frozen/**"\n' "$pj" >"$pj/.cage/policy.cage"
+lrun
+if [ "$rc" -eq 0 ] && [ -e "$pj/ran" ] && [ "$(started)" -gt "$n0" ]; then ok; else
+	bad "a clean project layer through the launcher: status $rc, $(($(started) - n0)) started"
+fi
+n0=$(started)
+printf 'cage 1\nallow read "~/.ssh/**"\n' >"$pj/.cage/policy.cage"
+lrun
+if [ "$rc" -eq 125 ] && [ ! -e "$pj/ran" ] && [ "$(started)" -gt "$n0" ] &&
+	grep -q 'policy.cage:2:12: error: .*\[protect-violation\]' "$tmp/out" &&
+	grep -q 'the project layer is refused; nothing was run' "$tmp/out"; then ok; else
+	bad "a project layer with a lint error through the launcher: status $rc, $(($(started) - n0)) started"
+fi
+stop_launcher
+
 # ---- the launcher's lines: one write each --------------------------------
 # Its spares write to the same standard error at once, so a line written
 # in pieces can be cut into by another's (it was, once, in CI).
