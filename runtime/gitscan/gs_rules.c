@@ -11,10 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <xxhash.h>
 
 #include "gs_find.h"
 #include "gs_keep.h"
+#include "hashfeed.h"
 #include "path.h"
 #include "cage.h"
 #include "policy.h"
@@ -167,28 +167,27 @@ struct gs_ctx {
  * names git's configuration files (gs_find.c, load_outer). */
 static void ctx_key(struct gs_ctx *c, const char *home)
 {
-	XXH3_state_t *st = XXH3_createState();
-	XXH128_hash_t h = { 0, 0 };
-	if (st && XXH3_128bits_reset(st) == XXH_OK) {
-		const char *env[] = { "GIT_CONFIG_SYSTEM", "GIT_CONFIG_GLOBAL", "XDG_CONFIG_HOME" };
-		char uid[24];
-		snprintf(uid, sizeof uid, "%u", (unsigned)geteuid());
-		const char *parts[4] = { "git found 1", uid, c->ws, home ? home : "" };
-		for (size_t i = 0; i < 4; i++)
-			XXH3_128bits_update(st, parts[i], strlen(parts[i]) + 1);
+	struct hashfeed h;
+	XXH128_hash_t d = { 0, 0 };
+	if (hf_init(&h, true)) {
+		static const char *const env[] = { "GIT_CONFIG_SYSTEM", "GIT_CONFIG_GLOBAL",
+						   "XDG_CONFIG_HOME" };
+		hf_str(&h, "git found 2");
+		hf_u64(&h, (uint64_t)geteuid());
+		hf_str(&h, c->ws);
+		hf_str(&h, home);
+		hf_u64(&h, c->nroots);
 		for (size_t i = 0; i < c->nroots; i++)
-			XXH3_128bits_update(st, c->roots[i], strlen(c->roots[i]) + 1);
-		XXH3_128bits_update(st, "", 1);
+			hf_str(&h, c->roots[i]);
 		for (size_t i = 0; i < 3; i++) {
 			const char *v = getenv(env[i]);
-			XXH3_128bits_update(st, v ? "=" : "-", 1);
-			XXH3_128bits_update(st, v ? v : "", v ? strlen(v) + 1 : 0);
+			hf_str(&h, v ? "=" : "-"); /* set, even to "", or not */
+			hf_str(&h, v);
 		}
-		h = XXH3_128bits_digest(st);
+		d = hf_digest128(&h);
 	}
-	XXH3_freeState(st);
-	c->key_hi = h.high64;
-	c->key_lo = h.low64;
+	c->key_hi = d.high64;
+	c->key_lo = d.low64;
 }
 
 /* False when the policy has no git section to extend. */
