@@ -263,10 +263,8 @@ static int index_of_kind(const struct layers *L, const char *kind)
 
 static const struct layer_src *layer_of_kind(const struct layers *L, const char *kind)
 {
-	for (size_t i = L->n; i-- > 0;)
-		if (!strcmp(L->v[i].kind, kind))
-			return &L->v[i];
-	return NULL;
+	int i = index_of_kind(L, kind);
+	return i < 0 ? NULL : &L->v[i];
 }
 
 /* The profile that runs (layers_select); cage-lint chooses the same way
@@ -714,9 +712,9 @@ static int load_policy_task(struct layers *L, const struct layers_req *rq)
 	 * helper, not one begun and dropped), else the first. */
 	L->pol = cage_load_string("<layers>", text, strlen(text), rq->copts);
 	int rc = root_loaded(L, "-p with --task: the policy or the task has errors");
-	if (!rc && !wants_cache(L->pol))
+	if (!rc && !wants_cache(L->pol)) {
 		lint_begin(L, text, rq->copts, true);
-	if (!rc && wants_cache(L->pol)) {
+	} else if (!rc) {
 		/* The private cache of the policy as for -p alone (the task
 		 * declares no profile): keyed, then compiled again with it. */
 		char key[256];
