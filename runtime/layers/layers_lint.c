@@ -149,13 +149,13 @@ bool ll_parse(char *buf, size_t len, struct ll_verdict *out, char *why, size_t w
 }
 
 /* The helper's arguments (layers_lint.h), malloc'd; the strings are the
- * request's, `kinds` (the layers' kinds joined) and `nums`. NULL on OOM. */
-static char **arguments(const struct ll_request *rq, char *kinds, char nums[][16])
+ * request's and `nums`. NULL on OOM. */
+static char **arguments(const struct ll_request *rq, char nums[][16])
 {
 	const cage_options *o = rq->opts;
-	/* the name; -D, -I and --untrusted pairs; seven more pairs; --file
-	 * and its path; the NULL */
-	size_t n = 1 + 2 * (o->ndefines + o->nincludes + rq->nlayers) + 2 * 7 + 2 + 1;
+	/* the name; -D, -I, --layer and --untrusted pairs; six more pairs;
+	 * --file and its path; the NULL */
+	size_t n = 1 + 2 * (o->ndefines + o->nincludes + 2 * rq->nlayers) + 2 * 6 + 2 + 1;
 	char **av = calloc(n, sizeof *av);
 	if (!av)
 		return NULL;
@@ -183,9 +183,9 @@ static char **arguments(const struct ll_request *rq, char *kinds, char nums[][16
 		av[k++] = (char *)"--target";
 		av[k++] = (char *)(o->target == IR_TARGET_LINUX ? "linux" : "macos");
 	}
-	if (rq->nlayers) {
-		av[k++] = (char *)"--layers";
-		av[k++] = kinds;
+	for (size_t i = 0; i < rq->nlayers; i++) {
+		av[k++] = (char *)"--layer";
+		av[k++] = (char *)rq->kinds[i];
 	}
 	for (size_t i = 0; i < rq->nlayers; i++)
 		if (rq->untrusted[i]) {
@@ -308,56 +308,34 @@ static char *read_all(int fd, size_t *len)
 	return NULL;
 }
 
-static void job_fail(struct ll_job *j)
-{
-	j->on = false;
-	j->failed = true;
-}
-
-/* The kinds joined by commas, into out (at least LL_SOURCES_MAX * 16
- * bytes); false when one cannot be carried. */
-static bool join_kinds(const struct ll_request *rq, char *out, size_t cap)
-{
-	size_t n = 0;
-	out[0] = '\0';
-	if (rq->nlayers > LL_SOURCES_MAX - 2)
-		return false;
-	for (size_t i = 0; i < rq->nlayers; i++) {
-		int w = snprintf(out + n, cap - n, "%s%s", i ? "," : "", rq->kinds[i]);
-		if (w < 0 || (size_t)w >= cap - n || strchr(rq->kinds[i], ','))
-			return false;
-		n += (size_t)w;
-	}
-	return true;
-}
-
 void ll_start(const struct ll_request *rq, struct ll_job *j)
 {
 	memset(j, 0, sizeof *j);
 	j->sock = -1;
 	j->pid = -1;
-	char kinds[LL_SOURCES_MAX * 16], nums[LL_SOURCES_MAX][16];
+	/* --task and --command's numbers, then each --untrusted one */
+	char nums[LL_SOURCES_MAX][16];
 	if (!helper_path(LL_PROGRAM, j->path, sizeof j->path, j->why, sizeof j->why))
-		return job_fail(j);
+		return;
 	if (rq->text && strlen(rq->text) > LL_TEXT_MAX) {
 		helper_say(j->why, sizeof j->why, "the composition is longer than %d bytes",
 			   LL_TEXT_MAX);
-		return job_fail(j);
+		return;
 	}
-	if (!join_kinds(rq, kinds, sizeof kinds)) {
-		helper_say(j->why, sizeof j->why, "the layers' kinds cannot be carried");
-		return job_fail(j);
+	if (rq->nlayers > LL_SOURCES_MAX - 2) {
+		helper_say(j->why, sizeof j->why, "the layers cannot be carried");
+		return;
 	}
-	char **av = arguments(rq, kinds, nums);
+	char **av = arguments(rq, nums);
 	if (!av) {
 		helper_say(j->why, sizeof j->why, "out of memory");
-		return job_fail(j);
+		return;
 	}
 	int sp[2];
 	if (!helper_socketpair(SOCK_STREAM, sp)) {
 		free(av);
 		helper_say(j->why, sizeof j->why, "socketpair: %s", strerror(errno));
-		return job_fail(j);
+		return;
 	}
 	/* dup2 onto itself would keep close-on-exec: the helper's end must
 	 * not be 0 or 1 already. */
@@ -373,21 +351,17 @@ void ll_start(const struct ll_request *rq, struct ll_job *j)
 		close(sp[1]);
 	if (!ok) {
 		close(sp[0]);
-		return job_fail(j);
+		return;
 	}
 	j->on = true;
 	j->sock = sp[0];
 	/* The text fits the socket's buffer or the helper, which reads all
 	 * of it first, takes the rest. A failure is told with the reply
 	 * (ll_finish). */
-	int sent = 0;
 	if (rq->text && !send_all(j->sock, rq->text, strlen(rq->text)))
-		sent = errno;
-	if (!sent && shutdown(j->sock, SHUT_WR) != 0)
-		sent = errno;
-	if (sent)
-		helper_say(j->why, sizeof j->why, "%s did not take the composition: %s",
-			   LL_PROGRAM, strerror(sent));
+		j->send_err = errno;
+	if (!j->send_err && shutdown(j->sock, SHUT_WR) != 0)
+		j->send_err = errno;
 }
 
 static void job_reap(struct ll_job *j, int *st)
@@ -406,13 +380,10 @@ bool ll_finish(struct ll_job *j, struct ll_verdict *out, char *why, size_t whyle
 {
 	memset(out, 0, sizeof *out);
 	if (!j->on) {
-		helper_say(why, whylen, "%s", j->failed ? j->why : "lint was not asked");
+		helper_say(why, whylen, "%s", j->why[0] ? j->why : "lint was not asked");
 		memset(j, 0, sizeof *j);
 		return false;
 	}
-	/* A send that failed is told only of a reply that parsed: what the
-	 * helper said, or that it said nothing, is the clearer reason. */
-	bool sent = j->why[0] == '\0';
 	size_t len = 0;
 	char *reply = read_all(j->sock, &len);
 	int got = errno, st = 0;
@@ -436,9 +407,12 @@ bool ll_finish(struct ll_job *j, struct ll_verdict *out, char *why, size_t whyle
 		free(reply);
 	} else if (!ll_parse(reply, len, out, why, whylen)) {
 		ok = false;
-	} else if (!sent) {
+	} else if (j->send_err) {
+		/* Told only of a reply that parsed: what the helper said, or
+		 * that it said nothing, is the clearer reason. */
 		ll_verdict_free(out);
-		ok = helper_say(why, whylen, "%s", j->why);
+		ok = helper_say(why, whylen, "%s did not take the composition: %s", LL_PROGRAM,
+				strerror(j->send_err));
 	}
 	memset(j, 0, sizeof *j);
 	return ok;

@@ -15,11 +15,11 @@
  * on standard input:
  *
  *   cage-lint [-D NAME=VALUE]... [-I DIR]... --stdlib DIR [--home DIR]
- *             [--profile NAME] [--target T] [--layers KIND,...]
+ *             [--profile NAME] [--target T] [--layer KIND]...
  *             [--untrusted N]... [--task N] [--command N]
  *             (--file POLICY | --stdin)
  *
- * --layers: the kind of each of the root's imports, in order, and
+ * --layer: the kind of each of the root's imports, in order, and
  * --untrusted N that the Nth (from 0) is a project layer its user has not
  * approved: the profile judged is chosen from them as the launch chooses
  * (layers_select), and said back, so that the launcher can check it is
@@ -108,11 +108,11 @@ struct ll_request {
  * is "none"; one owner finishes or drops it. */
 struct ll_job {
 	bool on;        /* a helper to finish or drop */
-	bool failed;    /* it could not be started; why says so */
 	pid_t pid;
 	int sock;
+	int send_err;   /* errno of the text's sending, or 0 */
 	char path[4096];
-	char why[4096 + 200];
+	char why[4096 + 200]; /* why it could not be started (on false), or "" */
 };
 
 /* Starts cage-lint on `rq` into *j (which must be zeroed or dropped): the

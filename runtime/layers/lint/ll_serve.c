@@ -29,31 +29,11 @@ struct ll_args {
 	bool stdin_text;
 	const char *stdlib;
 	bool profile_given;
-	char *kinds_buf;                 /* --layers, split in place */
-	const char *kinds[LL_SOURCES_MAX];
+	const char *kinds[LL_SOURCES_MAX]; /* --layer, in order (argv's strings) */
 	size_t nkinds;
 	bool untrusted[LL_SOURCES_MAX];
 	long task, command;
 };
-
-/* --layers KIND,...: at most LL_SOURCES_MAX kinds, none empty. */
-static bool kinds_arg(const char *s, struct ll_args *a)
-{
-	free(a->kinds_buf);
-	a->kinds_buf = strdup(s);
-	a->nkinds = 0;
-	if (!a->kinds_buf)
-		return false;
-	for (char *p = a->kinds_buf, *end; p; p = end) {
-		end = strchr(p, ',');
-		if (end)
-			*end++ = '\0';
-		if (!*p || a->nkinds == LL_SOURCES_MAX)
-			return false;
-		a->kinds[a->nkinds++] = p;
-	}
-	return true;
-}
 
 static bool index_arg(const char *s, long *out)
 {
@@ -94,8 +74,12 @@ static bool parse_args(int argc, char **argv, struct ll_args *a, cage_options *o
 		}
 		else if (!strcmp(opt, "--target"))
 			ok = cage_options_target(o, v);
-		else if (!strcmp(opt, "--layers"))
-			ok = kinds_arg(v, a);
+		else if (!strcmp(opt, "--layer")) {
+			/* at most LL_SOURCES_MAX kinds, none empty */
+			ok = *v && a->nkinds < LL_SOURCES_MAX;
+			if (ok)
+				a->kinds[a->nkinds++] = v;
+		}
 		else if (!strcmp(opt, "--untrusted")) {
 			long n;
 			ok = index_arg(v, &n);
@@ -202,7 +186,6 @@ int ll_serve(int argc, char **argv, FILE *in, FILE *out, FILE *err)
 	}
 	if (!parse_args(argc, argv, &a, o, err)) {
 		cage_options_free(o);
-		free(a.kinds_buf);
 		return 2;
 	}
 	size_t len = 0;
@@ -216,7 +199,6 @@ int ll_serve(int argc, char **argv, FILE *in, FILE *out, FILE *err)
 	if (!pol) {
 		if (readable)
 			fprintf(err, "%s: out of memory\n", LL_PROGRAM);
-		free(a.kinds_buf);
 		return 1;
 	}
 	const struct src_file *imp[LL_SOURCES_MAX];
@@ -225,13 +207,11 @@ int ll_serve(int argc, char **argv, FILE *in, FILE *out, FILE *err)
 		((struct src_file *)imp[a.command])->name = "<command>";
 	bool judged = cage_error_count(pol) == 0 && pol->ir->selected;
 	if (judged && !judge(pol, &a, imp, ni)) {
-		fprintf(err, "%s: --layers or --task: the composition has other layers\n",
+		fprintf(err, "%s: --layer or --task: the composition has other layers\n",
 			LL_PROGRAM);
 		cage_policy_free(pol);
-		free(a.kinds_buf);
 		return 1;
 	}
-	free(a.kinds_buf);
 	const struct ir_profile *sel = pol->ir ? pol->ir->selected : NULL;
 	put(out, LL_MAGIC);
 	put(out, "J");
